@@ -1,0 +1,63 @@
+"""How a game plugs its screens into the app.
+
+A game's UI package ``companion/app/games/<game>/`` exposes ``UI``, an instance of a
+:class:`GameUI` subclass. The shell owns the picker, table setup, devices, settings, the shared
+pass-and-play vote and reveal screens and the vote history; the game owns the screens of play.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from companion.core.events import Event
+from companion.core.rules import GameRules
+
+
+@dataclass(frozen=True)
+class OptionField:
+    """One game option on the table-setup screen."""
+
+    key: str
+    label: str                 # catalogue key
+    kind: str = "bool"         # bool | choice | int
+    default: Any = False
+    choices: Sequence[str] = ()  # for "choice": values; their labels are catalogue keys "<label>.<value>"
+    minimum: int = 0
+    maximum: int = 99
+    help: str = ""             # catalogue key of a one-line explanation, shown under the option
+
+
+@dataclass
+class GameUI:
+    game_id: str
+    rules: GameRules
+    title: str                         # catalogue key
+    blurb: str = ""                    # catalogue key: one line on the picker
+    options: Sequence[OptionField] = field(default_factory=list)
+    # Seats also need these per game (e.g. Cicero's ages): catalogue keys of extra per-seat fields.
+    seat_fields: Sequence[OptionField] = field(default_factory=list)
+
+    @property
+    def min_players(self) -> int:
+        return self.rules.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.rules.max_players
+
+    def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
+        """The rules' setup dict from the shell's table setup:
+        ``{"players": [names clockwise], "colours": [...], "first": name, "options": {...},
+        "seats": {name: {field: value}}}``."""
+        return {**table, "options": dict(options)}
+
+    def build_screens(self, app) -> list:
+        """The game's Kivy screens (named ``"<game_id>.<name>"``)."""
+        raise NotImplementedError
+
+    def screen_for(self, view: Mapping[str, Any]) -> str:
+        """Which of the game's screens shows this table view."""
+        raise NotImplementedError
+
+    def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
+        """Called after each recorded batch: start narration, timers, sounds. Default: nothing."""

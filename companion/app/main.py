@@ -1,0 +1,308 @@
+"""The Kivy app: a shell of shared screens around the chosen game's screens.
+
+Data goes one way: a touch (or a device) makes a Command; the session's rules turn it into
+events in the journal; the app re-reads the table view and the screens show it. Device threads
+only post to ``self.commands``; ``_drain`` runs them on the main thread.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, DictProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.screenmanager import NoTransition
+
+from companion.core import i18n
+from companion.core.clock import MonotonicClock
+from companion.core.events import BadInput, Command, RuleError
+from companion.core.inputs import CommandQueue, DeviceInfo
+from companion.core.journal import Journal, default_data_dir
+from companion.core.session import GameSession
+from companion.app import games as game_registry
+from companion.app.settings import Settings
+from companion.app import widgets  # noqa: F401  (registers the shared widgets with the kv Factory)
+
+log = logging.getLogger(__name__)
+HERE = Path(__file__).resolve().parent
+SHELL_SCREENS = ("picker", "setup", "devices", "settings", "history", "past_games", "vote", "reveal")
+# Screens of play: a new table view may switch between these by itself. The utility screens
+# (settings, devices, history, …) are never pulled away from under the narrator's finger.
+PLAY_SCREENS = ("vote", "reveal")
+
+
+class CompanionApp(App):
+    title = "Table Companion"
+    view = DictProperty({})           # the current game's table view
+    game_id = StringProperty("")
+    bar_title = StringProperty("")
+    caption = StringProperty("")
+    caption_size = NumericProperty(34)
+    can_undo = BooleanProperty(False)
+    state_version = NumericProperty(0)  # bumps after every recorded batch
+    session = ObjectProperty(None, allownone=True)
+    # True while one player holds the tablet for a secret choice: the top bar is locked so no
+    # tap there (undo, history) can touch anyone else's ballot.
+    private = BooleanProperty(False)
+
+    def __init__(self, data_dir: str | os.PathLike | None = None, engine_clock=None,
+                 speaker=None, audio_out=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_dir = Path(data_dir) if data_dir else default_data_dir()
+        self.engine_clock = engine_clock or MonotonicClock()
+        self._speaker_override = speaker
+        self._audio_override = audio_out
+        self.commands = CommandQueue()
+        self.sources = []          # InputSources feeding self.commands
+        self.game_ui = None
+        self.journal: Journal | None = None
+        self.settings = Settings()
+        self.narrator = None
+        self._seen_reveals = 0
+        self._events = []
+
+    # -- start-up --------------------------------------------------------------------------
+    def build(self):
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.settings = Settings.load(self.data_dir / "settings.json")
+        except BadInput as exc:
+            log.error("%s — using default settings", exc)
+            self._startup_error = str(exc)
+        i18n.set_language(self.settings.language)
+        self.caption_size = self.settings.caption_size
+        self.journal = Journal(self.data_dir / "journal.sqlite3")
+        Builder.load_file(str(HERE / "app.kv"))
+        from companion.app.screens import load_all
+        root = Builder.load_string("Root:\n")
+        sm = root.ids.sm
+        sm.transition = NoTransition()
+        for screen in load_all(self):
+            sm.add_widget(screen)
+        self.root_widget = root
+        self.bar_title = i18n.tr("app.title")
+        self._make_narrator()
+        Clock.schedule_interval(self._drain, 1 / 20)
+        Clock.schedule_interval(self._tick_engines, 1 / 20)
+        return root
+
+    def on_start(self):
+        err = getattr(self, "_startup_error", None)
+        if err:
+            self.toast(err)
+        self.goto("picker")
+        unfinished = self.journal.unfinished()
+        if unfinished:
+            self.screen("picker").offer_resume(unfinished[0])
+
+    def on_stop(self):
+        for src in self.sources:
+            try:
+                src.stop()
+            except Exception:  # a device that fails to stop must not block closing the app
+                log.exception("stopping %s", src)
+        if self.narrator is not None:
+            self.narrator.cancel()
+            self.narrator.stop_background()
+
+    def on_pause(self):
+        # Android: the tablet sleeps. Everything is already in the journal; allow the pause.
+        return True
+
+    # -- narration -------------------------------------------------------------------------
+    def _make_narrator(self):
+        from companion.app.narration import make_narrator
+        self.narrator = make_narrator(self, self._speaker_override, self._audio_override)
+
+    def say(self, line_id: str, text: str):
+        self.narrator.say(line_id, text)
+
+    def set_caption(self, text):
+        self.caption = text or ""
+
+    def _tick_engines(self, dt):
+        if self.narrator is not None:
+            self.narrator.tick()
+        if self.game_ui is not None and hasattr(self.game_ui, "tick"):
+            self.game_ui.tick(self)
+
+    # -- screens ---------------------------------------------------------------------------
+    @property
+    def sm(self):
+        return self.root.ids.sm
+
+    def screen(self, name):
+        return self.sm.get_screen(name)
+
+    def goto(self, name: str):
+        if name in ("history",) and not self.game_id:
+            return
+        self.sm.current = name
+
+    def go_home(self):
+        """Back to the game's current screen, or to the picker when no game is on."""
+        if self.game_id:
+            self._show_play_screen(force=True)
+        else:
+            self.goto("picker")
+
+    def toast(self, message: str):
+        self.root.ids.toast.show(message)
+
+    # -- games -----------------------------------------------------------------------------
+    def choose_game(self, game_id: str):
+        ui = game_registry.load_ui(game_id)
+        if ui is None:
+            self.toast(i18n.tr("picker.not_available"))
+            return
+        self.screen("setup").prepare(ui)
+        self.goto("setup")
+
+    def start_game(self, ui, setup: dict):
+        try:
+            session = GameSession.start(self.journal, ui.rules, setup)
+        except (BadInput, RuleError) as exc:
+            self.toast(str(exc))
+            return False
+        self._attach(ui, session)
+        return True
+
+    def resume_game(self, game_id: int):
+        record = self.journal.game(game_id)
+        ui = game_registry.load_ui(record.game)
+        if ui is None:
+            self.toast(i18n.tr("picker.not_available"))
+            return False
+        try:
+            session = GameSession.resume(self.journal, game_id, ui.rules)
+        except (BadInput, RuleError) as exc:
+            self.toast(str(exc))
+            return False
+        self._attach(ui, session)
+        return True
+
+    def leave_game(self):
+        """Back to the picker; the game stays in the journal, resumable."""
+        self.session = None
+        self.game_ui = None
+        self.game_id = ""
+        self.view = {}
+        self.bar_title = i18n.tr("app.title")
+        Window.allow_screensaver = True
+        self.goto("picker")
+
+    def abandon_game(self, game_id: int):
+        self.journal.abandon(game_id)
+
+    def _attach(self, ui, session):
+        for name in [s.name for s in self.sm.screens if "." in s.name]:
+            self.sm.remove_widget(self.sm.get_screen(name))
+        self.game_ui = ui
+        self.session = session
+        self.game_id = ui.game_id
+        self.bar_title = i18n.tr(ui.title)
+        for screen in ui.build_screens(self):
+            self.sm.add_widget(screen)
+        Window.allow_screensaver = False  # the screen stays awake during a game
+        view = session.view("table")
+        self._seen_reveals = len(view.get("vote_history", []))
+        self._publish([], force_screen=True)
+
+    # -- commands --------------------------------------------------------------------------
+    def send(self, kind: str, source: str = "tablet", **data) -> bool:
+        return self.send_command(Command(kind, data, source))
+
+    def send_command(self, command: Command) -> bool:
+        """Run a command through the rules. A refusal shows its one-line reason and changes nothing."""
+        if self.session is None:
+            self.toast(i18n.tr("app.no_game"))
+            return False
+        try:
+            events = self.session.execute(command)
+        except (RuleError, BadInput) as exc:
+            self.toast(str(exc))
+            return False
+        self._publish(events)
+        return True
+
+    def undo(self):
+        if self.session is None:
+            return
+        try:
+            events = self.session.undo()
+        except RuleError as exc:
+            self.toast(str(exc))
+            return
+        self._publish(events, force_screen=True)
+
+    def _drain(self, dt):
+        refused = self.commands.drain(self._handle_device_command)
+        for cmd, exc in refused:
+            self.toast(f"{cmd.source}: {exc}")
+
+    def _handle_device_command(self, command: Command):
+        if self.session is None:
+            raise RuleError("No game is in progress")
+        events = self.session.execute(command)
+        self._publish(events)
+
+    def _publish(self, events, force_screen=False):
+        self.view = dict(self.session.view("table"))
+        self.can_undo = self.session.can_undo()
+        self.state_version += 1
+        if self.game_ui is not None and events:
+            self.game_ui.on_events(self, events, self.view)
+        self._show_play_screen(force=force_screen)
+
+    def _show_play_screen(self, force=False):
+        current = self.sm.current
+        in_play = current in PLAY_SCREENS or "." in current
+        if not (in_play or force):
+            return
+        view = self.view
+        history = view.get("vote_history", [])
+        vote = view.get("vote")
+        if vote and not vote.get("revealed"):
+            target = "vote"
+        elif len(history) > self._seen_reveals:
+            target = "reveal"
+        else:
+            target = self.game_ui.screen_for(view)
+        if current != target:
+            self.sm.current = target
+
+    def reveal_seen(self):
+        """The table has looked at the last reveal; back to play."""
+        self._seen_reveals = len(self.view.get("vote_history", []))
+        self._show_play_screen(force=True)
+
+    # -- devices ---------------------------------------------------------------------------
+    def add_source(self, source):
+        self.sources.append(source)
+        source.start(self.commands.post)
+
+    def devices(self) -> list[DeviceInfo]:
+        out = [DeviceInfo("tablet", "tablet", i18n.tr("devices.tablet"), detail=i18n.tr("devices.tablet_detail"))]
+        for src in self.sources:
+            out.extend(src.devices())
+        return out
+
+    # -- settings --------------------------------------------------------------------------
+    def save_settings(self):
+        try:
+            self.settings.save(self.data_dir / "settings.json")
+        except BadInput as exc:
+            self.toast(str(exc))
+            return
+        self.caption_size = self.settings.caption_size
+        if self.settings.language != i18n.language():
+            i18n.set_language(self.settings.language)
+        self._make_narrator()
+
+
+def main(argv=None):
+    CompanionApp().run()

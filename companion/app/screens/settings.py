@@ -1,0 +1,52 @@
+"""Settings: voice, pace, volumes, the masking sound, caption size, language."""
+from __future__ import annotations
+
+from kivy.properties import ListProperty, ObjectProperty
+from kivy.uix.screenmanager import Screen
+
+from companion.app.screens import load_kv
+from companion.core import i18n
+from companion.core.i18n import tr
+
+load_kv(__file__)
+VOICES = ("espeak", "plyer", "voicepack", "captions")
+
+
+class SettingsScreen(Screen):
+    app = ObjectProperty()
+    languages = ListProperty([])
+
+    def on_pre_enter(self, *_):
+        s = self.app.settings
+        self.languages = i18n.languages()
+        ids = self.ids
+        ids.voice.text = tr(f"settings.voice.{s.voice}")
+        ids.pace.value = s.pace
+        ids.volume.value = s.volume
+        ids.loop_volume.value = s.loop_volume
+        ids.masking.state = "down" if s.masking_loop else "normal"
+        ids.random_pauses.state = "down" if s.random_pauses else "normal"
+        ids.caption_size.value = s.caption_size
+        ids.language.text = s.language
+
+    def apply(self):
+        s = self.app.settings
+        ids = self.ids
+        labels = {tr(f"settings.voice.{v}"): v for v in VOICES}
+        s.voice = labels.get(ids.voice.text, s.voice)
+        s.pace = round(float(ids.pace.value), 2)
+        s.volume = round(float(ids.volume.value), 2)
+        s.loop_volume = round(float(ids.loop_volume.value), 2)
+        s.masking_loop = ids.masking.state == "down"
+        s.random_pauses = ids.random_pauses.state == "down"
+        s.caption_size = int(ids.caption_size.value)
+        s.language = ids.language.text or "en"
+        self.app.save_settings()
+
+    def test_voice(self):
+        self.apply()
+        self.app.say("settings.test", tr("settings.test_line"))
+
+
+def make(app):
+    return SettingsScreen(name="settings", app=app)

@@ -1,0 +1,139 @@
+"""Table setup: how many players, their names in clockwise seat order, colours, the first
+player, and the game's options."""
+from __future__ import annotations
+
+import random
+
+from kivy.factory import Factory
+from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+from companion.app.screens import load_kv
+from companion.app.theme import SEAT_COLOURS
+from companion.core.i18n import tr
+
+load_kv(__file__)
+RANDOM = "random"
+
+
+class SeatRow(Factory.BoxLayout):
+    seat = NumericProperty(1)
+    colour = StringProperty("red")
+
+
+class SetupScreen(Screen):
+    app = ObjectProperty()
+    ui = ObjectProperty(None, allownone=True)
+    count = NumericProperty(5)
+    count_values = ListProperty([])
+    first_values = ListProperty([])
+    error = StringProperty("")
+
+    def prepare(self, ui):
+        self.ui = ui
+        self.error = ""
+        self.count_values = [str(n) for n in range(ui.min_players, ui.max_players + 1)]
+        self.count = min(max(self.count, ui.min_players), ui.max_players)
+        self.ids.count_spinner.text = str(self.count)
+        self._build_rows()
+        self._build_options()
+
+    def set_count(self, text):
+        if text and text.isdigit() and int(text) != self.count:
+            self.count = int(text)
+            self._build_rows()
+
+    def _build_rows(self):
+        box = self.ids.seats
+        old = {row.seat: row.ids.name.text for row in box.children}
+        box.clear_widgets()
+        for seat in range(1, self.count + 1):
+            row = SeatRow(seat=seat, colour=SEAT_COLOURS[(seat - 1) % len(SEAT_COLOURS)][0])
+            row.ids.name.text = old.get(seat, "")
+            row.ids.name.hint_text = tr("setup.default_name", n=seat)
+            row.ids.name.bind(text=lambda *_: self._refresh_first())
+            row.ids.extra.clear_widgets()
+            for f in self.ui.seat_fields:
+                field = Factory.SeatField(hint_text=tr(f.label))
+                field.key = f.key
+                row.ids.extra.add_widget(field)
+            box.add_widget(row)
+        self._refresh_first()
+
+    def _rows(self):
+        return sorted(self.ids.seats.children, key=lambda r: r.seat)
+
+    def names(self):
+        return [r.ids.name.text.strip() or tr("setup.default_name", n=r.seat) for r in self._rows()]
+
+    def _refresh_first(self):
+        self.first_values = [tr("setup.random_first")] + self.names()
+        if self.ids.first_spinner.text not in self.first_values:
+            self.ids.first_spinner.text = self.first_values[0]
+
+    def _build_options(self):
+        box = self.ids.options
+        box.clear_widgets()
+        self._option_widgets = {}
+        for opt in self.ui.options:
+            row = Factory.OptionRow()
+            row.ids.label.text = tr(opt.label)
+            row.ids.help.text = tr(opt.help) if opt.help else ""
+            if opt.kind == "bool":
+                w = Factory.OptionToggle(state="down" if opt.default else "normal")
+            elif opt.kind == "choice":
+                w = Factory.OptionSpinner(values=[tr(f"{opt.label}.{c}") for c in opt.choices],
+                                          text=tr(f"{opt.label}.{opt.default}"))
+                w.choice_keys = list(opt.choices)
+            else:
+                w = Factory.OptionSpinner(values=[str(n) for n in range(opt.minimum, opt.maximum + 1)], text=str(opt.default))
+            row.ids.slot.add_widget(w)
+            self._option_widgets[opt.key] = (opt, w)
+            box.add_widget(row)
+
+    def option_values(self):
+        out = {}
+        for key, (opt, w) in self._option_widgets.items():
+            if opt.kind == "bool":
+                out[key] = w.state == "down"
+            elif opt.kind == "choice":
+                out[key] = w.choice_keys[w.values.index(w.text)]
+            else:
+                out[key] = int(w.text)
+        return out
+
+    def table(self, rng=random):
+        names = self.names()
+        if len(set(n.casefold() for n in names)) != len(names):
+            raise ValueError(tr("setup.duplicate_names"))
+        first = self.ids.first_spinner.text
+        if first not in names:
+            first = rng.choice(names)
+        seats = {}
+        for row, name in zip(self._rows(), names):
+            values = {}
+            for field in row.ids.extra.children:
+                text = field.text.strip()
+                if not text.isdigit():
+                    raise ValueError(tr("setup.seat_field_missing", field=field.hint_text, name=name))
+                values[field.key] = int(text)
+            if values:
+                seats[name] = values
+        table = {"players": names, "colours": [r.colour for r in self._rows()], "first": first}
+        if seats:
+            table["seats"] = seats
+        return table
+
+    def start(self):
+        try:
+            table = self.table()
+        except ValueError as exc:
+            self.error = str(exc)
+            self.app.toast(self.error)
+            return
+        self.error = ""
+        self.app.start_game(self.ui, self.ui.make_setup(table, self.option_values()))
+
+
+def make(app):
+    return SetupScreen(name="setup", app=app)

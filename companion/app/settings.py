@@ -1,0 +1,57 @@
+"""The table's settings (voice, pace, volumes, caption size, language), kept in a JSON file in the
+user's data folder. Kivy-free so the demo and tests can read them too."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from companion.core.events import BadInput
+
+
+@dataclass
+class Settings:
+    voice: str = "espeak"          # espeak | plyer | voicepack | captions
+    voice_pack: str = ""           # folder of <line_id>.wav clips, for voice "voicepack"
+    pace: float = 1.0              # 0.5 (slow) … 2.0 (fast)
+    volume: float = 0.9            # narration, 0 … 1
+    loop_volume: float = 0.25      # the masking background sound, 0 … 1
+    masking_loop: bool = True      # play it under eyes-closed narration
+    caption_size: int = 34         # sp
+    language: str = "en"
+    random_pauses: bool = False    # randomise narration pauses (still never tied to roles)
+
+    RANGES = {"pace": (0.5, 2.0), "volume": (0.0, 1.0), "loop_volume": (0.0, 1.0), "caption_size": (18, 72)}
+
+    def validate(self) -> "Settings":
+        for name, (lo, hi) in self.RANGES.items():
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not lo <= value <= hi:
+                raise BadInput(f"setting {name} = {value!r} is outside {lo} … {hi}")
+        if self.voice not in ("espeak", "plyer", "voicepack", "captions"):
+            raise BadInput(f"setting voice = {self.voice!r} is not espeak, plyer, voicepack or captions")
+        return self
+
+    @classmethod
+    def load(cls, path: Path) -> "Settings":
+        if not path.exists():
+            return cls()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise BadInput(f"settings file {path} is not valid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise BadInput(f"settings file {path} must hold one JSON object")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise BadInput(f"settings file {path} has unknown settings: {', '.join(unknown)}")
+        return cls(**data).validate()
+
+    def save(self, path: Path) -> None:
+        self.validate()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        os.replace(tmp, path)  # never a half-written settings file

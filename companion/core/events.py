@@ -1,0 +1,56 @@
+"""Commands (what someone asks for), events (what happened) and the errors a refusal raises."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Command:
+    """A request from the table: "cast ballot", "enter Forum card", "advance Dagger".
+
+    ``source`` says where it came from ("tablet", "box:3f2a", "camera", "phone:ab12", "system").
+    """
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    source: str = "tablet"
+
+
+@dataclass(frozen=True)
+class Event:
+    """A fact recorded in the journal. ``seq`` is its 1-based position in its game."""
+
+    seq: int
+    kind: str
+    data: Mapping[str, Any]
+    source: str = "system"
+    at: float = 0.0  # wall-clock seconds when recorded; for display only, never for rules
+
+
+class BadInput(ValueError):
+    """Malformed input (a file, a frame, a request, a JSON). The message is one line."""
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).split()))
+
+
+class RuleError(Exception):
+    """An action the rules forbid. ``rule`` quotes the rulebook sentence that forbids it."""
+
+    def __init__(self, message: str, rule: str | None = None):
+        super().__init__(" ".join(str(message).split()))
+        self.rule = rule
+
+    def __str__(self) -> str:  # one line, with the rule's words when we have them
+        base = self.args[0]
+        return f"{base} (rule: \"{self.rule}\")" if self.rule else base
+
+
+class NeedsTieBreak(RuleError):
+    """A tie that a named person must break; ``chooser`` is who, ``among`` the tied options."""
+
+    def __init__(self, message: str, chooser: str | None, among, rule: str | None = None):
+        super().__init__(message, rule)
+        self.chooser = chooser
+        self.among = tuple(among)

@@ -1,0 +1,105 @@
+"""Input sources: everything that can cast a ballot or send a command, behind one interface.
+
+A source runs wherever it likes (a serial reader thread, a camera loop, a web server) and hands
+commands to ``post``. ``post`` only puts them on a :class:`CommandQueue`; the main thread drains
+the queue (Kivy's ``Clock`` in the app, a direct ``drain()`` in tests), so no device thread ever
+touches the game state or a widget.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Callable
+
+from .events import BadInput, Command, RuleError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """One line of the devices panel."""
+
+    kind: str                 # "box", "camera", "phone", "tablet"
+    ident: str                # unique within its kind
+    label: str                # what the table reads
+    seat: int | None = None   # 1-based seat it votes for, when paired
+    connected: bool = True
+    last_seen: float | None = None  # clock seconds of the last sign of life
+    firmware: str | None = None
+    battery: int | None = None      # percent, when reported
+    detail: str = ""
+
+
+class InputSource(ABC):
+    name: str = "source"
+
+    @abstractmethod
+    def start(self, post: Callable[[Command], None]) -> None:
+        """Begin delivering commands to ``post`` (which is thread-safe)."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        ...
+
+    def devices(self) -> list[DeviceInfo]:
+        return []
+
+
+class CommandQueue:
+    """Thread-safe hand-over from device threads to the main thread."""
+
+    def __init__(self) -> None:
+        self._q: "queue.SimpleQueue[Command]" = queue.SimpleQueue()
+
+    def post(self, command: Command) -> None:
+        self._q.put(command)
+
+    def drain(self, handle: Callable[[Command], object], limit: int = 1000) -> list[tuple[Command, Exception]]:
+        """Run ``handle`` on waiting commands, on the calling (main) thread. A refused or malformed
+        command is logged and returned with its error; it never stops the others."""
+        refused = []
+        for _ in range(limit):
+            try:
+                cmd = self._q.get_nowait()
+            except queue.Empty:
+                break
+            try:
+                handle(cmd)
+            except (RuleError, BadInput) as exc:
+                log.warning("refused %s from %s: %s", cmd.kind, cmd.source, exc)
+                refused.append((cmd, exc))
+        return refused
+
+    def empty(self) -> bool:
+        return self._q.empty()
+
+
+class ScriptedSource(InputSource):
+    """The virtual twin of any source: posts a prepared list of commands when asked."""
+
+    name = "scripted"
+
+    def __init__(self, commands=()):
+        self._pending = list(commands)
+        self._post: Callable[[Command], None] | None = None
+
+    def start(self, post):
+        self._post = post
+
+    def stop(self):
+        self._post = None
+
+    def send(self, command: Command) -> None:
+        if self._post is None:
+            raise RuntimeError("source not started")
+        self._post(command)
+
+    def send_all(self) -> None:
+        while self._pending:
+            self.send(self._pending.pop(0))
+
+    def devices(self):
+        return [DeviceInfo("tablet", "scripted", "Scripted input", connected=self._post is not None)]

@@ -1,0 +1,83 @@
+"""The shape every game's rules take (like boardgame.io: setup, moves, a fold, a player view).
+
+A game subclasses :class:`GameRules`. Everything here is pure: ``decide`` reads a state and a
+command and returns the events to record (or raises :class:`RuleError` with the rule's words);
+``evolve`` folds one recorded event into a new state. Nothing else changes state.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from .events import Command, Event, RuleError
+
+# Viewers a ``view`` is built for. A player's name is also a viewer.
+TABLE = "table"        # the screen everyone can see
+NARRATOR = "narrator"  # the narrator's own eyes: still no secrets while the narrator plays
+
+
+class GameRules:
+    game_id: str = ""
+    title: str = ""  # catalogue key
+    min_players: int = 1
+    max_players: int = 99
+    # Event kinds undo may not cross: once a secret is revealed it never becomes secret again.
+    irreversible: frozenset[str] = frozenset({"vote_revealed"})
+    # Event kinds that are bookkeeping, not a table action: undo skips over them.
+    not_undoable: frozenset[str] = frozenset({"undo", "game_started"})
+
+    def initial_state(self, setup: Mapping[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def decide(self, state: Any, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
+        raise NotImplementedError
+
+    def evolve(self, state: Any, event: Event) -> Any:
+        raise NotImplementedError
+
+    def view(self, state: Any, viewer: str) -> Mapping[str, Any]:
+        raise NotImplementedError
+
+    def outcome(self, state: Any) -> Mapping[str, Any] | None:
+        return None
+
+    # -- the fold ---------------------------------------------------------------------------
+    def fold(self, setup: Mapping[str, Any], events: Iterable[Event]) -> Any:
+        """State = fold of the events that are not undone."""
+        events = list(events)
+        undone = undone_seqs(events)
+        state = self.initial_state(setup)
+        for ev in events:
+            if ev.seq not in undone:
+                state = fold_step(self, state, ev)
+        return state
+
+
+# Journal bookkeeping that no game's ``evolve`` sees.
+BOOKKEEPING = frozenset({"game_started", "undo"})
+
+
+def fold_step(rules: GameRules, state: Any, event: Event) -> Any:
+    return state if event.kind in BOOKKEEPING else rules.evolve(state, event)
+
+
+def undone_seqs(events: Iterable[Event]) -> set[int]:
+    return {int(ev.data["undoes"]) for ev in events if ev.kind == "undo"}
+
+
+def undo_target(rules: GameRules, events: list[Event]) -> Event:
+    """The event an undo now would cancel: the latest live table action after the last
+    irreversible event. Raises RuleError when there is none."""
+    undone = undone_seqs(events)
+    for ev in reversed(events):
+        if ev.seq in undone or ev.kind in rules.not_undoable:
+            continue
+        if ev.kind in rules.irreversible:
+            raise RuleError("Nothing to undo: a revealed vote cannot be taken back into a secret")
+        return ev
+    raise RuleError("Nothing to undo")
+
+
+def require(condition: bool, message: str, rule: str | None = None) -> None:
+    """Refuse an action unless ``condition`` holds, quoting the rule."""
+    if not condition:
+        raise RuleError(message, rule)

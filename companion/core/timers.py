@@ -1,0 +1,203 @@
+"""Countdowns on a monotonic clock, their spoken warnings, and the reveal count-in.
+
+A ``Countdown`` never sums ticks: remaining time is always ``duration - (now - start)``
+(plus time run before any pause), so however irregular the polling, nothing drifts. Polling
+late only delays when a warning is *noticed*; ``next_event_in()`` tells the app exactly when
+to poll next.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from companion.core.events import BadInput
+from companion.core.narration import Mark, Say, Script, shared_script
+
+# English for now; the lead routes these through companion.core.i18n.tr later.
+WARNING_LINES = {
+    300: ("timer_five_minutes", "Five minutes left."),
+    120: ("timer_two_minutes", "Two minutes left."),
+    60: ("timer_one_minute", "One minute left."),
+    30: ("timer_thirty_seconds", "Thirty seconds left."),
+    10: ("timer_ten_seconds", "Ten seconds."),
+}
+END_LINE = ("timer_time_up", "Time is up.")
+
+
+def spoken_warning(seconds: float) -> tuple[str, str]:
+    """``(line_id, text)`` to say when ``seconds`` remain, for ``Narrator.say``."""
+    s = int(round(seconds))
+    if s in WARNING_LINES:
+        return WARNING_LINES[s]
+    if s % 60 == 0:
+        return f"timer_{s // 60}_minutes", f"{s // 60} minutes left."
+    return f"timer_{s}_seconds", f"{s} seconds left."
+
+
+def _positive(value, what: str, allow_zero: bool = False) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise BadInput(f"{what} must be a number of seconds, got {value!r}") from None
+    if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        raise BadInput(f"{what} must be {'0 or more' if allow_zero else 'more than 0'} seconds, got {value!r}")
+    return v
+
+
+class Countdown:
+    """A countdown from ``duration_s``; ``poll()`` fires each warning once, then the end.
+
+    ``on_warning(mark_seconds)`` and ``on_end()`` are called from ``poll()`` (the main thread).
+    Warnings at or above the duration never fire (they are already behind at the start).
+    """
+
+    def __init__(self, duration_s: float, clock, warnings=(60, 10), on_warning=None,
+                 on_end=None, start: bool = True, name: str = "timer"):
+        self.clock, self.name = clock, name
+        self.on_warning = on_warning or (lambda mark: None)
+        self.on_end = on_end or (lambda: None)
+        self._duration = _positive(duration_s, "countdown duration")
+        self.warnings = tuple(sorted({_positive(w, "warning mark") for w in warnings}, reverse=True))
+        self._armed = [w for w in self.warnings if w < self._duration]
+        self._run_before = 0.0          # seconds run before the last pause
+        self._started_at: float | None = None
+        self.ended = False
+        if start:
+            self.resume()
+
+    # reading
+    @property
+    def duration(self) -> float:
+        return self._duration
+
+    @property
+    def running(self) -> bool:
+        return self._started_at is not None
+
+    def elapsed(self) -> float:
+        if self._started_at is None:
+            return self._run_before
+        return self._run_before + (self.clock.now() - self._started_at)
+
+    def remaining(self) -> float:
+        return max(0.0, self._duration - self.elapsed())
+
+    def next_event_in(self) -> float | None:
+        """Seconds until the next warning or the end; None when paused or ended."""
+        if not self.running or self.ended:
+            return None
+        rem = self._duration - self.elapsed()
+        target = self._armed[0] if self._armed else 0.0
+        return max(0.0, rem - target)
+
+    # control
+    def start(self) -> None:
+        self.resume()
+
+    def resume(self) -> None:
+        if self._started_at is None and not self.ended:
+            self._started_at = self.clock.now()
+
+    def pause(self) -> None:
+        if self._started_at is not None:
+            self._run_before += self.clock.now() - self._started_at
+            self._started_at = None
+
+    def add(self, seconds: float) -> None:
+        """Add time (negative takes it away, down to zero left). A warning whose mark is
+        above the new remaining time fires again when crossed again; time added after the
+        end restarts the countdown."""
+        try:
+            s = float(seconds)
+        except (TypeError, ValueError):
+            raise BadInput(f"time to add must be a number of seconds, got {seconds!r}") from None
+        if not math.isfinite(s):
+            raise BadInput(f"time to add must be a number of seconds, got {seconds!r}")
+        elapsed = self.elapsed()
+        self._duration = max(elapsed, self._duration + s)
+        rem = self._duration - elapsed
+        if self.ended and rem > 0:
+            self.ended = False
+            self._run_before, self._started_at = elapsed, self.clock.now()
+        self._armed = sorted(set(self._armed) | {w for w in self.warnings if w < rem}, reverse=True)
+
+    def poll(self) -> list[tuple[str, float]]:
+        """Fire what has been crossed since the last poll, in order: warnings from the
+        largest mark down, then the end. Returns them as ("warning", mark) / ("end", 0)."""
+        if self.ended:
+            return []
+        rem = self._duration - self.elapsed()
+        fired = []
+        while self._armed and rem <= self._armed[0]:
+            mark = self._armed.pop(0)
+            fired.append(("warning", mark))
+            self.on_warning(mark)
+        if rem <= 0:
+            self.ended = True
+            # freeze at exactly zero: a later add() restarts from here
+            self._run_before, self._started_at = self._duration, None
+            fired.append(("end", 0.0))
+            self.on_end()
+        return fired
+
+    # journaling
+    def to_dict(self) -> dict:
+        return {"version": 1, "name": self.name, "duration_s": self._duration,
+                "elapsed_s": self.elapsed(), "warnings": list(self.warnings),
+                "armed": list(self._armed), "ended": self.ended}
+
+    @classmethod
+    def from_dict(cls, data, clock, on_warning=None, on_end=None) -> "Countdown":
+        """Restore a journaled countdown, PAUSED (after a crash the table resumes it)."""
+        if not isinstance(data, dict):
+            raise BadInput(f"timer record must be an object, got {type(data).__name__}")
+        if data.get("version") != 1:
+            raise BadInput(f"timer record: unknown version {data.get('version')!r} (expected 1)")
+        for key in ("duration_s", "elapsed_s", "warnings", "armed", "ended"):
+            if key not in data:
+                raise BadInput(f"timer record: missing {key!r}")
+        for key in ("warnings", "armed"):
+            if not isinstance(data[key], list):
+                raise BadInput(f"timer record: {key!r} must be a list, got {data[key]!r}")
+        if not isinstance(data["ended"], bool):
+            raise BadInput(f"timer record: 'ended' must be true or false, got {data['ended']!r}")
+        duration = _positive(data["duration_s"], "timer record: 'duration_s'")
+        elapsed = _positive(data["elapsed_s"], "timer record: 'elapsed_s'", allow_zero=True)
+        if elapsed > duration:
+            raise BadInput(f"timer record: 'elapsed_s' {elapsed} is more than 'duration_s' {duration}")
+        timer = cls(duration, clock, data["warnings"], on_warning, on_end, start=False,
+                    name=str(data.get("name", "timer")))
+        armed = {_positive(w, "timer record: armed mark") for w in data["armed"]}
+        if not armed <= set(timer.warnings):
+            raise BadInput(f"timer record: armed marks {sorted(armed)} are not among the warnings")
+        timer._armed = sorted(armed, reverse=True)
+        timer._run_before = elapsed
+        timer.ended = data["ended"]
+        return timer
+
+
+class RevealCountdown:
+    """The spoken count-in for a simultaneous reveal, as narration steps with even spacing.
+
+    Styles are the shared scripts ``count_of_three`` ("On the count of three. One. Two.
+    Three!") and ``ready_set_go`` ("Ready. Set. Go!"). Every line gets the slot ``spacing``
+    (at pace 1), so the beats are even; the ``mark reveal`` step falls on the last word, when
+    the app should reveal the votes (``Narrator(on_mark=...)``).
+    """
+
+    STYLES = ("count_of_three", "ready_set_go")
+
+    def __init__(self, style: str = "count_of_three", spacing: float = 1.0):
+        if style not in self.STYLES:
+            raise BadInput(f"unknown reveal count {style!r}; known: {', '.join(self.STYLES)}")
+        self.style, self.spacing = style, _positive(spacing, "reveal spacing")
+
+    def script(self) -> Script:
+        base = shared_script(self.style)
+        if not any(isinstance(s, Mark) and s.name == "reveal" for s in base.steps):
+            raise BadInput(f"{base.name}: a reveal count needs a 'mark reveal' step")
+        return Script(base.name, tuple(replace(s, slot=self.spacing) if isinstance(s, Say) else s
+                                       for s in base.steps))
+
+    def steps(self) -> list:
+        return self.script().resolve({})

@@ -1,0 +1,237 @@
+"""One model for every simultaneous secret vote in the four games.
+
+Kinds:
+- ``binary``   two choices (Exile/Remain, red/grey)
+- ``pick``     one of a list: players (with or without oneself), perhaps "center"
+- ``weighted`` a pick whose ballot counts the voter's weight (Cicero's Senate votes)
+
+Secrecy: until the vote is revealed, a view shows who has voted, never what. A ballot may be
+changed until the reveal. The reveal happens for everyone at once: when every eligible voter is
+in, or when the narrator forces it (the missing voters are then listed).
+
+Ballots arrive from any input source as ``{"voter": name}`` or ``{"seat": 1-based}`` with
+``{"choice": str}`` or ``{"option": 0-based index}``; ``None`` as the choice is an abstention.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from .events import BadInput, Event, RuleError
+
+KINDS = ("binary", "pick", "weighted")
+CENTER = "center"
+VOTE_EVENTS = frozenset({"vote_opened", "ballot_cast", "vote_revealed", "vote_cancelled"})
+
+
+@dataclass(frozen=True)
+class VoteSpec:
+    vote_id: str
+    kind: str
+    voters: tuple[str, ...]
+    options: tuple[str, ...]
+    allow_self: bool = True
+    allow_abstain: bool = False
+    weights: Mapping[str, int] | None = None
+    question: str = ""  # what the table is asked, already in the table's language
+    # Who the voters may pick among, when options are players: spec.options is then names.
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise BadInput(f"vote kind {self.kind!r} is not one of {', '.join(KINDS)}")
+        if not self.voters:
+            raise BadInput(f"vote {self.vote_id} has no voters")
+        if len(set(self.voters)) != len(self.voters):
+            raise BadInput(f"vote {self.vote_id} lists a voter twice")
+        if len(set(self.options)) != len(self.options) or len(self.options) < 2:
+            raise BadInput(f"vote {self.vote_id} needs at least two different options")
+        if self.kind == "binary" and len(self.options) != 2:
+            raise BadInput(f"binary vote {self.vote_id} needs exactly two options")
+        if self.kind == "weighted":
+            if not self.weights or set(self.weights) != set(self.voters):
+                raise BadInput(f"weighted vote {self.vote_id} needs a weight for every voter")
+            if any((not isinstance(w, int)) or w < 0 for w in self.weights.values()):
+                raise BadInput(f"weighted vote {self.vote_id} has a negative or non-whole weight")
+
+    def to_dict(self) -> dict:
+        return {
+            "vote_id": self.vote_id, "kind": self.kind, "voters": list(self.voters),
+            "options": list(self.options), "allow_self": self.allow_self,
+            "allow_abstain": self.allow_abstain,
+            "weights": dict(self.weights) if self.weights else None, "question": self.question,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "VoteSpec":
+        return cls(
+            vote_id=str(d["vote_id"]), kind=d["kind"], voters=tuple(d["voters"]),
+            options=tuple(d["options"]), allow_self=bool(d.get("allow_self", True)),
+            allow_abstain=bool(d.get("allow_abstain", False)),
+            weights=dict(d["weights"]) if d.get("weights") else None, question=d.get("question", ""),
+        )
+
+
+@dataclass(frozen=True)
+class Ballot:
+    choice: str | None  # None: abstained
+    source: str
+
+
+@dataclass(frozen=True)
+class VoteState:
+    spec: VoteSpec
+    ballots: Mapping[str, Ballot] = field(default_factory=dict)
+    revealed: bool = False
+    forced: bool = False
+    missing: tuple[str, ...] = ()
+
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        return tuple(v for v in self.spec.voters if v not in self.ballots)
+
+    @property
+    def all_in(self) -> bool:
+        return not self.waiting
+
+    def choices(self) -> dict[str, str | None]:
+        """Who voted what. Only for the rules and for views after the reveal."""
+        return {v: b.choice for v, b in self.ballots.items()}
+
+    def counts(self) -> dict[str, int]:
+        """Votes per option (weighted by the voter's weight for weighted votes)."""
+        out = {o: 0 for o in self.spec.options}
+        for voter, ballot in self.ballots.items():
+            if ballot.choice is not None:
+                out[ballot.choice] += self.spec.weights[voter] if self.spec.kind == "weighted" else 1
+        return out
+
+
+@dataclass(frozen=True)
+class VoteBook:
+    """The votes of a game: the one in progress and the revealed ones, for the vote history."""
+
+    current: VoteState | None = None
+    history: tuple[VoteState, ...] = ()
+
+    def last(self) -> VoteState | None:
+        return self.history[-1] if self.history else None
+
+    def find(self, vote_id: str) -> VoteState | None:
+        if self.current and self.current.spec.vote_id == vote_id:
+            return self.current
+        for v in reversed(self.history):
+            if v.spec.vote_id == vote_id:
+                return v
+        return None
+
+
+# -- deciding (command -> event data) ------------------------------------------------------
+
+def open_vote(book: VoteBook, spec: VoteSpec) -> list[tuple[str, dict]]:
+    if book.current is not None:
+        raise RuleError(f"A vote is already in progress ({book.current.spec.question or book.current.spec.vote_id})")
+    if book.find(spec.vote_id) is not None:
+        raise RuleError(f"Vote {spec.vote_id} was already held")
+    return [("vote_opened", spec.to_dict())]
+
+
+def normalise_ballot(spec: VoteSpec, data: Mapping[str, Any]) -> tuple[str, str | None]:
+    """Turns a ballot from any source into (voter name, choice). Raises BadInput / RuleError."""
+    if "voter" in data:
+        voter = data["voter"]
+        if voter not in spec.voters:
+            raise RuleError(f"{voter!r} is not a voter in this vote")
+    elif "seat" in data:
+        seat = data["seat"]
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= len(spec.voters):
+            raise BadInput(f"ballot names seat {seat!r}; seats here are 1 to {len(spec.voters)}")
+        voter = spec.voters[seat - 1]
+    else:
+        raise BadInput("ballot names no voter (give 'voter' or 'seat')")
+    if "choice" in data:
+        choice = data["choice"]
+        if choice is not None and choice not in spec.options:
+            raise RuleError(f"{choice!r} is not a choice in this vote ({', '.join(spec.options)})")
+    elif "option" in data:
+        opt = data["option"]
+        if not isinstance(opt, int) or isinstance(opt, bool) or not 0 <= opt < len(spec.options):
+            raise BadInput(f"ballot picks option {opt!r}; options here are 0 to {len(spec.options) - 1}")
+        choice = spec.options[opt]
+    else:
+        raise BadInput("ballot has no choice (give 'choice' or 'option')")
+    if choice is None and not spec.allow_abstain:
+        raise RuleError(f"{voter} may not abstain in this vote")
+    if choice == voter and not spec.allow_self:
+        raise RuleError(f"{voter} may not vote for themself")
+    return voter, choice
+
+
+def cast(book: VoteBook, data: Mapping[str, Any], source: str) -> list[tuple[str, dict]]:
+    vote = book.current
+    if vote is None:
+        raise RuleError("No vote is in progress")
+    if data.get("vote_id") not in (None, vote.spec.vote_id):
+        raise RuleError(f"Vote {data.get('vote_id')} is not the vote in progress")
+    voter, choice = normalise_ballot(vote.spec, data)
+    events = [("ballot_cast", {"vote_id": vote.spec.vote_id, "voter": voter, "choice": choice})]
+    if all(v in vote.ballots or v == voter for v in vote.spec.voters):
+        events.append(("vote_revealed", {"vote_id": vote.spec.vote_id, "forced": False, "missing": []}))
+    return events
+
+
+def reveal(book: VoteBook, force: bool) -> list[tuple[str, dict]]:
+    vote = book.current
+    if vote is None:
+        raise RuleError("No vote is in progress")
+    if vote.waiting and not force:
+        raise RuleError(f"Still waiting for {', '.join(vote.waiting)}")
+    return [("vote_revealed", {"vote_id": vote.spec.vote_id, "forced": bool(vote.waiting), "missing": list(vote.waiting)})]
+
+
+def cancel(book: VoteBook) -> list[tuple[str, dict]]:
+    if book.current is None:
+        raise RuleError("No vote is in progress")
+    return [("vote_cancelled", {"vote_id": book.current.spec.vote_id})]
+
+
+# -- folding (event -> state) --------------------------------------------------------------
+
+def apply_vote_event(book: VoteBook, event: Event) -> VoteBook:
+    kind, d = event.kind, event.data
+    if kind == "vote_opened":
+        return replace(book, current=VoteState(VoteSpec.from_dict(d)))
+    vote = book.current
+    if vote is None or d.get("vote_id") != vote.spec.vote_id:
+        return book  # an event for a vote no longer open: nothing to fold
+    if kind == "ballot_cast":
+        ballots = dict(vote.ballots)
+        ballots[d["voter"]] = Ballot(d["choice"], event.source)
+        return replace(book, current=replace(vote, ballots=ballots))
+    if kind == "vote_revealed":
+        done = replace(vote, revealed=True, forced=bool(d.get("forced")), missing=tuple(d.get("missing", ())))
+        return VoteBook(current=None, history=book.history + (done,))
+    if kind == "vote_cancelled":
+        return replace(book, current=None)
+    return book
+
+
+# -- views ---------------------------------------------------------------------------------
+
+def table_view(vote: VoteState | None) -> dict | None:
+    """What any screen may show: who has voted; what they voted only once revealed."""
+    if vote is None:
+        return None
+    view = {
+        "vote_id": vote.spec.vote_id, "kind": vote.spec.kind, "question": vote.spec.question,
+        "options": list(vote.spec.options), "voters": list(vote.spec.voters),
+        "allow_self": vote.spec.allow_self, "allow_abstain": vote.spec.allow_abstain,
+        "weights": dict(vote.spec.weights) if vote.spec.weights else None,
+        "voted": [v for v in vote.spec.voters if v in vote.ballots],
+        "waiting": list(vote.waiting), "revealed": vote.revealed,
+    }
+    if vote.revealed:
+        view["ballots"] = vote.choices()
+        view["sources"] = {v: b.source for v, b in vote.ballots.items()}
+        view["counts"] = vote.counts()
+        view["missing"] = list(vote.missing)
+    return view

@@ -1,0 +1,1 @@
+"""One package per game: rules as data plus pure functions. No Kivy."""

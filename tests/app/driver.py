@@ -1,0 +1,210 @@
+"""Drives the real Kivy app in this process, under the X display the suite runs in.
+
+One Kivy window lives per process, so one app is shared by all app tests (``companion_app``
+fixture); ``Driver.reset()`` gives each test a fresh journal and the picker. The engines'
+clock (narration, timers) is a FakeClock the test moves; Kivy's own clock runs as usual, so
+frames are pumped with ``pump()``.
+"""
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from kivy.base import EventLoop
+from kivy.core.window import Window
+from kivy.tests.common import UnitTestTouch
+
+from companion.core.journal import Journal
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+class Driver:
+    def __init__(self, app, clock, data_root: Path):
+        self.app = app
+        self.clock = clock
+        self.data_root = data_root
+        self._resets = 0
+
+    # -- time ------------------------------------------------------------------------------
+    def pump(self, frames: int = 4):
+        for _ in range(frames):
+            EventLoop.idle()
+
+    def wait(self, seconds: float):
+        """Let real time pass with frames drawn (for Kivy animations and hold buttons)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            EventLoop.idle()
+
+    def advance(self, seconds: float, step: float = 0.25):
+        """Move the engines' clock (narration, timers), ticking them like the app does."""
+        remaining = seconds
+        while remaining > 1e-9:
+            dt = min(step, remaining)
+            self.clock.advance(dt)
+            remaining -= dt
+            self.app._tick_engines(dt)
+        self.pump(2)
+
+    # -- state -----------------------------------------------------------------------------
+    def reset(self, size=(1280, 800)):
+        """Fresh journal, no game, the picker, at the given window size."""
+        self._resets += 1
+        app = self.app
+        if app.session is not None:
+            app.leave_game()
+        app.journal.close()
+        data = self.data_root / f"run{self._resets}"
+        data.mkdir(parents=True, exist_ok=True)
+        app.data_dir = data
+        app.journal = Journal(data / "journal.sqlite3")
+        app.narrator.cancel()
+        app.caption = ""
+        for src in list(app.sources):
+            src.stop()
+        app.sources.clear()
+        self.set_size(*size)
+        app.goto("picker")
+        self.pump(6)
+
+    def set_size(self, w: int, h: int):
+        if tuple(Window.size) != (w, h):
+            Window.size = (w, h)
+            # The X server answers the resize asynchronously: draw until the window has it.
+            self.wait(0.5)
+        self.pump(6)
+
+    @property
+    def screen(self):
+        return self.app.sm.current_screen
+
+    # -- finding and touching --------------------------------------------------------------
+    def find_all(self, root=None, text=None, cls=None, contains=None, **attrs):
+        root = root or self.app.root
+        found = []
+        for w in root.walk(restrict=True):
+            if cls is not None and type(w).__name__ != cls:
+                continue
+            if text is not None and getattr(w, "text", None) != text:
+                continue
+            if contains is not None and contains not in str(getattr(w, "text", "")):
+                continue
+            if any(getattr(w, k, object()) != v for k, v in attrs.items()):
+                continue
+            found.append(w)
+        return found
+
+    def find(self, root=None, **kw):
+        found = self.find_all(root=root or self.screen, **kw)
+        if not found:
+            raise LookupError(f"no widget matching {kw} on screen {self.app.sm.current}")
+        return found[0]
+
+    def visible_texts(self, root=None) -> list[str]:
+        """Texts a person could read now: skips hidden subtrees and widgets off the window."""
+        out = []
+
+        def walk(w):
+            if getattr(w, "opacity", 1) <= 0.01:
+                return
+            text = getattr(w, "text", None)
+            if isinstance(text, str) and text.strip():
+                x, y = w.to_window(w.x, w.y)
+                if x < Window.width and y < Window.height and x + w.width > 0 and y + w.height > 0:
+                    out.append(text)
+            for c in w.children:
+                walk(c)
+
+        walk(root or self.app.root)
+        return out
+
+    def tap(self, widget):
+        """A real touch at the widget's centre, through the window's input dispatch."""
+        self.pump(2)
+        x, y = widget.to_window(*widget.center)
+        touch = UnitTestTouch(x, y)
+        # Down and up reach the window in the same frame: a tap, however slow the machine.
+        touch.touch_down()
+        touch.touch_up()
+        self.pump(3)
+
+    def hold(self, widget, timeout: float = 20.0):
+        """Press and hold a HoldButton until it acts (real time; frames may be slow under load)."""
+        self.pump(2)
+        x, y = widget.to_window(*widget.center)
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        end = time.monotonic() + timeout
+        while widget.progress < 1.0 and time.monotonic() < end:
+            EventLoop.idle()
+        touch.touch_up()
+        self.pump(3)
+
+    def type_into(self, text_input, text: str):
+        text_input.text = text
+        self.pump(1)
+
+    # -- screenshots -----------------------------------------------------------------------
+    def screenshot(self, name: str) -> Path:
+        """Saves test-artifacts/<name>.png of the window as it is now."""
+        self.pump(6)
+        out = ARTIFACTS / f"{name}.png"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.stem + "_tmp.png")
+        written = Window.screenshot(name=str(tmp))
+        shutil.move(written, out)
+        return out
+
+    # -- common flows ----------------------------------------------------------------------
+    def start_game(self, game_id: str, names: list[str], first: str | None = None,
+                   options: dict | None = None, seat_values: dict | None = None):
+        """Through the real picker and setup screens."""
+        self.app.goto("picker")
+        self.pump(4)
+        card = self.find(cls="GameCard", game_id=game_id)
+        self.tap(card)
+        setup = self.screen
+        assert setup.name == "setup", setup.name
+        setup.ids.count_spinner.text = str(len(names))
+        self.pump(3)
+        rows = sorted(setup.ids.seats.children, key=lambda r: r.seat)
+        for row, name in zip(rows, names):
+            self.type_into(row.ids.name, name)
+            for field in row.ids.extra.children:
+                field.text = str((seat_values or {}).get(name, {}).get(field.key, ""))
+        if first is not None:
+            setup.ids.first_spinner.text = first
+        for key, value in (options or {}).items():
+            opt, w = setup._option_widgets[key]
+            if opt.kind == "bool":
+                w.state = "down" if value else "normal"
+            elif opt.kind == "choice":
+                w.text = w.values[w.choice_keys.index(value)]
+            else:
+                w.text = str(value)
+        self.pump(2)
+        self.tap(setup.ids.start_button)
+        assert self.app.session is not None, "the game did not start"
+        self.pump(4)
+
+    def vote(self, ballots: dict):
+        """Pass-and-play: each voter takes the tablet in turn and votes secretly."""
+        for voter, choice in ballots.items():
+            vote_screen = self.app.screen("vote")
+            assert self.app.sm.current == "vote", f"expected the vote screen, on {self.app.sm.current}"
+            self.hold(self.find(cls="VoterButton", voter=voter))
+            assert vote_screen.mode == "private"
+            self.hold(vote_screen.ids.show_choices)
+            assert vote_screen.mode == "choose"
+            if choice is None:
+                from companion.core.i18n import tr
+                self.tap(self.find(cls="ChoiceButton", text=tr("vote.abstain")))
+            else:
+                self.tap(self.find(cls="ChoiceButton", option=choice))
+            if self.app.sm.current == "vote":
+                assert vote_screen.mode in ("done", "list")
+                if vote_screen.mode == "done":
+                    self.tap(vote_screen.ids.done_button)

@@ -1,0 +1,154 @@
+"""The shell's screens in the real app: game picker, table setup, settings, devices, and the
+pass-and-play vote with its reveal (through a tiny test game plugged in like a real one)."""
+import pytest
+
+from companion.core.i18n import tr
+from companion.core.journal import Journal
+
+
+@pytest.mark.app
+def test_the_app_opens_on_the_game_picker(driver):
+    assert driver.app.sm.current == "picker"
+    titles = {c.game_id: c.title for c in driver.find_all(cls="GameCard")}
+    assert list(titles) == ["knives23", "masks", "sevenknights", "cicero"]
+    assert titles["knives23"] == "23 Knives"
+    shot = driver.screenshot("app/game_picker")
+    assert shot.stat().st_size > 10_000  # a real picture, not an empty frame
+
+
+@pytest.mark.app
+def test_the_picker_in_portrait(driver):
+    driver.set_size(800, 1280)
+    assert driver.find_all(cls="GameCard")
+    driver.screenshot("app/game_picker_portrait")
+
+
+@pytest.mark.app
+def test_settings_and_devices_screens(driver):
+    driver.tap(driver.find(root=driver.app.root, text=tr("app.settings")))
+    assert driver.app.sm.current == "settings"
+    driver.screenshot("app/settings")
+    driver.tap(driver.find(root=driver.app.root, text=tr("app.devices")))
+    assert driver.app.sm.current == "devices"
+    assert driver.find(cls="DeviceLine", contains=tr("devices.tablet"))
+    driver.screenshot("app/devices")
+
+
+def _start_toy(driver, names=("Ann", "Ben", "Cy", "Dee")):
+    from .toy_ui import UI
+    driver.app.screen("setup").prepare(UI)
+    driver.app.goto("setup")
+    driver.pump(4)
+    setup = driver.screen
+    setup.ids.count_spinner.text = str(len(names))
+    driver.pump(3)
+    for row, name in zip(sorted(setup.ids.seats.children, key=lambda r: r.seat), names):
+        driver.type_into(row.ids.name, name)
+    return setup
+
+
+@pytest.mark.app
+def test_table_setup_screen(driver):
+    setup = _start_toy(driver, ("Ann", "Ben", "Cy", "Dee", "Eve", "Fay"))
+    setup.ids.first_spinner.text = "Ben"
+    driver.screenshot("app/table_setup")
+    table = setup.table()
+    assert table["players"] == ["Ann", "Ben", "Cy", "Dee", "Eve", "Fay"]
+    assert table["first"] == "Ben" and len(table["colours"]) == 6
+    driver.set_size(800, 1280)
+    driver.screenshot("app/table_setup_portrait")
+
+
+@pytest.mark.app
+def test_setup_refuses_two_players_with_one_name(driver):
+    setup = _start_toy(driver, ("Ann", "ann", "Cy"))
+    driver.tap(setup.ids.start_button)
+    assert driver.app.session is None
+    assert "same name" in driver.app.root.ids.toast.message
+
+
+@pytest.mark.app
+def test_pass_and_play_vote_shows_who_voted_never_what(driver):
+    setup = _start_toy(driver)
+    driver.tap(setup.ids.start_button)
+    app = driver.app
+    assert app.sm.current == "toy.board"
+    driver.tap(driver.find(text="Call a Vote to Exile Cy"))
+    assert app.sm.current == "vote"
+    vote = app.screen("vote")
+    # Ann and Ben vote; the table screen then lists them as voted, with no choice anywhere.
+    driver.vote({"Ann": "exile", "Ben": "remain"})
+    driver.screenshot("app/vote_in_progress")
+    shown = " ".join(driver.visible_texts())
+    assert tr("vote.option.remain") not in shown  # Ben's ballot is nowhere on screen
+    assert shown.count(tr("vote.option.exile")) == 1  # only in the question, "Exile Cy?"
+    assert [b.voter for b in driver.find_all(cls="VoterButton") if b.voted] == ["Ann", "Ben"]
+    # A stray tap on a name does nothing; only a hold opens the hand-over screen.
+    driver.tap(driver.find(cls="VoterButton", voter="Cy"))
+    assert vote.mode == "list"
+    driver.hold(driver.find(cls="VoterButton", voter="Cy"))
+    assert vote.mode == "private"
+    driver.screenshot("app/vote_pass_the_tablet")
+    driver.hold(vote.ids.show_choices)
+    driver.screenshot("app/vote_choices")
+    assert app.root.ids.topbar.disabled  # no undo or history while a player votes in private
+    driver.tap(driver.find(cls="ChoiceButton", option="exile"))
+    assert vote.mode == "done"
+    driver.screenshot("app/vote_recorded")
+    driver.tap(vote.ids.done_button)
+    driver.vote({"Dee": "exile"})
+    # All four in: revealed at once.
+    assert app.sm.current == "reveal"
+    driver.screenshot("app/vote_reveal")
+    texts = [w.text for w in driver.find_all(cls="BallotLabel")]
+    assert texts == ["Ann — Exile", "Ben — Remain", "Cy — Exile", "Dee — Exile"]
+    driver.tap(app.screen("reveal").ids.continue_button)
+    assert app.sm.current == "toy.board"
+    driver.tap(driver.find(root=app.root, text=tr("app.vote_history")))
+    driver.screenshot("app/vote_history")
+    assert "Ben: Remain" in driver.find(cls="HistoryEntry").text
+
+
+@pytest.mark.app
+def test_forced_reveal_lists_the_missing_and_undo_cannot_unreveal(driver):
+    setup = _start_toy(driver)
+    driver.tap(setup.ids.start_button)
+    app = driver.app
+    app.send("add", n=3)
+    assert app.can_undo
+    driver.tap(driver.find(root=app.root, text=tr("app.undo")))
+    assert app.view["counter"] == 0
+    driver.tap(driver.find(text="Call a Vote to Exile Cy"))
+    driver.vote({"Ann": "remain"})
+    driver.tap(app.screen("vote").ids.force_reveal)  # a tap is not enough
+    assert app.sm.current == "vote"
+    driver.hold(app.screen("vote").ids.force_reveal)
+    assert app.sm.current == "reveal"
+    assert app.view["vote_history"][-1]["missing"] == ["Ben", "Cy", "Dee"]
+    driver.screenshot("app/vote_forced_reveal")
+    app.undo()
+    assert "revealed vote" in app.root.ids.toast.message
+    assert len(app.view["vote_history"]) == 1
+
+
+@pytest.mark.app
+def test_an_unfinished_game_is_offered_for_resume(driver):
+    setup = _start_toy(driver)
+    driver.tap(setup.ids.start_button)
+    app = driver.app
+    app.send("add", n=5)
+    game_id = app.session.game_id
+    app.leave_game()
+    picker = app.screen("picker")
+    picker.offer_resume(app.journal.unfinished()[0])
+    driver.pump(4)
+    driver.screenshot("app/resume_offer")
+    from .toy_ui import UI
+    from companion.app import games
+    original = games.load_ui
+    games.load_ui = lambda gid: UI if gid == "toy" else original(gid)
+    try:
+        driver.tap(picker.ids.resume_button)
+    finally:
+        games.load_ui = original
+    assert app.session.game_id == game_id and app.view["counter"] == 5

@@ -1,0 +1,107 @@
+import pytest
+
+from companion.core import votes
+from companion.core.events import BadInput, Command, Event, RuleError
+from companion.core.journal import Journal
+from companion.core.session import GameSession
+from companion.core.votes import VoteBook, VoteSpec
+
+from .toygame import ToyRules
+
+P = ("Ann", "Ben", "Cy")
+
+
+def fold(book, items, source="tablet"):
+    for i, (kind, data) in enumerate(items):
+        book = votes.apply_vote_event(book, Event(i + 1, kind, data, source))
+    return book
+
+
+def opened(spec):
+    return fold(VoteBook(), votes.open_vote(VoteBook(), spec))
+
+
+def test_table_view_shows_who_voted_never_what_until_the_reveal():
+    book = opened(VoteSpec("v1", "binary", P, ("exile", "remain")))
+    book = fold(book, votes.cast(book, {"voter": "Ben", "choice": "exile"}, "box:01"))
+    view = votes.table_view(book.current)
+    assert view["voted"] == ["Ben"] and view["waiting"] == ["Ann", "Cy"]
+    assert "exile" not in repr({k: v for k, v in view.items() if k != "options"})
+    assert "ballots" not in view and "counts" not in view
+
+
+def test_a_ballot_may_be_changed_until_the_reveal():
+    book = opened(VoteSpec("v1", "binary", P, ("red", "grey")))
+    book = fold(book, votes.cast(book, {"voter": "Ann", "choice": "red"}, "tablet"))
+    book = fold(book, votes.cast(book, {"voter": "Ann", "choice": "grey"}, "tablet"))
+    assert book.current.choices() == {"Ann": "grey"}
+
+
+def test_the_reveal_happens_when_every_voter_is_in():
+    book = opened(VoteSpec("v1", "binary", P, ("red", "grey")))
+    for p in P[:2]:
+        book = fold(book, votes.cast(book, {"voter": p, "choice": "red"}, "tablet"))
+    items = votes.cast(book, {"voter": "Cy", "choice": "grey"}, "tablet")
+    assert [k for k, _ in items] == ["ballot_cast", "vote_revealed"]
+    book = fold(book, items)
+    assert book.current is None and book.last().revealed
+    view = votes.table_view(book.last())
+    assert view["counts"] == {"red": 2, "grey": 1} and view["missing"] == []
+
+
+def test_the_narrator_may_force_the_reveal_and_missing_voters_are_listed():
+    book = opened(VoteSpec("v1", "binary", P, ("red", "grey")))
+    book = fold(book, votes.cast(book, {"voter": "Ann", "choice": "red"}, "tablet"))
+    with pytest.raises(RuleError, match="Still waiting for Ben, Cy"):
+        votes.reveal(book, force=False)
+    book = fold(book, votes.reveal(book, force=True))
+    assert book.last().forced and book.last().missing == ("Ben", "Cy")
+
+
+def test_ballots_by_seat_and_option_index_from_devices():
+    book = opened(VoteSpec("v1", "pick", P, P + ("center",), allow_self=False))
+    book = fold(book, votes.cast(book, {"seat": 2, "option": 3}, "box:0a"), source="box:0a")
+    assert book.current.choices() == {"Ben": "center"}
+    assert book.current.ballots["Ben"].source == "box:0a"
+
+
+@pytest.mark.parametrize("data,error,match", [
+    ({"voter": "Zed", "choice": "Ann"}, RuleError, "'Zed' is not a voter"),
+    ({"seat": 4, "option": 0}, BadInput, "seat 4; seats here are 1 to 3"),
+    ({"seat": 1, "option": 9}, BadInput, "option 9"),
+    ({"voter": "Ann", "choice": "Ann"}, RuleError, "may not vote for themself"),
+    ({"voter": "Ann", "choice": None}, RuleError, "may not abstain"),
+    ({"voter": "Ann"}, BadInput, "no choice"),
+    ({"choice": "Ben"}, BadInput, "no voter"),
+])
+def test_bad_ballots_are_refused_in_one_line(data, error, match):
+    book = opened(VoteSpec("v1", "pick", P, P + ("center",), allow_self=False))
+    with pytest.raises(error, match=match) as e:
+        votes.cast(book, data, "tablet")
+    assert "\n" not in str(e.value)
+
+
+def test_weighted_counts_and_abstention():
+    spec = VoteSpec("p2", "weighted", P, P, weights={"Ann": 6, "Ben": 4, "Cy": 5}, allow_abstain=True)
+    book = opened(spec)
+    for voter, choice in [("Ann", "Ann"), ("Ben", "Cy"), ("Cy", None)]:
+        book = fold(book, votes.cast(book, {"voter": voter, "choice": choice}, "tablet"))
+    assert book.last().counts() == {"Ann": 6, "Ben": 0, "Cy": 4}
+
+
+def test_bad_specs():
+    with pytest.raises(BadInput, match="exactly two"):
+        VoteSpec("v", "binary", P, ("a", "b", "c"))
+    with pytest.raises(BadInput, match="weight for every voter"):
+        VoteSpec("v", "weighted", P, P, weights={"Ann": 1})
+    with pytest.raises(BadInput, match="kind"):
+        VoteSpec("v", "ranked", P, P)
+
+
+def test_one_vote_at_a_time(tmp_path):
+    s = GameSession.start(Journal(tmp_path / "j.db"), ToyRules(), {"players": list(P)})
+    s.execute(Command("call_exile", {"target": "Cy"}))
+    with pytest.raises(RuleError, match="already in progress"):
+        s.execute(Command("call_exile", {"target": "Ben"}))
+    s.execute(Command("cast_ballot", {"seat": 1, "option": 0}, source="box:01"))
+    assert s.view("table")["vote"]["voted"] == ["Ann"]

@@ -1,0 +1,539 @@
+"""Narration scripts and the narrator: parsing, one strict queue, identical timing.
+
+Queue logic runs on a FakeClock; speech is real espeak-ng, and the recorded narration is a
+real WAV mixed by RecordingAudioOut (saved under test-artifacts/narration/).
+"""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.core.audio import RecordingAudioOut, make_masking_loop, read_wav
+from companion.core.clock import FakeClock
+from companion.core.events import BadInput
+from companion.core.narration import (Mark, Narrator, Pause, Say, WaitFor, load_script,
+                                      parse_script, record_narration, script_timeline,
+                                      shared_script)
+from companion.core.speakers import CaptionSpeaker, EspeakSpeaker, Utterance
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "narration"
+
+ISSUE = """\
+# Eyes-closed Issue
+say check_allegiance: Everyone, check your allegiance. Then close your eyes.
+pause 4
+say@7 {group}_open: {group_spoken}, open your eyes and look around.
+pause 6 to 9          # random duration, drawn once per step from a seeded RNG
+say@4 {group}_close: {group_spoken}, close your eyes.
+wait for ballots_in   # waits until narrator.notify("ballots_in") is called
+say everyone_open: Everyone, open your eyes.
+"""
+
+# Royals and Martyr Masks, the Hidden Phase (rulebook, "Narrator Script"): every Identity is
+# called whether or not it is in play, each line in a slot longer than its speech.
+MASKS_HIDDEN_PHASE = """\
+slot 4
+say everyone_close: Everyone, close your eyes.
+pause 2
+say@7 pamphleteer: Pamphleteer, open your eyes. Reveal one Bystander from the middle three cards and leave it face-up. Pamphleteer, close your eyes.
+pause 2 to 3
+say@6 spy: Spy, open your eyes. Look at one other player's Identity, then flip the card face-down again. Spy, close your eyes.
+pause 2 to 3
+say@5 harlot_thumb: Harlot, stick out your thumb. Martyr, open your eyes and look for the Harlot.
+pause 2
+say martyr_close: Martyr, close your eyes. Harlot, put away your thumb.
+say@9 everyone_shuffle: Everyone, without opening your eyes, move your Identity card around slightly. Everyone, open your eyes and flip your Mask face-up.
+mark discussion_starts
+"""
+
+
+@pytest.fixture(scope="module")
+def espeak(tmp_path_factory):
+    return EspeakSpeaker(cache_dir=str(tmp_path_factory.mktemp("speech-cache")))
+
+
+class Table:
+    """A narrator on a FakeClock with a recording output, as a test drives it."""
+
+    def __init__(self, speaker, tmp_path, seed=1, **kw):
+        self.clock = FakeClock(100.0)
+        self.out = RecordingAudioOut(str(tmp_path / "rec.wav"), self.clock)
+        self.captions, self.marks, self.idle = [], [], 0
+        self.narrator = Narrator(speaker, self.out, self.clock, on_caption=self.captions.append,
+                                 rng_seed=seed, on_mark=self.marks.append,
+                                 on_idle=self._idle, **kw)
+
+    def _idle(self):
+        self.idle += 1
+
+    def run(self, seconds, step=0.05):
+        """Advance time as the app's Clock would, ticking every ``step`` seconds."""
+        for _ in range(round(seconds / step)):
+            self.clock.advance(step)
+            self.narrator.tick()
+
+    def run_until_idle(self, step=0.05, limit=600):
+        for _ in range(round(limit / step)):
+            if not self.narrator.busy:
+                return
+            self.clock.advance(step)
+            self.narrator.tick()
+        raise AssertionError("narration did not finish")
+
+    def said(self):
+        return [e.line_id for e in self.narrator.history]
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+def test_script_steps_are_read_as_written():
+    script = parse_script(ISSUE, "issue.txt")
+    assert script.steps == (
+        Say("check_allegiance", "Everyone, check your allegiance. Then close your eyes.", 0.0, 2),
+        Pause(4.0, 4.0, 3),
+        Say("{group}_open", "{group_spoken}, open your eyes and look around.", 7.0, 4),
+        Pause(6.0, 9.0, 5),
+        Say("{group}_close", "{group_spoken}, close your eyes.", 4.0, 6),
+        WaitFor("ballots_in", 7),
+        Say("everyone_open", "Everyone, open your eyes.", 0.0, 8),
+    )
+    assert script.placeholders() == {"group", "group_spoken"}
+
+
+def test_slot_setting_comments_and_escaped_hash():
+    script = parse_script("slot 5\nsay a: Card \\#3, please.  # a note\nslot 0\nsay b: Hi.\n"
+                          "say@2.5 c: Go.\nmark reveal\n")
+    assert [(s.line_id, s.text, s.slot) for s in script.steps[:3]] == \
+        [("a", "Card #3, please.", 5.0), ("b", "Hi.", 0.0), ("c", "Go.", 2.5)]
+    assert script.steps[3] == Mark("reveal", 6)
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("sya hello: Hi.", "unknown step 'sya'"),
+    ("say hello Hi there.", "written 'say line_id: the words to speak'"),
+    ("say hello:   ", "line 'hello' has no words to speak"),
+    ("say bad/id: Hi.", "may hold only letters"),
+    ("say x: {group.name} wakes.", "bad placeholder"),
+    ("say x: {group wakes.", "unbalanced braces"),
+    ("say@soon x: Hi.", "say@ needs a number of seconds, got 'soon'"),
+    ("pause four", "pause needs a number of seconds, got 'four'"),
+    ("pause 9 to 6", "the second number must not be smaller"),
+    ("pause -1", "between 0 and 3600"),
+    ("pause nan", "between 0 and 3600"),
+    ("pause 4 or 5", "written 'pause 4' or 'pause 6 to 9'"),
+    ("wait ballots_in", "written 'wait for event_name'"),
+    ("wait for ballots-in", "written 'wait for event_name'"),
+    ("mark", "written 'mark name'"),
+    ("slot", "written 'slot 5'"),
+])
+def test_a_bad_line_names_file_line_and_problem_in_one_line(line, problem):
+    text = f"# header\nsay ok: Fine.\n{line}\nsay after: Fine too.\n"
+    with pytest.raises(BadInput) as err:
+        parse_script(text, "knives/issue.txt")
+    message = str(err.value)
+    assert message.startswith("knives/issue.txt line 3: ") and problem in message
+    assert "\n" not in message
+
+
+def test_a_script_needs_steps():
+    with pytest.raises(BadInput, match="empty.txt: the script has no steps"):
+        parse_script("# only a comment\n\n", "empty.txt")
+
+
+def test_load_script_from_file_and_bad_files(tmp_path):
+    good = tmp_path / "issue.txt"
+    good.write_text(ISSUE, encoding="utf-8")
+    assert load_script(str(good)).name == str(good)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("say a: Hi.\npause 3 seconds\n", encoding="utf-8")
+    with pytest.raises(BadInput, match=rf"{bad} line 2: "):
+        load_script(str(bad))
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("say a: C\xe9sar.\n".encode("latin-1"))
+    with pytest.raises(BadInput, match="cannot read the script .*UnicodeDecodeError"):
+        load_script(str(latin))
+    with pytest.raises(BadInput, match="cannot read the script"):
+        load_script(str(tmp_path / "missing.txt"))
+
+
+def test_shared_reveal_scripts_parse():
+    for name in ("count_of_three", "ready_set_go"):
+        steps = shared_script(name).steps
+        assert Mark("reveal", steps[-2].lineno) == steps[-2] and isinstance(steps[-1], Say)
+
+
+def test_missing_value_queues_nothing(tmp_path):
+    table = Table(CaptionSpeaker(), tmp_path)
+    table.narrator.say("hello", "Hello.")
+    before = list(table.narrator.pending())
+    with pytest.raises(BadInput) as err:
+        table.narrator.enqueue_script(parse_script(ISSUE, "issue.txt"), {"group": "spies"})
+    assert str(err.value).startswith("issue.txt line 4: no value for {group_spoken}")
+    assert table.narrator.pending() == before and table.said() == ["hello"]
+
+
+def test_filled_line_ids_are_safe_clip_names():
+    script = parse_script(ISSUE, "issue.txt")
+    ids = script.line_ids({"group": "Royal Spies", "group_spoken": "Spies"})
+    assert ids == ["check_allegiance", "Royal_Spies_open", "Royal_Spies_close", "everyone_open"]
+
+
+# --- identical timing ----------------------------------------------------------------------
+
+CONTEXTS = [
+    {"group": "conspirators", "group_spoken": "Conspirators"},
+    {"group": "loyalists", "group_spoken": "Loyalists of the Republic and the Senate"},
+    {"group": "nobody", "group_spoken": "Nobody"},
+]
+
+
+def test_every_context_gives_the_same_timeline(espeak):
+    script = parse_script(ISSUE, "issue.txt")
+    timelines = [script_timeline(script, ctx, espeak, pace=1.0, rng_seed=5) for ctx in CONTEXTS]
+    shapes = [[(round(s, 9), round(e, 9)) for s, e, _id in t] for t in timelines]
+    assert shapes[0] == shapes[1] == shapes[2]
+    # and the line ids really differ, so the test compared different speech
+    assert timelines[0][2][2] == "conspirators_open" and timelines[1][2][2] == "loyalists_open"
+    assert [label for *_t, label in timelines[0]][-2:] == ["wait for ballots_in", "everyone_open"]
+
+
+def test_a_slot_too_short_for_the_longest_name_shows_as_a_leak(espeak):
+    # The same script with no slots: the timeline betrays which group was called.
+    leaky = parse_script(ISSUE.replace("say@7", "say").replace("say@4", "say"), "leaky.txt")
+    ends = {script_timeline(leaky, ctx, espeak, rng_seed=5)[-1][1] for ctx in CONTEXTS}
+    assert len(ends) == 3
+
+
+def test_the_narrator_plays_the_timeline_it_promised(espeak, tmp_path):
+    script = parse_script(ISSUE, "issue.txt")
+    expected = script_timeline(script, CONTEXTS[1], espeak, rng_seed=9)
+    table = Table(espeak, tmp_path, seed=9)
+    table.narrator.enqueue_script(script, CONTEXTS[1])
+    table.run(40, step=0.01)
+    assert table.narrator.waiting_for == "ballots_in"
+    table.narrator.notify("ballots_in")
+    table.run_until_idle(step=0.01)
+    origin = table.narrator.history[0].at
+    got = [(round(e.at - origin, 6), e.line_id) for e in table.narrator.history]
+    want = [(round(s, 6), label) for s, _e, label in expected
+            if label not in ("pause", "wait for ballots_in")]
+    assert got[:3] == want[:3]
+    # the last line starts when the table said so, not on the script's schedule
+    assert got[3][1] == "everyone_open" and got[3][0] >= want[3][0]
+
+
+# --- the queue -----------------------------------------------------------------------------
+
+def test_lines_never_overlap_however_fast_the_table_taps(espeak, tmp_path):
+    table = Table(espeak, tmp_path)
+    for i in range(12):  # twelve taps within a tenth of a second
+        table.narrator.say(f"tap_{i}", f"Tap number {i}.")
+        table.clock.advance(0.008)
+        table.narrator.tick()
+    table.narrator.repeat_last()    # tap_0 is still being said: it comes again next
+    table.run_until_idle(step=0.03)
+    assert table.said() == ["tap_0"] + [f"tap_{i}" for i in range(12)]
+    log = table.out.log
+    assert len(log) == 13 and all(cut is None for _s, _e, cut, _p in log)
+    for (_s0, end0, _c0, _p0), (start1, _e1, _c1, _p1) in zip(log, log[1:]):
+        assert start1 >= end0 - 1e-9
+    # every line was captioned, and the caption cleared before the next
+    texts = [c for c in table.captions if c is not None]
+    assert len(texts) == 13 and table.captions.count(None) == 13
+
+
+def test_repeat_last_comes_right_after_the_current_line(tmp_path):
+    table = Table(CaptionSpeaker(), tmp_path)
+    n = table.narrator
+    assert n.repeat_last() is False  # nothing said yet
+    n.say("a", "Spy, open your eyes.")
+    n.say("b", "Spy, close your eyes.")
+    n.say("c", "Everyone, open your eyes.")
+    table.run(0.2)
+    n.repeat_last()
+    table.run_until_idle()
+    assert table.said() == ["a", "a", "b", "c"]
+    n.repeat_last()  # idle: says it at once
+    assert table.said() == ["a", "a", "b", "c", "c"] and n.current_line.line_id == "c"
+
+
+def test_pause_and_resume_say_the_interrupted_line_again_in_full(tmp_path):
+    table = Table(CaptionSpeaker(), tmp_path)
+    n = table.narrator
+    n.enqueue_script(parse_script("say a: Everyone, close your eyes.\npause 5\nsay b: Spy, open your eyes.\n"))
+    length_a = n.current_line.duration_s
+    table.run(0.5)
+    n.pause()
+    assert n.paused and n.busy
+    table.run(30)                   # a long interruption: nothing moves
+    assert table.said() == ["a"]
+    n.resume()
+    assert table.said() == ["a", "a"] and n.history[0].interrupted
+    table.run(length_a - 0.05)
+    assert n.current_line.line_id == "a"
+    table.run(0.1)                  # now in the 5 s pause
+    assert n.current_line is None and n.busy
+    table.run(2.0)
+    n.pause()
+    table.run(10)
+    n.resume()                      # the pause has 3 s left, not 0
+    table.run(2.9)
+    assert table.said() == ["a", "a"]
+    table.run(0.2)
+    assert table.said() == ["a", "a", "b"]
+    assert n.history[2].at - n.history[1].ended_at == pytest.approx(5 + 10, abs=0.051)
+
+
+def test_say_while_paused_waits_for_resume(tmp_path):
+    table = Table(CaptionSpeaker(), tmp_path)
+    table.narrator.pause()
+    table.narrator.say("a", "Hello.")
+    table.run(3)
+    assert table.said() == []
+    table.narrator.resume()
+    assert table.said() == ["a"]
+
+
+def test_skip_cuts_the_line_and_ends_pauses_and_waits(espeak, tmp_path):
+    table = Table(espeak, tmp_path)
+    n = table.narrator
+    n.enqueue_script(parse_script("say a: Everyone, check your allegiance.\npause 10\n"
+                                  "wait for ballots_in\nsay b: Ballots are in.\n"))
+    table.run(0.5)
+    n.skip()
+    assert table.out.log[0][2] is not None and n.history[0].skipped   # cut short
+    assert table.captions[-1] is None and n.current_line is None       # in the pause now
+    n.skip()
+    assert n.waiting_for == "ballots_in"
+    n.skip()
+    assert table.said() == ["a", "b"] and table.out.is_playing()
+
+
+def test_wait_for_takes_only_its_event_and_remembers_an_early_one(tmp_path):
+    table = Table(CaptionSpeaker(), tmp_path)
+    n = table.narrator
+    n.enqueue_script(parse_script("say a: Vote now.\nwait for ballots_in\nsay b: All in.\n"
+                                  "wait for timer_done\nsay c: Time.\n"))
+    assert n.notify("timer_done") is True        # early: the later wait will not stop
+    assert n.notify("dagger_moved") is False     # nobody waits for it
+    table.run(10)
+    assert n.waiting_for == "ballots_in" and table.said() == ["a"]
+    t = table.clock.now()
+    assert n.notify("ballots_in") is True
+    table.run_until_idle()
+    assert table.said() == ["a", "b", "c"]
+    assert n.history[1].at == pytest.approx(t)
+    assert n.history[2].at == pytest.approx(n.history[1].ended_at)
+
+
+def test_an_interjection_is_said_during_a_wait_and_the_wait_goes_on(tmp_path):
+    table = Table(CaptionSpeaker(), tmp_path)
+    n = table.narrator
+    n.enqueue_script(parse_script("say a: Vote now.\nwait for ballots_in\nsay b: All in.\n"))
+    n.say("later", "Queued normally.")
+    table.run(5)
+    assert n.waiting_for == "ballots_in"
+    n.say("timer_ten_seconds", "Ten seconds.", interject=True)    # a timer warning
+    assert n.current_line.line_id == "timer_ten_seconds" and n.waiting_for is None
+    assert n.notify("ballots_in") is True                         # taken by the set-aside wait
+    table.run_until_idle()
+    assert table.said() == ["a", "timer_ten_seconds", "b", "later"]
+    n.say("x", "One.")
+    n.say("y", "Two.")
+    n.say("z", "Urgent.", interject=True)                         # after the current line only
+    table.run_until_idle()
+    assert table.said()[-3:] == ["x", "z", "y"]
+    with pytest.raises(BadInput, match="slot needs a number of seconds"):
+        n.say("w", "Hi.", slot="long")
+
+
+def test_random_pauses_follow_the_seed(tmp_path):
+    script = parse_script("say a: One.\npause 6 to 9\nsay b: Two.\npause 6 to 9\nsay c: Three.\n")
+
+    def gaps(seed):
+        table = Table(CaptionSpeaker(), tmp_path, seed=seed)
+        table.narrator.enqueue_script(script)
+        table.run_until_idle(step=0.01)
+        h = table.narrator.history
+        return [round(h[i + 1].at - h[i].ended_at, 6) for i in range(2)]
+
+    first = gaps(3)
+    assert first == gaps(3) and first != gaps(4)
+    for seed in range(20):
+        assert all(6 - 1e-6 <= g <= 9 + 1e-6 for g in gaps(seed))
+
+
+def test_marks_and_idle_reach_the_app(tmp_path):
+    table = Table(CaptionSpeaker(), tmp_path)
+    table.narrator.enqueue_script(shared_script("ready_set_go"))
+    table.run_until_idle()
+    assert table.marks == ["reveal"] and table.idle == 1
+    assert table.said() == ["count_ready", "count_set", "count_go"]
+
+
+def test_pace_scales_slots_and_pauses(tmp_path):
+    script = parse_script("say@4 a: One.\npause 6\nsay b: Two.\n")
+
+    def start_of_b(pace):
+        table = Table(CaptionSpeaker(), tmp_path, pace=pace)
+        table.narrator.enqueue_script(script)
+        table.run_until_idle(step=0.01)
+        return table.narrator.history[1].at - table.narrator.history[0].at
+
+    assert start_of_b(1.0) == pytest.approx(10.0, abs=1e-6)
+    assert start_of_b(2.0) == pytest.approx(5.0, abs=1e-6)
+    with pytest.raises(BadInput, match="pace must be between"):
+        Narrator(CaptionSpeaker(), None, FakeClock(), pace=5)
+
+
+def test_a_line_whose_sound_outlasts_its_slot_holds_the_next(espeak, tmp_path):
+    class UnderReporting(EspeakSpeaker):
+        """A backend whose length is wrong (as a platform voice's estimate can be)."""
+
+        def prepare(self, line_id, text, pace=1.0):
+            real = super().prepare(line_id, text, pace)
+            return Utterance(line_id, text, real.wav_path, real.duration_s / 2)
+
+    speaker = UnderReporting(cache_dir=espeak.cache_dir)
+    table = Table(speaker, tmp_path)
+    table.narrator.say("a", "Everyone, check your allegiance. Then close your eyes.")
+    table.narrator.say("b", "Spy, open your eyes.")
+    table.run_until_idle(step=0.02)
+    (_s, end_a, cut, _p), (start_b, *_rest) = table.out.log
+    assert cut is None and start_b >= end_a
+
+
+def test_a_voice_that_breaks_mid_game_leaves_the_captions_running(espeak, tmp_path):
+    speaker = EspeakSpeaker(cache_dir=str(tmp_path))
+    table = Table(speaker, tmp_path)
+    table.narrator.say("a", "Everyone, close your eyes.")
+    speaker.binary = str(tmp_path / "uninstalled" / "espeak-ng")   # gone from under us
+    table.narrator.say("b", "Spy, open your eyes.")
+    table.run_until_idle()
+    assert table.said() == ["a", "b"]
+    assert [c for c in table.captions if c] == ["Everyone, close your eyes.", "Spy, open your eyes."]
+    assert table.narrator.last_error.startswith("line 'b': ") and len(table.narrator.errors) == 1
+    assert "\n" not in table.narrator.last_error
+    assert len(table.out.log) == 1                                  # only "a" had sound
+    table.narrator.enqueue_script(parse_script("say c: Again.\n"), prefetch=True)  # no raise
+    table.run_until_idle()
+    assert table.said()[-1] == "c" and len(table.narrator.errors) == 2
+    h = table.narrator.history[1]
+    caption_length = CaptionSpeaker().prepare("b", h.text).duration_s
+    assert h.ended_at - h.at == pytest.approx(caption_length, abs=0.051)  # up to a tick late
+
+
+def test_next_change_in_says_when_to_tick(tmp_path):
+    table = Table(CaptionSpeaker(), tmp_path)
+    n = table.narrator
+    assert n.next_change_in() is None                               # idle
+    n.enqueue_script(parse_script("say@3 a: One.\npause 2\nwait for go\nsay b: Two.\n"))
+    assert n.next_change_in() == pytest.approx(3.0)
+    table.clock.advance(1.0)
+    assert n.next_change_in() == pytest.approx(2.0)
+    n.pause()
+    assert n.next_change_in() is None                               # paused
+    n.resume()                                                      # "a" again, in full
+    assert n.next_change_in() == pytest.approx(3.0)
+    table.clock.advance(3.0)
+    n.tick()
+    assert n.next_change_in() == pytest.approx(2.0)                 # the pause
+    table.clock.advance(2.0)
+    n.tick()
+    assert n.waiting_for == "go" and n.next_change_in() is None
+
+
+def test_volume_and_background_loop(tmp_path):
+    table = Table(CaptionSpeaker(), tmp_path)
+    n = table.narrator
+    loop = make_masking_loop(str(tmp_path / "noise.wav"), seconds=1.0)
+    n.start_background(loop)
+    assert table.out.looping
+    n.loop_volume = 0.1          # re-levels the running loop
+    assert table.out._loops[-1][2] == 0.1
+    with pytest.raises(BadInput, match="loop volume must be between 0 and 1"):
+        n.loop_volume = 1.5
+    with pytest.raises(BadInput, match="volume must be between 0 and 1"):
+        n.volume = -0.1
+    n.stop_background()
+    assert not table.out.looping
+
+
+def test_cancel_drops_everything(tmp_path):
+    table = Table(CaptionSpeaker(), tmp_path)
+    table.narrator.enqueue_script(parse_script(MASKS_HIDDEN_PHASE, "masks.txt"))
+    table.run(3)
+    table.narrator.cancel()
+    assert not table.narrator.busy and table.captions[-1] is None
+    table.run(60)
+    assert table.said() == ["everyone_close"] and table.marks == []
+
+
+# --- a whole narration, recorded -----------------------------------------------------------
+
+def test_recorded_hidden_phase_narration(espeak, tmp_path):
+    """The Masks Hidden Phase read by espeak-ng over the masking loop, mixed into one WAV."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    wav = ARTIFACTS / "masks_hidden_phase.wav"
+    script = parse_script(MASKS_HIDDEN_PHASE, "masks_hidden_phase.txt")
+    timeline = script_timeline(script, {}, espeak, rng_seed=2)
+    clock = FakeClock(0.0)
+    out = RecordingAudioOut(str(wav), clock)
+    marks = []
+    n = Narrator(espeak, out, clock, rng_seed=2, on_mark=marks.append, loop_volume=0.15)
+    n.start_background(make_masking_loop(str(tmp_path / "noise.wav")))
+    clock.advance(1.0)               # a second of masking noise before the first line
+    n.enqueue_script(script)
+    while n.busy:  # as the app does: every 50 ms, and exactly when a step is due
+        due = n.next_change_in()
+        clock.advance(0.05 if due is None else min(0.05, due))
+        n.tick()
+    n.stop_background()
+    out.write()
+    (ARTIFACTS / "masks_hidden_phase.txt").write_text(n.transcript(), encoding="utf-8")
+
+    total = float(subprocess.run(["soxi", "-D", str(wav)], capture_output=True, text=True,
+                                 check=True).stdout)
+    assert marks == ["discussion_starts"]
+    assert total == pytest.approx(1.0 + timeline[-1][1], abs=1e-3)
+    assert [round(e.at - 1.0, 6) for e in n.history] == \
+        [round(s, 6) for s, _e, label in timeline if label not in ("pause", "mark discussion_starts")]
+    mixed = read_wav(str(wav))
+
+    def level(a, b):
+        part = mixed[int(a * 22050):int(b * 22050)]
+        return math.sqrt(sum(x * x for x in part) / len(part))
+    speech = [level(1 + s + 0.2, 1 + s + 1.0) for s, _e, label in timeline
+              if label not in ("pause", "mark discussion_starts")]
+    gaps = [level(1 + s + 0.3, 1 + e - 0.3) for s, e, label in timeline if label == "pause"]
+    assert min(speech) > 2 * max(gaps) > 0   # voice over the noise; noise alone in pauses
+    # a picture of it for a reviewer (sox draws it): speech bursts over a steady noise bed
+    subprocess.run(["sox", str(wav), "-n", "spectrogram", "-x", "1000", "-y", "257", "-o",
+                    str(ARTIFACTS / "masks_hidden_phase_spectrogram.png")], check=True)
+
+
+def test_record_narration_answers_waits_after_the_given_delay(tmp_path):
+    script = parse_script("say a: Vote now.\nwait for ballots_in\nsay b: All in.\n")
+    n = record_narration(script, {}, CaptionSpeaker(), str(tmp_path / "demo.wav"),
+                         loop_wav=make_masking_loop(str(tmp_path / "noise.wav"), seconds=1.0),
+                         events={"ballots_in": 4.0})
+    a, b = n.history
+    assert b.at - a.ended_at == pytest.approx(4.0, abs=1e-6)
+    assert float(subprocess.run(["soxi", "-D", str(tmp_path / "demo.wav")], capture_output=True,
+                                text=True, check=True).stdout) == pytest.approx(b.ended_at, abs=1e-3)
+
+
+def test_script_checker_command(tmp_path):
+    script = tmp_path / "issue.txt"
+    script.write_text(ISSUE, encoding="utf-8")
+    cmd = [sys.executable, "-m", "companion.core.narration", str(script)]
+    ok = subprocess.run(cmd + ["group=spies", "group_spoken=Spies"], capture_output=True,
+                        text=True, cwd=tmp_path)
+    assert ok.returncode == 0 and "spies_open" in ok.stdout and "wait for ballots_in" in ok.stdout
+    bad = subprocess.run(cmd + ["group=spies"], capture_output=True, text=True, cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr == f"error: {script} line 4: no value for {{group_spoken}} (context has: group)\n"

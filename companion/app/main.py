@@ -16,6 +16,7 @@ from kivy.core.window import Window
 from kivy.lang import Builder
 from kivy.properties import BooleanProperty, DictProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import NoTransition
+from kivy.utils import platform
 
 from companion.core import i18n
 from companion.core.clock import MonotonicClock
@@ -52,7 +53,12 @@ class CompanionApp(App):
     def __init__(self, data_dir: str | os.PathLike | None = None, engine_clock=None,
                  speaker=None, audio_out=None, **kwargs):
         super().__init__(**kwargs)
-        self.data_dir = Path(data_dir) if data_dir else default_data_dir()
+        if data_dir:
+            self.data_dir = Path(data_dir)
+        elif platform == "android":
+            self.data_dir = Path(self.user_data_dir)  # the app's private storage
+        else:
+            self.data_dir = default_data_dir()
         self.engine_clock = engine_clock or MonotonicClock()
         self._speaker_override = speaker
         self._audio_override = audio_out
@@ -91,6 +97,14 @@ class CompanionApp(App):
         return root
 
     def on_start(self):
+        if os.environ.get("TABLE_COMPANION_FIRST_FRAME"):
+            # benchmarks/app_cold_start.py: report when the first frame has been drawn, then quit.
+            import time
+
+            def report(*_):
+                print(f"first-frame {time.time():.3f}", flush=True)
+                self.stop()
+            Window.bind(on_flip=lambda *_: Clock.schedule_once(report, 0))
         err = getattr(self, "_startup_error", None)
         if err:
             self.toast(err)

@@ -1,0 +1,72 @@
+"""Replay of a 10,000-event journal into state: time and peak memory.
+
+    .venv/bin/python benchmarks/journal_replay.py [--events 10000] [--repeat 5]
+
+Builds a journal of Exile-style votes (open, ballots, reveal) and counter moves in a temporary
+SQLite file, then times reading it back and folding it into state (what a restart does).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.core.events import Command  # noqa: E402
+from companion.core.journal import Journal  # noqa: E402
+from companion.core.session import GameSession  # noqa: E402
+from tests.core.toygame import ToyRules  # noqa: E402
+
+PLAYERS = ["Ann", "Ben", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
+
+
+def build(path: Path, n_events: int) -> int:
+    journal = Journal(path)
+    session = GameSession.start(journal, ToyRules(), {"players": PLAYERS})
+    # Batch the writes in one transaction per vote so building is quick; replay is what we time.
+    i = 0
+    while len(session.events) < n_events:
+        session.execute(Command("add", {"n": 1 + i % 5}))
+        session.execute(Command("call_exile", {"target": PLAYERS[i % 8]}))
+        for p in PLAYERS:
+            session.execute(Command("cast_ballot", {"voter": p, "choice": "exile" if (i + len(p)) % 2 else "remain"}))
+        i += 1
+    journal.close()
+    return session.game_id
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "bench.sqlite3"
+        t0 = time.perf_counter()
+        game_id = build(path, args.events)
+        built = time.perf_counter() - t0
+        times = []
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            session = GameSession.resume(Journal(path), game_id, ToyRules())
+            times.append(time.perf_counter() - t)
+        n = len(session.events)
+        tracemalloc.start()
+        GameSession.resume(Journal(path), game_id, ToyRules())
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        size = path.stat().st_size + sum(p.stat().st_size for p in Path(d).glob("bench.sqlite3-*"))
+    print(f"journal events: {n} (built in {built:.1f} s, {size / 1e6:.1f} MB on disk incl. WAL)")
+    print(f"replay into state: median {statistics.median(times) * 1000:.0f} ms, "
+          f"min {min(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms over {args.repeat} runs")
+    print(f"replay peak Python memory (tracemalloc): {peak / 1e6:.1f} MB")
+    print(f"per event: {statistics.median(times) / n * 1e6:.1f} µs")
+
+
+if __name__ == "__main__":
+    main()

@@ -34,6 +34,8 @@ SHELL_SCREENS = ("picker", "setup", "devices", "settings", "history", "past_game
 # Screens of play: a new table view may switch between these by itself. The utility screens
 # (settings, devices, history, …) are never pulled away from under the narrator's finger.
 PLAY_SCREENS = ("vote", "reveal")
+# Commands from devices that report on the device itself, for screens, not for the rules.
+DEVICE_NEWS = frozenset({"tokens_seen", "tokens_calibration", "box_pressed"})
 
 
 class CompanionApp(App):
@@ -69,7 +71,7 @@ class CompanionApp(App):
         self.settings = Settings()
         self.narrator = None
         self._seen_reveals = 0
-        self._events = []
+        self._device_listeners: dict[str, list] = {}
 
     # -- start-up --------------------------------------------------------------------------
     def build(self):
@@ -257,8 +259,19 @@ class CompanionApp(App):
         refused = self.commands.drain(self._handle_device_command)
         for cmd, exc in refused:
             self.toast(f"{cmd.source}: {exc}")
+            for src in self.sources:
+                src.on_refused(cmd, exc)
+
+    def listen(self, kind: str, callback):
+        """Device news that is not a game action (``tokens_seen``, ``tokens_calibration``,
+        ``box_pressed``…): delivered to ``callback(command)`` on the main thread, never to the rules."""
+        self._device_listeners.setdefault(kind, []).append(callback)
 
     def _handle_device_command(self, command: Command):
+        if command.kind in DEVICE_NEWS:
+            for cb in list(self._device_listeners.get(command.kind, ())):
+                cb(command)
+            return
         if self.session is None:
             raise RuleError("No game is in progress")
         events = self.session.execute(command)
@@ -270,6 +283,9 @@ class CompanionApp(App):
         self.state_version += 1
         if self.game_ui is not None and events:
             self.game_ui.on_events(self, events, self.view)
+        if events:
+            for src in self.sources:
+                src.on_events(events)
         self._show_play_screen(force=force_screen)
 
     def _show_play_screen(self, force=False):

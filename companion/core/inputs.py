@@ -47,6 +47,14 @@ class InputSource(ABC):
     def devices(self) -> list[DeviceInfo]:
         return []
 
+    # Feedback to devices, called on the main thread (boxes light "vote received", a phone shows
+    # "counted"). Defaults do nothing.
+    def on_events(self, events) -> None:
+        """Every batch of events the session recorded, whatever their source."""
+
+    def on_refused(self, command: Command, error: Exception) -> None:
+        """A command from this (or any) source that the rules refused, with the reason."""
+
 
 class CommandQueue:
     """Thread-safe hand-over from device threads to the main thread."""

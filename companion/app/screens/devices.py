@@ -43,6 +43,47 @@ class DevicesScreen(Screen):
         if self._ev is not None:
             self._ev.cancel()
 
+    def pairing_sources(self):
+        return [s for s in self.app.sources if hasattr(s, "pair")]
+
+    def seat_names(self) -> list[str]:
+        players = (self.app.view or {}).get("players") or []
+        return [str(p) if isinstance(p, str) else str(p.get("name", "")) for p in players]
+
+    def pair(self, seat: int):
+        for src in self.pairing_sources():
+            src.pair(seat)
+        self.refresh()
+
+    def cancel_pairing(self):
+        for src in self.pairing_sources():
+            src.cancel_pairing()
+        self.refresh()
+
+    def _pairing_rows(self, box):
+        sources = self.pairing_sources()
+        if not sources:
+            return
+        waiting = next((s.manager.pairing_seat for s in sources
+                        if getattr(getattr(s, "manager", None), "pairing_seat", None)), None)
+        names = self.seat_names()
+        if waiting:
+            name = names[waiting - 1] if waiting <= len(names) else ""
+            row = Factory.PairingRow()
+            row.ids.text.text = tr("devices.pairing_now", seat=waiting, name=name)
+            row.ids.button.text = tr("devices.pairing_cancel")
+            row.ids.button.bind(on_release=lambda *_: self.cancel_pairing())
+            box.add_widget(row)
+            return
+        grid = Factory.PairingGrid()
+        for seat in range(1, (len(names) or 8) + 1):
+            label = tr("devices.pair_seat", seat=seat, name=names[seat - 1] if names else "")
+            b = Factory.BigButton(text=label)
+            b.bind(on_release=lambda _b, seat=seat: self.pair(seat))
+            grid.add_widget(b)
+        box.add_widget(Factory.DeviceLine(text=tr("devices.pairing_help")))
+        box.add_widget(grid)
+
     def refresh(self):
         devices = self.app.devices()
         now = self.app.engine_clock.now()
@@ -55,6 +96,8 @@ class DevicesScreen(Screen):
                 box.add_widget(Factory.DeviceLine(text=f"[color=#b3b3b8]{tr(f'devices.none.{kind}')}[/color]"))
             for info in sorted(mine, key=lambda d: (d.seat is None, d.seat or 0, d.ident)):
                 box.add_widget(Factory.DeviceLine(text=describe(info, now)))
+            if kind == "box":
+                self._pairing_rows(box)
 
 
 def make(app):

@@ -12,3 +12,4 @@ os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_NO_FILELOG", "1")
 # Tests must never write into the real user's data folder.
 os.environ.setdefault("TABLE_COMPANION_DATA", str(ROOT / "test-artifacts" / "data"))
+os.environ.setdefault("TABLE_COMPANION_CACHE", str(ROOT / "test-artifacts" / "cache"))

@@ -1,0 +1,160 @@
+"""The Royals-and-Martyr mask game on the tablet: its screens, its narration and its timer.
+
+Screens of play (the shell adds its own vote and reveal screens in between):
+deal -> hidden (narrated) -> discussion (timer) -> [vote, reveal] -> identities
+-> executioner (only when the Executioner got the most votes) -> result.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping, Sequence
+
+from kivy.clock import Clock
+
+from companion.app.gameui import GameUI, OptionField
+from companion.core.events import Event
+from companion.core.i18n import tr
+from companion.core.narration import Say
+from companion.core.timers import Countdown, spoken_warning
+from companion.games.masks import narration
+from companion.games.masks.rules import DISCUSSION_SECONDS, MasksRules
+
+# Spoken near the end of the Discussion ("Once the 7 minutes are up, proceed immediately to the
+# Voting Phase").
+WARNINGS = (120, 60, 30, 10)
+SCREENS = ("deal", "hidden", "discussion", "identities", "executioner", "result")
+PHASE_SCREEN = {"deal": "deal", "hidden": "hidden", "discussion": "discussion",
+                "voting": "discussion", "identities": "identities",
+                "executioner": "executioner", "over": "result"}
+
+
+class MasksUI(GameUI):
+    def __init__(self):
+        super().__init__(
+            game_id="masks", rules=MasksRules(), title="masks.title", blurb="masks.blurb",
+            options=[OptionField("discussion_minutes", "masks.option.discussion_minutes", "int",
+                                 DISCUSSION_SECONDS // 60, minimum=1, maximum=30,
+                                 help="masks.option.discussion_minutes_help")])
+        self.hidden: narration.HiddenPhase | None = None
+        self.countdown: Countdown | None = None
+        self._countdown_game = None
+
+    def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
+        minutes = options.get("discussion_minutes", DISCUSSION_SECONDS // 60)
+        return {**table, "options": dict(options), "discussion_seconds": int(minutes) * 60}
+
+    def build_screens(self, app) -> list:
+        from companion.app.games.masks import deal, discussion, executioner, hidden, identities, result
+        if self.hidden is not None:
+            self.hidden.detach()
+        self.hidden, self.countdown, self._countdown_game = None, None, None
+        return [m.make(app) for m in (deal, hidden, discussion, identities, executioner, result)]
+
+    def screen_for(self, view: Mapping[str, Any]) -> str:
+        return "masks." + PHASE_SCREEN.get(view.get("phase"), "deal")
+
+    # narration and timer ---------------------------------------------------------------
+    def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
+        for ev in events:
+            if ev.kind == "hidden_phase_started":
+                self.start_hidden_phase(app)
+            elif ev.kind == "discussion_started":
+                self._stop_hidden(app)
+                app.narrator.say("masks_discussion_start", tr(
+                    "masks.say.discussion_start", minutes=_minutes_words(ev.data["seconds"])))
+                self._start_countdown(app, float(ev.data["seconds"]))
+            elif ev.kind == "undo":
+                # The table stepped back: stop what belonged to the phase it left.
+                if view.get("phase") == "deal":
+                    self._stop_hidden(app)
+                if view.get("phase") != "discussion":
+                    self.countdown = None
+            elif ev.kind == "discussion_ended":
+                self.countdown = None
+                app.narrator.cancel()
+                app.narrator.enqueue_script(narration.voting_script(), {})
+        if view.get("phase") == "over" and any(e.kind in ("identities_revealed", "executioner_chose")
+                                               for e in events):
+            app.narrator.say("masks_result", view.get("result_text", ""))
+
+    def start_hidden_phase(self, app) -> None:
+        """(Re)start the Hidden Phase narration from step 1 (also after a resumed game)."""
+        narrator = app.narrator
+        if self.hidden is None or self.hidden.narrator is not narrator:
+            if self.hidden is not None:
+                self.hidden.detach()
+            self.hidden = narration.HiddenPhase(
+                narrator, varied=app.settings.random_pauses,
+                on_step=lambda n: _refresh(app, "masks.hidden"),
+                on_done=lambda: Clock.schedule_once(lambda dt: self._hidden_done(app), 0))
+        if app.settings.masking_loop:
+            try:
+                narrator.start_background()
+            except Exception:  # no sound device: the narration goes on with captions
+                pass
+        self.hidden.start()
+        _refresh(app, "masks.hidden")
+
+    def _hidden_done(self, app) -> None:
+        if (app.view or {}).get("phase") == "hidden":
+            app.send("end_hidden_phase")
+
+    def _stop_hidden(self, app) -> None:
+        if self.hidden is not None:
+            app.narrator.cancel()
+        app.narrator.stop_background()
+
+    def _start_countdown(self, app, seconds: float) -> None:
+        def warn(mark):
+            line_id, text = spoken_warning(mark)
+            app.narrator.say(line_id, text)
+
+        def end():
+            # "Once the 7 minutes are up, proceed immediately to the Voting Phase." The vote's
+            # script opens with "Time is up", so nothing is said here.
+            Clock.schedule_once(lambda dt: self._discussion_over(app), 0)
+
+        self.countdown = Countdown(seconds, app.engine_clock, warnings=WARNINGS,
+                                   on_warning=warn, on_end=end, name="masks.discussion")
+        self._countdown_game = app.session.game_id if app.session else None
+
+    def _discussion_over(self, app) -> None:
+        if (app.view or {}).get("phase") == "discussion":
+            app.send("end_discussion")
+
+    def tick(self, app) -> None:
+        view = app.view or {}
+        if view.get("phase") != "discussion":
+            return
+        if self.countdown is None or self._countdown_game != (app.session and app.session.game_id):
+            # A resumed game: carry on from the time already spent (wall clock, display only).
+            started = next((e for e in reversed(app.session.events)
+                            if e.kind == "discussion_started"), None)
+            spent = max(0.0, time.time() - started.at) if started and started.at else 0.0
+            total = float(view.get("discussion_seconds", DISCUSSION_SECONDS))
+            self._start_countdown(app, max(10.0, total - spent))
+        self.countdown.poll()
+
+
+def _minutes_words(seconds: int) -> str:
+    minutes = seconds / 60
+    return str(int(minutes)) if minutes == int(minutes) else f"{minutes:.1f}"
+
+
+def _refresh(app, screen_name: str) -> None:
+    try:
+        screen = app.screen(screen_name)
+    except Exception:  # the screen is not built (no game attached): nothing to refresh
+        return
+    screen.refresh()
+
+
+def hidden_step_texts() -> dict[int, list[str]]:
+    """Each Hidden Phase step's spoken lines, for the step card on the hidden screen."""
+    out = {}
+    for n, steps in narration.step_of(narration.hidden_phase_script()).items():
+        out[n] = [s.text for s in steps if isinstance(s, Say)]
+    return out
+
+
+UI = MasksUI()

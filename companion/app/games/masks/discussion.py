@@ -1,0 +1,95 @@
+"""The Discussion: a big countdown (7 minutes unless the table chose otherwise), spoken
+warnings near the end, and a card reminding what each Mask allows."""
+from __future__ import annotations
+
+from kivy.clock import Clock
+from kivy.factory import Factory
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+from companion.app.screens import load_kv
+from companion.core.i18n import tr
+from companion.games.masks.rules import MASKS
+
+load_kv(__file__)
+
+
+def clock_text(seconds: float) -> str:
+    s = max(0, int(seconds + 0.999))  # 0:01 until it is really over
+    return f"{s // 60}:{s % 60:02d}"
+
+
+class MasksDiscussionScreen(Screen):
+    app = ObjectProperty()
+    remaining = StringProperty("")
+    timer_paused = BooleanProperty(False)
+    urgent = BooleanProperty(False)
+    vanguard = StringProperty("")
+
+    def on_pre_enter(self, *_):
+        self.refresh()
+        self._ev = Clock.schedule_interval(lambda dt: self.update_clock(), 0.2)
+
+    def on_leave(self, *_):
+        ev = getattr(self, "_ev", None)
+        if ev is not None:
+            ev.cancel()
+
+    def on_kv_post(self, *_):
+        # Only while this screen belongs to the running game (a finished game's screens linger).
+        self.app.bind(view=lambda *_: self.refresh() if self.manager is not None else None)
+        box = self.ids.masks
+        for mask in MASKS:
+            box.add_widget(Factory.MasksMaskLine(text=tr(f"masks.mask.{mask}")))
+        box.add_widget(Factory.MasksMaskRule(text=tr("masks.mask.used_rule")))
+
+    def _countdown(self):
+        from companion.app.games.masks import UI
+        return UI.countdown
+
+    def refresh(self):
+        view = self.app.view or {}
+        self.vanguard = view.get("vanguard") or ""
+        row = self.ids.vanguard_row
+        row.clear_widgets()
+        if not self.vanguard:
+            for name in view.get("players", []):
+                b = Factory.MasksVanguardButton(text=name)
+                b.player = name
+                b.bind(on_hold=lambda btn: self.app.send("use_vanguard", player=btn.player))
+                row.add_widget(b)
+        self.update_clock()
+
+    def update_clock(self):
+        countdown = self._countdown()
+        if countdown is None:
+            seconds = float((self.app.view or {}).get("discussion_seconds", 0))
+            self.timer_paused = False
+        else:
+            seconds = countdown.remaining()
+            self.timer_paused = not countdown.running and not countdown.ended
+        self.remaining = clock_text(seconds)
+        self.urgent = seconds <= 60
+
+    def toggle_timer(self):
+        countdown = self._countdown()
+        if countdown is None:
+            return
+        if countdown.running:
+            countdown.pause()
+        else:
+            countdown.resume()
+        self.update_clock()
+
+    def add_minute(self):
+        countdown = self._countdown()
+        if countdown is not None:
+            countdown.add(60)
+        self.update_clock()
+
+    def vote_now(self):
+        self.app.send("end_discussion")
+
+
+def make(app):
+    return MasksDiscussionScreen(name="masks.discussion", app=app)

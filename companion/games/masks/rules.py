@@ -1,0 +1,487 @@
+"""The Royals-and-Martyr mask game: its rules as data and pure functions (no Kivy).
+
+The tablet is the narrator. It never learns who holds which Identity until the table turns the
+cards over after the vote, so nothing it says or shows before then can depend on the Bystanders.
+
+Round: deal checklist -> Hidden Phase (narrated) -> Discussion (timer; the Vanguard's use is
+recorded because that player abstains) -> Voting (one secret pick vote, revealed at once) ->
+the final Identities are entered -> (the Executioner names a player, when they got the most
+votes) -> the result.
+
+Readings where the rulebook is silent (each is shown to the table when it applies):
+
+- A player tied with the center for the most votes: the tied *players* are eliminated. "If
+  multiple people tie for the most votes, they all are eliminated" eliminates everyone at the
+  top; the center is not a person and cannot be eliminated, so it protects nobody.
+- The Executioner tied with others for the most votes: the Executioner did "receive the most
+  votes", so they name another player who is eliminated in their place; the others tied with
+  them are still eliminated.
+- Both Royals among the Bystanders and the People without a majority on the center: no Royal
+  was eliminated, so the Royal faction wins, with no Royal at the table ("If no Royals is
+  eliminated, the Royals win").
+- "A majority of their votes" is more than half of the votes the People's faction cast (an
+  abstaining Vanguard casts none); the Royalist's vote is not a People's vote, since the
+  Royalist's "superseding objective is to protect the Royal".
+- The Executioner is whoever holds the Executioner card at the end (cards move during the
+  game, so a player may not know they hold it): the final Identities are entered first, then
+  the Executioner chooses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Sequence
+
+from companion.core import votes
+from companion.core.events import BadInput, Command, Event, RuleError
+from companion.core.i18n import tr
+from companion.core.rules import GameRules, require
+from companion.core.tally import PluralityAllTiedOut, TallyResult
+
+CENTER = votes.CENTER  # the Bystanders, as a vote option
+
+PEOPLE, ROYALS, MARTYR, DRAW = "people", "royals", "martyr", "draw"
+
+# The Identity cards in the rulebook's order of play, with their faction: (P), (R), (M).
+IDENTITIES: tuple[str, ...] = (
+    "Pamphleteer", "Spy", "Fugitive", "Harlot", "Martyr", "Queen", "King", "Executioner",
+)
+FACTION: Mapping[str, str] = {
+    "Pamphleteer": PEOPLE, "Spy": PEOPLE, "Fugitive": PEOPLE, "Harlot": PEOPLE,
+    "Martyr": MARTYR, "Queen": ROYALS, "King": ROYALS, "Executioner": PEOPLE,
+}
+ROYAL_CARDS = ("Queen", "King")
+MASKS: tuple[str, ...] = ("Mendicant", "Confessor", "Vanguard", "Gambler", "Monger")
+
+PLAYERS = 5
+BYSTANDERS = 3
+DISCUSSION_SECONDS = 7 * 60
+MIN_DISCUSSION, MAX_DISCUSSION = 60, 30 * 60
+VOTE_ID = "masks-vote"
+
+# The rulebook's sentences, quoted by the errors and by the tests.
+RULE_PLAYERS = "Players 5 (+1 Narrator, or use a recording for the Hidden Phase)"
+RULE_DEAL = ("Since there are 8 Identities and only 5 players, the 3 remaining Identity Cards "
+             "are placed face-down in the middle and are referred to as \u201cBystanders\u201d.")
+RULE_POINT = "On the count of 3, everyone points to one other player, who gets their vote."
+RULE_NO_ABSTAIN = ("Players cannot abstain from voting except through the effect of Mask of "
+                   "the Vanguard.")
+RULE_VANGUARD = ("Vanguard \u2013 You can reveal one Bystander at any point during the Discussion "
+                 "Phase, but if you do, abstain from voting during the Voting Phase.")
+RULE_USED = "If a Mask's effect has already been used, it cannot be used by the new owner."
+RULE_MOST = "The player with the most votes is eliminated."
+RULE_TIE = "If multiple people tie for the most votes, they all are eliminated."
+RULE_EXECUTIONER = ("Executioner (P) \u2013 No action during the Hidden Phase. If you receive the "
+                    "most votes during the Voting Phase, choose another player to be eliminated "
+                    "instead.")
+RULE_ROYALIST = ("If there is only 1 Royal in play, that Royal will tap the shoulder of an "
+                 "adjacent player to their left or right. That person is now a Royalist")
+RULE_REVEAL = "Once all votes are cast, players reveal their Identity Cards to determine who won."
+RULE_DISCUSSION = "Players have 7 minutes to talk."
+
+
+# --- checking input (shared by the app's commands and the referee) ------------------------
+
+def check_players(players: Any) -> tuple[str, ...]:
+    if not isinstance(players, (list, tuple)):
+        raise BadInput("players must be a list of 5 names")
+    if len(players) != PLAYERS:
+        raise BadInput(f"the game is for exactly 5 players, got {len(players)}")
+    names = []
+    for p in players:
+        if not isinstance(p, str) or not p.strip():
+            raise BadInput(f"player name {p!r} is not a non-empty text")
+        if p == CENTER:
+            raise BadInput(f"{CENTER!r} cannot be a player's name: it means the Bystanders")
+        names.append(p)
+    if len(set(names)) != len(names):
+        raise BadInput("players lists the same name twice")
+    return tuple(names)
+
+
+def _check_identity(value: Any, where: str) -> str:
+    if value not in IDENTITIES:
+        raise BadInput(f"{where} is {value!r}, which is not an Identity in the game "
+                       f"({', '.join(IDENTITIES)})")
+    return value
+
+
+def check_identities(players: Sequence[str], identities: Any, center: Any
+                     ) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The final Identities in front of the players and in the center: 8 different cards."""
+    if not isinstance(identities, Mapping):
+        raise BadInput("identities must map each player's name to an Identity")
+    unknown = [n for n in identities if n not in players]
+    if unknown:
+        raise BadInput(f"identities names {unknown[0]!r}, who is not a player")
+    missing = [p for p in players if p not in identities]
+    if missing:
+        raise BadInput(f"identities has no Identity for {missing[0]}")
+    ids = {p: _check_identity(identities[p], f"{p}'s Identity") for p in players}
+    seen: dict[str, str] = {}
+
+    def once(card: str, where: str) -> None:
+        if card in seen:
+            raise RuleError(f"the {card} appears twice ({seen[card]} and {where}); there is one "
+                            f"of each of the 8 Identity cards", RULE_DEAL)
+        seen[card] = where
+
+    for p in players:  # the players' cards first: the likeliest slip at the table
+        once(ids[p], p)
+    if not isinstance(center, (list, tuple)) or len(center) != BYSTANDERS:
+        raise BadInput("center must list the 3 Bystander Identities")
+    mid = tuple(_check_identity(c, "a center card") for c in center)
+    for c in mid:
+        once(c, "the center")
+    return ids, mid
+
+
+def check_royalist(players: Sequence[str], royalist: Any) -> str | None:
+    if royalist is None:
+        return None
+    if royalist not in players:
+        raise BadInput(f"royalist {royalist!r} is not a player")
+    return royalist
+
+
+def check_votes(players: Sequence[str], ballots: Any) -> dict[str, str | None]:
+    """Every player's final vote: another player, "center", or None (the Vanguard abstained)."""
+    if not isinstance(ballots, Mapping):
+        raise BadInput("votes must map each player's name to whom they pointed at")
+    unknown = [n for n in ballots if n not in players]
+    if unknown:
+        raise BadInput(f"votes names {unknown[0]!r}, who is not a player")
+    missing = [p for p in players if p not in ballots]
+    if missing:
+        raise BadInput(f"votes has no vote for {missing[0]} (null if they abstained)")
+    out: dict[str, str | None] = {}
+    for p in players:
+        choice = ballots[p]
+        if choice is not None and choice != CENTER and choice not in players:
+            raise BadInput(f"{p} voted for {choice!r}, who is not a player (or \"center\")")
+        if choice == p:
+            raise RuleError(f"{p} voted for themself", RULE_POINT)
+        out[p] = choice
+    abstained = [p for p in players if out[p] is None]
+    if len(abstained) > 1:
+        raise RuleError(f"{' and '.join(abstained)} abstained; only the one who used the Mask "
+                        f"of the Vanguard may abstain", RULE_NO_ABSTAIN)
+    return out
+
+
+# --- the vote and the result ---------------------------------------------------------------
+
+def most_voted(players: Sequence[str], ballots: Mapping[str, str | None]) -> TallyResult:
+    """The choices with the most votes, players in seat order, then the center."""
+    return PluralityAllTiedOut().decide(ballots, order=list(players) + [CENTER])
+
+
+def vote_counts(players: Sequence[str], ballots: Mapping[str, str | None]) -> dict[str, int]:
+    """Votes for every player and the center, zeros included, in seat order."""
+    counts = most_voted(players, ballots).counts
+    return {o: counts.get(o, 0) for o in list(players) + [CENTER]}
+
+
+def executioner_to_choose(players: Sequence[str], identities: Mapping[str, str],
+                          ballots: Mapping[str, str | None]) -> str | None:
+    """The player holding the Executioner if they are among those with the most votes."""
+    leaders = most_voted(players, ballots).leaders
+    for p in leaders:
+        if p != CENTER and identities.get(p) == "Executioner":
+            return p
+    return None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    counts: Mapping[str, int]          # votes per player and "center"
+    most_voted: tuple[str, ...]        # the top of the count (may include "center")
+    eliminated: tuple[str, ...]        # in seat order
+    result: str                        # people | royals | martyr | draw
+    winners: tuple[str, ...]           # players at the table who win, in seat order
+    readings: tuple[str, ...] = ()     # catalogue keys of the readings applied, for the table
+    executioner: str | None = None
+    executioner_target: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"eliminated": list(self.eliminated), "result": self.result,
+                "winners": list(self.winners)}
+
+
+def judge(players: Sequence[str], identities: Mapping[str, str], center: Sequence[str],
+          royalist: str | None, ballots: Mapping[str, str | None],
+          executioner_target: str | None) -> Verdict:
+    """Who is eliminated and who wins. Inputs already checked (check_* above)."""
+    tally = most_voted(players, ballots)
+    readings: list[str] = []
+    top_players = [p for p in tally.leaders if p != CENTER]
+    if top_players and CENTER in tally.leaders:
+        readings.append("masks.reading.center_tie")
+    if len(top_players) > 1:
+        readings.append("masks.reading.tie")
+
+    executioner = executioner_to_choose(players, identities, ballots)
+    eliminated = set(top_players)
+    if executioner is not None:
+        if executioner_target is None:
+            raise RuleError(f"{executioner} holds the Executioner and received the most votes: "
+                            f"they must name another player", RULE_EXECUTIONER)
+        if executioner_target not in players:
+            raise BadInput(f"executioner_target {executioner_target!r} is not a player")
+        if executioner_target == executioner:
+            raise RuleError(f"the Executioner ({executioner}) must choose another player",
+                            RULE_EXECUTIONER)
+        eliminated.discard(executioner)
+        eliminated.add(executioner_target)
+        if len(top_players) > 1:
+            readings.append("masks.reading.executioner_tie")
+    elif executioner_target is not None:
+        if executioner_target not in players:
+            raise BadInput(f"executioner_target {executioner_target!r} is not a player")
+        raise RuleError("executioner_target was given, but the Executioner did not receive the "
+                        "most votes", RULE_EXECUTIONER)
+    out = tuple(p for p in players if p in eliminated)
+
+    holder = {identities[p]: p for p in players}
+    royals_at_table = [holder[c] for c in ROYAL_CARDS if c in holder]
+    royal_side = [p for p in players if FACTION[identities[p]] == ROYALS or p == royalist]
+    people_side = [p for p in players if FACTION[identities[p]] == PEOPLE and p != royalist]
+
+    if "Martyr" in holder and holder["Martyr"] in eliminated:
+        result, winners = MARTYR, [holder["Martyr"]]
+    elif not royals_at_table and "Martyr" in center:
+        result, winners = DRAW, []
+    elif not royals_at_table:
+        cast = [ballots[p] for p in people_side if ballots[p] is not None]
+        on_center = sum(1 for c in cast if c == CENTER)
+        if on_center * 2 > len(cast):
+            result, winners = PEOPLE, people_side
+        else:
+            result, winners = ROYALS, royal_side
+            readings.append("masks.reading.royals_in_center")
+    elif any(p in eliminated for p in royals_at_table):
+        result, winners = PEOPLE, people_side
+    else:
+        result, winners = ROYALS, royal_side
+    return Verdict(counts=vote_counts(players, ballots), most_voted=tally.leaders, eliminated=out,
+                   result=result, winners=tuple(p for p in players if p in winners),
+                   readings=tuple(readings), executioner=executioner,
+                   executioner_target=executioner_target if executioner else None)
+
+
+# --- the game as a journalled state machine -----------------------------------------------
+
+DEAL, HIDDEN, DISCUSSION, VOTING, IDENTITIES_PHASE, EXECUTIONER, OVER = (
+    "deal", "hidden", "discussion", "voting", "identities", "executioner", "over")
+
+
+@dataclass(frozen=True)
+class MasksState:
+    players: tuple[str, ...]
+    discussion_seconds: int = DISCUSSION_SECONDS
+    phase: str = DEAL
+    vanguard: str | None = None                 # who used the Mask of the Vanguard
+    book: votes.VoteBook = field(default_factory=votes.VoteBook)
+    ballots: Mapping[str, str | None] | None = None  # the revealed vote
+    identities: Mapping[str, str] | None = None      # the final Identities, once entered
+    center: tuple[str, ...] = ()
+    royalist: str | None = None
+    verdict: Verdict | None = None
+
+
+def _seconds(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise BadInput(f"discussion_seconds must be a number of seconds, got {value!r}")
+    if not MIN_DISCUSSION <= value <= MAX_DISCUSSION:
+        raise BadInput(f"discussion_seconds must be between {MIN_DISCUSSION} and "
+                       f"{MAX_DISCUSSION}, got {value!r}")
+    return int(value)
+
+
+class MasksRules(GameRules):
+    game_id = "masks"
+    title = "masks.title"
+    min_players = PLAYERS
+    max_players = PLAYERS
+
+    def initial_state(self, setup: Mapping[str, Any]) -> MasksState:
+        if not isinstance(setup, Mapping):
+            raise BadInput("setup must be an object with 'players'")
+        players = check_players(setup.get("players"))
+        seconds = _seconds(setup.get("discussion_seconds", DISCUSSION_SECONDS))
+        return MasksState(players=players, discussion_seconds=seconds)
+
+    # commands -------------------------------------------------------------------------
+    def decide(self, state: MasksState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
+        kind, data = command.kind, command.data
+        handler = getattr(self, f"_do_{kind}", None)
+        if handler is None:
+            raise RuleError(f"unknown command {kind!r} in the mask game")
+        return handler(state, data or {})
+
+    def _phase(self, state: MasksState, *phases: str, what: str) -> None:
+        require(state.phase in phases,
+                f"{what} is not possible now: the round is in the {state.phase} phase")
+
+    def _do_start_hidden_phase(self, state, data):
+        # The deal checklist is done: the narrator takes over.
+        self._phase(state, DEAL, what="Starting the Hidden Phase")
+        return [("hidden_phase_started", {})]
+
+    def _do_end_hidden_phase(self, state, data):
+        self._phase(state, HIDDEN, what="Ending the Hidden Phase")
+        return [("discussion_started", {"seconds": state.discussion_seconds})]
+
+    def _do_use_vanguard(self, state, data):
+        self._phase(state, DISCUSSION, what="Using the Mask of the Vanguard")
+        player = data.get("player")
+        if player not in state.players:
+            raise BadInput(f"use_vanguard names {player!r}, who is not a player")
+        require(state.vanguard is None,
+                f"the Mask of the Vanguard was already used by {state.vanguard}", RULE_USED)
+        return [("vanguard_used", {"player": player})]
+
+    def _do_end_discussion(self, state, data):
+        self._phase(state, DISCUSSION, what="Ending the Discussion")
+        spec = votes.VoteSpec(
+            vote_id=VOTE_ID, kind="pick", voters=state.players,
+            options=state.players + (CENTER,), allow_self=False,
+            allow_abstain=state.vanguard is not None, question=tr("masks.vote.question"))
+        events = [("discussion_ended", {})] + votes.open_vote(state.book, spec)
+        if state.vanguard is not None:
+            # The Vanguard's abstention is recorded at once, so the seats still map one to one
+            # onto the players (a vote box at seat 3 is always the third player).
+            events.append(("ballot_cast", {"vote_id": VOTE_ID, "voter": state.vanguard,
+                                           "choice": None}))
+        return events
+
+    def _do_cast_ballot(self, state, data):
+        self._phase(state, VOTING, what="Casting a vote")
+        vote = state.book.current
+        # Read the ballot leniently first, so a refusal can quote this rulebook's words.
+        lenient = replace(vote.spec, allow_self=True, allow_abstain=True)
+        voter, choice = votes.normalise_ballot(lenient, data)
+        # (The Vanguard may only abstain again, e.g. after the table undid that ballot.)
+        require(voter != state.vanguard or choice is None,
+                f"{voter} used the Mask of the Vanguard and abstains", RULE_VANGUARD)
+        require(choice != voter, f"{voter} cannot vote for themself", RULE_POINT)
+        require(choice is not None or voter == state.vanguard, f"{voter} cannot abstain",
+                RULE_NO_ABSTAIN)
+        return votes.cast(state.book, data, "")
+
+    def _do_reveal_vote(self, state, data):
+        self._phase(state, VOTING, what="Revealing the votes")
+        waiting = state.book.current.waiting
+        require(not waiting, f"still waiting for {', '.join(waiting)}", RULE_NO_ABSTAIN)
+        return votes.reveal(state.book, False)
+
+    def _do_enter_identities(self, state, data):
+        self._phase(state, IDENTITIES_PHASE, what="Entering the Identities")
+        ids, center = check_identities(state.players, data.get("identities"), data.get("center"))
+        royalist = check_royalist(state.players, data.get("royalist"))
+        return [("identities_revealed", {"identities": ids, "center": list(center),
+                                         "royalist": royalist})]
+
+    def _do_executioner_chooses(self, state, data):
+        self._phase(state, EXECUTIONER, what="The Executioner's choice")
+        target = data.get("target")
+        if target not in state.players:
+            raise BadInput(f"the Executioner's choice {target!r} is not a player")
+        executioner = executioner_to_choose(state.players, state.identities, state.ballots)
+        require(target != executioner,
+                f"the Executioner ({executioner}) must choose another player", RULE_EXECUTIONER)
+        return [("executioner_chose", {"executioner": executioner, "target": target})]
+
+    # the fold -------------------------------------------------------------------------
+    def evolve(self, state: MasksState, event: Event) -> MasksState:
+        kind, d = event.kind, event.data
+        if kind in votes.VOTE_EVENTS:
+            book = votes.apply_vote_event(state.book, event)
+            state = replace(state, book=book)
+            if kind == "vote_revealed" and book.current is None and book.history:
+                state = replace(state, phase=IDENTITIES_PHASE, ballots=book.history[-1].choices())
+            return state
+        if kind == "hidden_phase_started":
+            return replace(state, phase=HIDDEN)
+        if kind == "discussion_started":
+            return replace(state, phase=DISCUSSION)
+        if kind == "vanguard_used":
+            return replace(state, vanguard=d["player"])
+        if kind == "discussion_ended":
+            return replace(state, phase=VOTING)
+        if kind == "identities_revealed":
+            state = replace(state, identities=dict(d["identities"]), center=tuple(d["center"]),
+                            royalist=d.get("royalist"))
+            if executioner_to_choose(state.players, state.identities, state.ballots):
+                return replace(state, phase=EXECUTIONER)
+            return self._judged(state, None)
+        if kind == "executioner_chose":
+            return self._judged(state, d["target"])
+        return state  # an event kind this version does not know: nothing to fold
+
+    def _judged(self, state: MasksState, target: str | None) -> MasksState:
+        verdict = judge(state.players, state.identities, state.center, state.royalist,
+                        state.ballots, target)
+        return replace(state, phase=OVER, verdict=verdict)
+
+    # views ----------------------------------------------------------------------------
+    def view(self, state: MasksState, viewer: str) -> dict:
+        # The tablet never holds a secret before the reveal: the Identities are entered only
+        # once they are face up, so every viewer sees the same thing.
+        v = {
+            "game": self.game_id, "phase": state.phase, "prompt": self.prompt(state),
+            "players": list(state.players), "discussion_seconds": state.discussion_seconds,
+            "vanguard": state.vanguard,
+            "vote": _vote_view(state.book.current),
+            "vote_history": [votes.table_view(x) for x in state.book.history],
+        }
+        if state.ballots is not None:
+            v["counts"] = vote_counts(state.players, state.ballots)
+            v["most_voted"] = list(most_voted(state.players, state.ballots).leaders)
+        if state.identities is not None:
+            v["identities"] = dict(state.identities)
+            v["center"] = list(state.center)
+            v["royalist"] = state.royalist
+        if state.phase == EXECUTIONER:
+            v["executioner"] = executioner_to_choose(state.players, state.identities, state.ballots)
+        if state.verdict is not None:
+            vd = state.verdict
+            v.update(vd.to_dict())
+            v["executioner"] = vd.executioner
+            v["executioner_target"] = vd.executioner_target
+            v["readings"] = [tr(k) for k in vd.readings]
+            v["result_text"] = result_text(vd)
+        return v
+
+    def prompt(self, state: MasksState) -> str:
+        if state.phase == EXECUTIONER:
+            return tr("masks.prompt.executioner", name=executioner_to_choose(
+                state.players, state.identities, state.ballots))
+        if state.phase == OVER:
+            return result_text(state.verdict)
+        return tr(f"masks.prompt.{state.phase}")
+
+    def outcome(self, state: MasksState) -> Mapping[str, Any] | None:
+        if state.verdict is None:
+            return None
+        return {"winners": list(state.verdict.winners), "summary": result_text(state.verdict)}
+
+
+def _vote_view(vote: votes.VoteState | None) -> dict | None:
+    """The core's table view, plus what the shared vote screen needs to offer the right
+    choices: never oneself, and no abstaining (the Vanguard's is already recorded)."""
+    view = votes.table_view(vote)
+    if view is not None:
+        view["allow_self"] = False
+        view["allow_abstain"] = False
+    return view
+
+
+def result_text(verdict: Verdict) -> str:
+    """One sentence for the table: who was eliminated and which faction won."""
+    out = (tr("masks.result.eliminated", names=", ".join(verdict.eliminated))
+           if verdict.eliminated else tr("masks.result.nobody_eliminated"))
+    if verdict.executioner:
+        out += " " + tr("masks.result.executioner", executioner=verdict.executioner,
+                        target=verdict.executioner_target)
+    winners = ", ".join(verdict.winners) or tr("masks.result.no_one")
+    return out + " " + tr(f"masks.result.{verdict.result}", winners=winners)

@@ -1,0 +1,231 @@
+"""The mask game on the tablet, from deal to winner, in the real app under X (1280x800).
+
+Screenshots go to test-artifacts/masks/. The narration runs on the engines' FakeClock with the
+caption speaker (the espeak recording of the Hidden Phase is tests/games/test_masks_narration.py).
+"""
+from __future__ import annotations
+
+import pytest
+
+import time
+
+from kivy.tests.common import UnitTestTouch
+
+from companion.core.i18n import tr
+
+NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve"]
+
+
+def phase(driver) -> str:
+    return driver.app.view.get("phase", "")
+
+
+def run_hidden_phase(driver, limit=600):
+    spent = 0
+    while phase(driver) == "hidden" and spent < limit:
+        driver.advance(30, step=0.25)
+        spent += 30
+    assert phase(driver) == "discussion", f"still {phase(driver)} after {spent} s"
+
+
+def hold(driver, widget, limit: float = 20.0):
+    """Press a HoldButton until it acts, then let go. (The driver's fixed-length hold can let
+    go a frame too early when frames are slow on a loaded machine.)"""
+    fired = []
+    widget.bind(on_hold=lambda *_: fired.append(True))
+    x, y = widget.to_window(*widget.center)
+    touch = UnitTestTouch(x, y)
+    touch.touch_down()
+    end = time.monotonic() + limit
+    while not fired and time.monotonic() < end:
+        driver.pump(1)
+    touch.touch_up()
+    driver.pump(3)
+    assert fired, "the hold never completed"
+
+
+def cast_votes(driver, ballots: dict):
+    """Pass-and-play through the real vote screen: each voter holds their name, holds to see
+    the choices, taps one; the screen goes opaque and is passed back."""
+    screen = driver.app.screen("vote")
+    for voter, choice in ballots.items():
+        assert driver.app.sm.current == "vote"
+        hold(driver, driver.find(cls="VoterButton", voter=voter))
+        assert screen.mode == "private"
+        hold(driver, screen.ids.show_choices)
+        assert screen.mode == "choose"
+        offered = {b.option for b in driver.find_all(root=screen, cls="ChoiceButton")}
+        assert voter not in offered and "center" in offered  # never oneself; the Bystanders
+        driver.tap(driver.find(cls="ChoiceButton", option=choice))
+        if driver.app.sm.current == "vote" and screen.mode == "done":
+            driver.tap(screen.ids.done_button)
+
+
+def send_votes(driver, ballots: dict):
+    """Votes as commands, where the vote screen is not the point of the test."""
+    for voter, choice in ballots.items():
+        assert driver.app.send("cast_ballot", voter=voter, choice=choice)
+    driver.pump(4)
+    assert driver.app.sm.current == "reveal"
+
+
+def spoken(driver) -> list[str]:
+    return [e.text for e in driver.app.narrator.history]
+
+
+@pytest.mark.app
+def test_a_whole_round_from_deal_to_winner(driver):
+    driver.start_game("masks", NAMES)
+    app = driver.app
+    assert app.sm.current == "masks.deal"
+    assert driver.find(contains=tr("masks.deal.bystanders"))
+    driver.screenshot("masks/1_deal")
+    driver.tap(driver.screen.ids.start_button)
+
+    # --- the Hidden Phase, narrated
+    assert app.sm.current == "masks.hidden"
+    driver.advance(32)  # step 3's action line is being said
+    hidden = driver.screen
+    assert hidden.step == 3 and "Spy, open your eyes." in hidden.step_text
+    assert app.caption  # the spoken line is captioned at the bottom
+    driver.screenshot("masks/2_hidden_phase")
+    driver.tap(hidden.ids.repeat_button)  # "a step can be repeated if the table asks"
+    driver.advance(1)
+    assert spoken(driver).count("Spy, open your eyes.") == 2
+    driver.tap(hidden.ids.pause_button)
+    assert app.narrator.paused and hidden.paused
+    driver.advance(20)  # the table talks; the narrator waits
+    assert hidden.step == 3
+    driver.tap(hidden.ids.pause_button)
+    assert not app.narrator.paused
+    driver.tap(hidden.ids.slower_button)
+    assert app.narrator.pace == pytest.approx(0.9)
+    driver.tap(hidden.ids.faster_button)
+    run_hidden_phase(driver)
+    for step_words in ("Everyone, close your eyes.", "Harlot, stick out your thumb.",
+                       "Martyr, stick out your thumb.", "King, close your eyes."):
+        assert step_words in spoken(driver)
+    assert any("move your Identity card around slightly" in t for t in spoken(driver))
+
+    # --- the Discussion: 7 minutes, warnings, the Mask card, the Vanguard
+    assert app.sm.current == "masks.discussion"
+    discussion = driver.screen
+    assert discussion.remaining == "7:00"
+    assert any("You have 7 minutes to talk." in t for t in spoken(driver))
+    driver.advance(30)
+    assert discussion.remaining == "6:30"
+    hold(driver, driver.find(cls="MasksVanguardButton", text="Cat"))
+    assert app.view["vanguard"] == "Cat"
+    assert driver.find(contains="Cat used the Vanguard")
+    assert driver.find(contains="Mendicant: cannot speak")
+    assert driver.find(contains="cannot be used by its new owner")
+    driver.advance(2)
+    driver.screenshot("masks/3_discussion_timer")
+    driver.advance(390 - 60 + 1)  # into the last minute
+    assert "One minute left." in spoken(driver)
+    assert discussion.urgent
+    driver.advance(61)  # time is up: straight to the vote
+    assert phase(driver) == "voting" and app.sm.current == "vote"
+    driver.advance(20)
+    assert any(t.startswith("Time is up. On the count of three") for t in spoken(driver))
+    assert ["One.", "Two.", "Three. Vote!"] == [t for t in spoken(driver) if t in ("One.", "Two.", "Three. Vote!")]
+
+    # --- the secret vote, pass and play; the Vanguard already abstained
+    vote = app.view["vote"]
+    assert vote["voted"] == ["Cat"] and "ballots" not in vote
+    cast_votes(driver, {"Ann": "Dan", "Ben": "Dan", "Dan": "Ann", "Eve": "Dan"})
+    assert app.sm.current == "reveal"
+    driver.screenshot("masks/4_vote_reveal")
+    driver.tap(driver.screen.ids.continue_button)
+
+    # --- the final Identities, then the Executioner's choice
+    assert app.sm.current == "masks.identities"
+    ids = driver.screen
+    final = {"Ann": "Queen", "Ben": "Spy", "Cat": "Harlot", "Dan": "Executioner", "Eve": "Martyr"}
+    for name, identity in final.items():
+        driver.tap(driver.find(cls="MasksCardToggle", player=name, identity=identity))
+    driver.tap(driver.find(cls="MasksRoyalistToggle", player="Ben"))
+    assert ids.center() == ["Pamphleteer", "Fugitive", "King"]
+    assert "Pamphleteer, Fugitive, King" in ids.center_text
+    driver.screenshot("masks/5_identities")
+    driver.tap(ids.ids.submit_button)
+    assert app.sm.current == "masks.executioner"
+    assert "Dan holds the Executioner" in app.view["prompt"]
+    driver.screenshot("masks/6_executioner")
+    assert not driver.find_all(root=driver.screen, cls="MasksTargetButton", text="Dan")
+    hold(driver, driver.find(cls="MasksTargetButton", text="Ann"))
+
+    # --- the result
+    assert app.sm.current == "masks.result"
+    view = app.view
+    assert (view["eliminated"], view["result"], view["winners"]) == (["Ann"], "people", ["Cat", "Dan"])
+    result = driver.screen
+    assert result.headline == "The People win"
+    assert "Dan holds the Executioner and chose Ann instead" in result.detail
+    driver.advance(10)
+    driver.screenshot("masks/7_result")
+    assert app.journal.game(app.session.game_id).status == "finished"
+
+
+@pytest.mark.app
+def test_the_app_tells_the_table_which_reading_it_applied(driver):
+    driver.start_game("masks", NAMES, options={"discussion_minutes": 3})
+    app = driver.app
+    app.send("start_hidden_phase")
+    app.send("end_hidden_phase")
+    assert driver.screen.remaining == "3:00"
+    app.send("end_discussion")
+    driver.pump(4)
+    send_votes(driver, {"Ann": "Cat", "Ben": "Cat", "Cat": "center", "Dan": "center", "Eve": "Ann"})
+    driver.tap(driver.screen.ids.continue_button)
+    ids = driver.screen
+    for name, identity in zip(NAMES, ["Queen", "King", "Spy", "Pamphleteer", "Martyr"]):
+        ids.pick(name, identity)
+    ids.submit()
+    driver.pump(4)
+    assert driver.app.sm.current == "masks.result"
+    assert "center cannot be eliminated" in driver.screen.readings
+    assert driver.screen.headline == "The Royals win"
+    driver.screenshot("masks/8_result_center_tie")
+
+
+@pytest.mark.app
+def test_an_interrupted_round_resumes_in_the_discussion(driver):
+    driver.start_game("masks", NAMES)
+    app = driver.app
+    app.send("start_hidden_phase")
+    app.send("end_hidden_phase")
+    app.send("use_vanguard", player="Eve")
+    game_id = app.session.game_id
+    app.leave_game()
+    driver.pump(4)
+    assert app.sm.current == "picker"
+    assert app.resume_game(game_id)
+    driver.advance(1)
+    assert app.sm.current == "masks.discussion"
+    assert app.view["vanguard"] == "Eve"
+    assert driver.screen.remaining.startswith(("7:", "6:"))
+    app.send("end_discussion")
+    driver.pump(4)
+    assert app.sm.current == "vote" and app.view["vote"]["voted"] == ["Eve"]
+
+
+@pytest.mark.app
+def test_a_refused_entry_is_one_line_and_changes_nothing(driver):
+    driver.start_game("masks", NAMES)
+    app = driver.app
+    for kind in ("start_hidden_phase", "end_hidden_phase", "end_discussion"):
+        app.send(kind)
+    driver.pump(4)
+    send_votes(driver, {"Ann": "Ben", "Ben": "Ann", "Cat": "Ann", "Dan": "Ann", "Eve": "Ann"})
+    driver.tap(driver.screen.ids.continue_button)
+    before = len(app.session.events)
+    ids = driver.screen
+    for name in NAMES[:4]:
+        ids.pick(name, "Spy")  # the same card for four players: the rules refuse it
+    ids.pick("Eve", "Queen")
+    ids.submit()
+    driver.pump(4)
+    toast = app.root.ids.toast.message
+    assert "Spy appears twice" in toast and "\n" not in toast
+    assert len(app.session.events) == before and app.sm.current == "masks.identities"

@@ -1,0 +1,138 @@
+"""`python -m companion.referee masks vote`: the real CLI, by subprocess."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = ROOT / ".venv" / "bin" / "python"
+if not PYTHON.exists():  # a checkout whose venv lives elsewhere
+    PYTHON = Path(sys.executable)
+
+
+def referee(payload, question="vote") -> subprocess.CompletedProcess:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    return subprocess.run([str(PYTHON), "-m", "companion.referee", "masks", question],
+                          input=text, capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+PLAYERS = ["A", "B", "C", "D", "E"]
+
+
+def question(ids="Queen King Spy Pamphleteer Martyr", center="Fugitive Harlot Executioner",
+             votes="B C A A A", royalist=None, target=None, **over) -> dict:
+    q = {
+        "players": PLAYERS,
+        "identities": dict(zip(PLAYERS, ids.split())) if isinstance(ids, str) else ids,
+        "center": center.split(),
+        "royalist": royalist,
+        "votes": ({p: (None if v == "-" else v) for p, v in zip(PLAYERS, votes.split())}
+                  if isinstance(votes, str) else votes),
+        "executioner_target": target,
+    }
+    q.update(over)
+    return q
+
+
+def answer(payload) -> dict:
+    done = referee(payload)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    return json.loads(done.stdout)
+
+
+def refused(payload, *words: str) -> str:
+    done = referee(payload)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    for w in words:
+        assert w in lines[0], lines[0]
+    return lines[0]
+
+
+def test_the_issue_example():
+    assert answer(question()) == {"eliminated": ["A"], "result": "people", "winners": ["C", "D"]}
+
+
+@pytest.mark.parametrize("name, q, expected", [
+    ("royals survive", question(votes="C C D C A"),
+     {"eliminated": ["C"], "result": "royals", "winners": ["A", "B"]}),
+    ("tie: both out", question(votes="C C A A D"),
+     {"eliminated": ["A", "C"], "result": "people", "winners": ["C", "D"]}),
+    ("martyr supersedes", question(votes="E E A A C"),
+     {"eliminated": ["A", "E"], "result": "martyr", "winners": ["E"]}),
+    ("royalist wins with the royal", question(ids="Queen Spy Pamphleteer Harlot Martyr",
+                                              center="Fugitive King Executioner",
+                                              votes="B C B B C", royalist="B"),
+     {"eliminated": ["B"], "result": "royals", "winners": ["A", "B"]}),
+    ("executioner names another", question(ids="Queen King Executioner Pamphleteer Martyr",
+                                           center="Fugitive Harlot Spy", votes="C C A C C",
+                                           target="A"),
+     {"eliminated": ["A"], "result": "people", "winners": ["C", "D"]}),
+    ("both royals in the center, majority", question(ids="Spy Pamphleteer Fugitive Harlot Martyr",
+                                                     center="Queen King Executioner",
+                                                     votes="center center center E A"),
+     {"eliminated": [], "result": "people", "winners": ["A", "B", "C", "D"]}),
+    ("both royals in the center, no majority", question(ids="Spy Pamphleteer Fugitive Harlot Martyr",
+                                                        center="Queen King Executioner",
+                                                        votes="center center D C A"),
+     {"eliminated": [], "result": "royals", "winners": []}),
+    ("draw", question(ids="Spy Pamphleteer Fugitive Harlot Executioner",
+                      center="Queen King Martyr", votes="center center center center A"),
+     {"eliminated": [], "result": "draw", "winners": []}),
+    ("center tied with a player", question(votes="C C center center A"),
+     {"eliminated": ["C"], "result": "royals", "winners": ["A", "B"]}),
+    ("vanguard abstains", question(votes="- A A A A"),
+     {"eliminated": ["A"], "result": "people", "winners": ["C", "D"]}),
+])
+def test_answers(name, q, expected):
+    assert answer(q) == expected
+
+
+def test_royalist_and_executioner_target_may_be_left_out():
+    q = question()
+    del q["royalist"], q["executioner_target"]
+    assert answer(q)["result"] == "people"
+
+
+@pytest.mark.parametrize("name, payload, words", [
+    ("not 5 players", question(players=["A", "B", "C", "D"]), ["exactly 5 players, got 4"]),
+    ("unknown name in votes", question(votes={"A": "Zed", "B": "C", "C": "A", "D": "A", "E": "A"}),
+     ["'Zed'", "not a player"]),
+    ("unknown voter", question(votes={"A": "B", "B": "C", "C": "A", "D": "A", "Zed": "A"}),
+     ["'Zed'", "not a player"]),
+    ("unknown name in identities", question(ids={"A": "Queen", "B": "King", "C": "Spy",
+                                                        "D": "Pamphleteer", "Zed": "Martyr"}),
+     ["'Zed'"]),
+    ("vote for oneself", question(votes="A C A A A"), ["A voted for themself", "one other player"]),
+    ("identity not in the game", question(ids="Queen King Werewolf Pamphleteer Martyr"),
+     ["'Werewolf'", "not an Identity"]),
+    ("same identity twice", question(ids="Queen King Spy Spy Martyr"), ["Spy appears twice"]),
+    ("same identity at the table and in the center",
+     question(center="Fugitive Harlot Queen"), ["Queen appears twice"]),
+    ("two center cards only", question(center="Fugitive Harlot"), ["3 Bystander"]),
+    ("two abstentions", question(votes="- - A A A"), ["abstained", "Vanguard"]),
+    ("executioner without a choice", question(ids="Queen King Executioner Pamphleteer Martyr",
+                                              center="Fugitive Harlot Spy", votes="C C A C C"),
+     ["Executioner", "another player"]),
+    ("executioner chooses themself", question(ids="Queen King Executioner Pamphleteer Martyr",
+                                              center="Fugitive Harlot Spy", votes="C C A C C",
+                                              target="C"), ["another player"]),
+    ("a target when the executioner is not on top", question(target="B"),
+     ["did not receive the most votes"]),
+    ("unknown royalist", question(royalist="Zed"), ["royalist 'Zed'"]),
+    ("missing votes", {k: v for k, v in question().items() if k != "votes"}, ["'votes'"]),
+    ("unknown field", question(exectioner=None), ["unknown field 'exectioner'"]),
+    ("not JSON", "{players: A", ["not valid JSON"]),
+    ("not an object", "[1, 2]", ["one JSON object"]),
+    ("players not a list", question(players="ABCDE"), ["players must be a list"]),
+    ("a player named center", question(players=["A", "B", "C", "D", "center"]), ["'center'"]),
+])
+def test_bad_input_is_refused_on_one_line(name, payload, words):
+    refused(payload, *words)

@@ -1,0 +1,151 @@
+"""23 Knives on the tablet: the setup checklist, the board (turns, Forum, Kalends, Curia), the
+Tribune's tie decisions, Issue resolution (with narrated eyes-closed Issues), the Curia reveal,
+the tableaux and the winner. Votes go through the shell's pass-and-play vote and reveal screens.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from kivy.clock import Clock
+
+from companion.app.gameui import GameUI, OptionField
+from companion.core.events import Event
+from companion.core.timers import END_LINE, Countdown, spoken_warning
+from companion.games.knives23 import cues as k23cues
+from companion.games.knives23.rules import Knives23Rules
+from companion.games.knives23.tables import tables
+
+PHASE_SCREEN = {"setup": "checklist", "turn": "board", "exile_called": "board", "issue_vote": "board",
+                "exile_vote": "board", "issue_tie": "decision", "exile_tie": "decision",
+                "issue_resolve": "issue", "eyes_closed": "issue", "end_abilities": "curia",
+                "curia_reveal": "curia", "tableaux": "tableaux", "opportunists": "tableaux",
+                "over": "result"}
+SCREENS = ("checklist", "board", "decision", "issue", "curia", "tableaux", "result")
+
+
+class Knives23UI(GameUI):
+    def __init__(self):
+        k = tables()["kalends"]
+        super().__init__(
+            game_id="knives23", rules=Knives23Rules(), title="knives23.title", blurb="knives23.blurb",
+            options=[
+                OptionField("advanced_citizens", "knives23.option.advanced_citizens", "bool", True),
+                OptionField("simplicitas", "knives23.option.simplicitas", "bool", False,
+                            help="knives23.option.simplicitas_help"),
+                OptionField("quid_pro_quo", "knives23.option.quid_pro_quo", "bool", False,
+                            help="knives23.option.quid_pro_quo_help"),
+                OptionField("bribe_seconds", "knives23.option.bribe_seconds", "int",
+                            tables()["bribe_seconds"], minimum=10, maximum=180),
+                OptionField("variant", "knives23.option.variant", "choice", "standard",
+                            choices=("standard", "all-or-nothing")),
+                OptionField("curia_knowledge", "knives23.option.curia_knowledge", "bool", False,
+                            help="knives23.option.curia_knowledge_help"),
+                OptionField("kalends_spaces", "knives23.option.kalends_spaces", "int", k["spaces"],
+                            minimum=2, maximum=20, help="knives23.option.kalends_help"),
+                OptionField("dagger_start", "knives23.option.dagger_start", "int", 0, minimum=0,
+                            maximum=20, help="knives23.option.dagger_start_help"),
+            ])
+        self.bribe: Countdown | None = None
+        self._bribe_key = None
+        self._eyes_key = None
+        self._last = None   # (game id, events folded, state): the state after the last batch
+
+    def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
+        o = dict(options)
+        kalends = {}
+        if o.get("kalends_spaces", tables()["kalends"]["spaces"]) != tables()["kalends"]["spaces"]:
+            kalends["spaces"] = int(o["kalends_spaces"])
+        if o.get("dagger_start"):  # 0: the table data's start space for this many players
+            kalends["dagger_start"] = int(o["dagger_start"])
+        setup = {"players": list(table["players"]), "start_player": table["first"]}
+        for key in ("advanced_citizens", "simplicitas", "quid_pro_quo", "bribe_seconds", "variant",
+                    "curia_knowledge"):
+            if key in o:
+                setup[key] = o[key]
+        if kalends:
+            setup["kalends"] = kalends
+        return setup
+
+    def build_screens(self, app) -> list:
+        from companion.app.games.knives23 import board, checklist, curia, decision, issue, result, tableaux
+        self.bribe, self._bribe_key, self._eyes_key, self._last = None, None, None, None
+        return [m.make(app) for m in (checklist, board, decision, issue, curia, tableaux, result)]
+
+    def screen_for(self, view: Mapping[str, Any]) -> str:
+        return "knives23." + PHASE_SCREEN.get(view.get("phase"), "board")
+
+    # narration ---------------------------------------------------------------------------
+    def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
+        session = app.session
+        if any(e.kind == "undo" for e in events):
+            app.narrator.cancel()   # an undone action's lines are no longer true
+            self._refresh(app)
+            return
+        rules = session.rules
+        before = len(session.events) - len(events)
+        cached = self._last if self._last and self._last[:2] == (session.game_id, before) else None
+        # the state before this batch: kept from the last batch, folded again only after a resume
+        state = cached[2] if cached else rules.fold(session.setup, session.events[:before])
+        for ev in events:
+            after = rules.evolve(state, ev) if ev.kind not in ("game_started",) else state
+            for name, ctx in k23cues.cues(state, ev, after):
+                if name == "eyes_closed":
+                    self._eyes_key = (session.game_id, ev.seq)
+                app.narrator.enqueue_script(k23cues.load(name), ctx)
+            state = after
+        self._last = (session.game_id, len(session.events), session.state)
+        self._refresh(app)
+
+    def _refresh(self, app) -> None:
+        for name in SCREENS:
+            try:
+                screen = app.screen(f"knives23.{name}")
+            except Exception:  # not built (no game attached)
+                continue
+            if app.sm.current == screen.name:
+                screen.refresh()
+
+    # the bribe timer (Quid Pro Quo) and the end of an eyes-closed Issue -----------------------
+    def tick(self, app) -> None:
+        view = app.view or {}
+        phase = view.get("phase")
+        session = app.session
+        if session is None:
+            return
+        if phase == "exile_called" and (view.get("exile") or {}).get("bribe_seconds"):
+            key = (session.game_id, len(view.get("exiles", [])), view["exile"]["target"])
+            if self.bribe is None or self._bribe_key != key:
+                self._bribe_key = key
+                self.bribe = Countdown(float(view["exile"]["bribe_seconds"]), app.engine_clock,
+                                       warnings=(10,), name="knives23.bribe",
+                                       on_warning=lambda m: app.narrator.say(*spoken_warning(m)),
+                                       on_end=lambda: app.narrator.say(*END_LINE))
+            self.bribe.poll()
+            try:
+                app.screen("knives23.board").update_timer(self.bribe.remaining())
+            except Exception:  # the board is not built: nothing to show the time on
+                pass
+        elif self.bribe is not None and phase != "exile_called":
+            self.bribe, self._bribe_key = None, None
+        if phase == "eyes_closed":
+            last = next((e for e in reversed(session.events) if e.kind == "eyes_closed"), None)
+            key = (session.game_id, last.seq if last else None)
+            if self._eyes_key != key:  # a resumed game: narrate the eyes-closed Issue again
+                self._eyes_key = key
+                ctx = {"group": view["eyes_closed"], "group_key": k23cues.slug(view["eyes_closed"]).lower()}
+                app.narrator.cancel()
+                app.narrator.enqueue_script(k23cues.load("eyes_closed"), ctx)
+            elif not app.narrator.busy:
+                # "finally, for everyone to reopen their eyes": the script is over
+                Clock.schedule_once(lambda dt: _eyes_open(app), 0)
+
+    def bribe_remaining(self) -> float | None:
+        return self.bribe.remaining() if self.bribe is not None else None
+
+
+def _eyes_open(app) -> None:
+    if (app.view or {}).get("phase") == "eyes_closed":
+        app.send("eyes_open")
+
+
+UI = Knives23UI()

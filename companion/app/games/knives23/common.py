@@ -1,0 +1,92 @@
+"""Widgets the 23 Knives screens share: the board band (Kalends, Forum, Curia) and card words."""
+from __future__ import annotations
+
+from kivy.properties import BooleanProperty, ListProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+
+from companion.app import theme
+from companion.app.screens import load_kv
+from companion.core.i18n import tr
+
+load_kv(__file__)
+
+KNIFE = (0.62, 0.16, 0.16, 1)    # Knives: blood red
+DOVE = (0.80, 0.84, 0.90, 1)     # Doves: pale
+FACEDOWN = (0.30, 0.26, 0.22, 1)
+BLACK = (0.02, 0.02, 0.02, 1)
+DARK_TEXT = (0.08, 0.09, 0.12, 1)
+
+
+class K23Cell(Label):
+    bg = ListProperty(list(theme.PANEL))
+    fg = ListProperty(list(theme.TEXT))
+    edge = ListProperty(list(theme.MUTED[:3]) + [0.6])
+    strong = BooleanProperty(False)
+
+
+def card_text(card: dict | None) -> str:
+    if not card:
+        return ""
+    (kind, value), = card.items()
+    return tr(f"knives23.card.{kind}_one") if value == 1 else tr(f"knives23.card.{kind}", value=value)
+
+
+def card_colours(card: dict | None, faceup: bool = True):
+    if not faceup or not card:
+        return FACEDOWN, theme.TEXT
+    return (KNIFE, theme.TEXT) if "knives" in card else (DOVE, DARK_TEXT)
+
+
+class K23Board(BoxLayout):
+    """The Kalends track with the Dagger (black spaces black), the Forum's 5 spaces in order,
+    and the Curia's count (plus what is public about it, when the group turned that on)."""
+
+    def show(self, view: dict) -> None:
+        k = view.get("kalends")
+        if not k:
+            return
+        row = self.ids.kalends
+        row.clear_widgets()
+        for space in range(1, k["spaces"] + 1):
+            black = space in k["black"]
+            here = space == k["dagger"]
+            cell = K23Cell(text=tr("knives23.ui.dagger", space=space) if here else str(space),
+                           bg=list(theme.ACCENT if here else BLACK if black else theme.PANEL),
+                           fg=list(DARK_TEXT if here else theme.TEXT),
+                           edge=list((1, 1, 1, 0.9) if black else theme.MUTED), strong=here or black)
+            row.add_widget(cell)
+        in_curia = k["dagger"] >= k["curia_space"]
+        row.add_widget(K23Cell(text=tr("knives23.ui.curia_space"), size_hint_x=1.6,
+                               bg=list(theme.ACCENT if in_curia else theme.DANGER[:3] + (0.55,)),
+                               fg=list(DARK_TEXT if in_curia else theme.TEXT), strong=True))
+        if in_curia:
+            note = tr("knives23.ui.dagger_in_curia")
+        elif k["on_black"]:
+            note = tr("knives23.ui.on_black")
+        else:
+            note = tr("knives23.ui.advances_left", n=k["advances_left"])
+        self.ids.kalends_note.text = note
+
+        forum = self.ids.forum
+        forum.clear_widgets()
+        f = view["forum"]
+        for space in f["spaces"]:
+            c = space["card"]
+            if c is None:
+                cell = K23Cell(text=str(space["space"]), bg=list(theme.BG), fg=list(theme.MUTED))
+            else:
+                bg, fg = card_colours(c["card"], c["faceup"])
+                cell = K23Cell(text=card_text(c["card"]) if c["faceup"] else tr("knives23.card.facedown"),
+                               bg=list(bg), fg=list(fg), strong=True)
+            forum.add_widget(cell)
+        extra = len(f["extra"])
+        forum.add_widget(K23Cell(text=tr("knives23.ui.extra", n=extra) if extra else "", size_hint_x=0.5,
+                                 bg=list(theme.BG), edge=[0, 0, 0, 0]))
+        curia = view["curia"]
+        text = tr("knives23.ui.curia_count", n=curia["count"])
+        if "known" in curia:
+            text += " · " + tr("knives23.ui.curia_known", total=curia["known_total"], unknown=curia["unknown"])
+        if f["full"]:
+            text = tr("knives23.ui.forum_full") + " · " + text
+        self.ids.curia_note.text = text

@@ -1,0 +1,79 @@
+"""The end of the game on the tablet: the End of Game ability reminder (Tribune first, then
+clockwise; none under Simplicitas), then the Curia revealed one card at a time with the running
+total (big, and spoken slowly). Cards are tapped here or scanned by a phone, mixed; the rules
+refuse a duplicate serial and more cards than the Curia holds."""
+from __future__ import annotations
+
+from kivy.factory import Factory
+from kivy.properties import NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+from companion.app import theme
+from companion.app.screens import load_kv
+from companion.app.games.knives23 import common
+from companion.core.i18n import tr
+
+load_kv(__file__)
+
+CARDS = [{"knives": 1}, {"knives": 2}, {"knives": 3}, {"knives": 5},
+         {"doves": 1}, {"doves": 2}, {"doves": 3}]
+
+
+class Knives23CuriaScreen(Screen):
+    app = ObjectProperty()
+    prompt = StringProperty("")
+    total = StringProperty("")
+    total_label = StringProperty("")
+    last_card = StringProperty("")
+    counter = StringProperty("")
+    side_heading = StringProperty("")
+    side_cols = NumericProperty(2)
+
+    def on_pre_enter(self, *_):
+        self.refresh()
+
+    def refresh(self):
+        view = self.app.view or {}
+        phase = view.get("phase")
+        if phase not in ("end_abilities", "curia_reveal"):
+            return
+        end = view["end"]
+        self.prompt = view["prompt"]
+        self.total_label = tr("knives23.ui.curia_total")
+        self.total = str(end["running_total"])
+        last = end["revealed"][-1]["card"] if end["revealed"] else None
+        self.last_card = common.card_text(last) if last else ""
+        self.counter = tr("knives23.ui.revealed_of", n=end["revealed_count"], count=view["curia"]["count"])
+        side = self.ids.side
+        side.clear_widgets()
+        if phase == "end_abilities":
+            self.side_heading = tr("knives23.ui.abilities_heading")
+            self.side_cols = 1
+            for i, name in enumerate(end["abilities_order"]):
+                extra = tr("knives23.ui.tribune_mark") if i == 0 else ""
+                side.add_widget(Factory.K23Line(text=f"{i + 1}. {name}{extra}"))
+            b = Factory.K23Button(text=tr("knives23.ui.abilities_done"))
+            b.bind(on_release=lambda *_: self.app.send("abilities_done"))
+            self.abilities_button = b
+            side.add_widget(b)
+        else:
+            self.side_heading = tr("knives23.ui.tap_card")
+            self.side_cols = 2
+            for card in CARDS:
+                b = Factory.K23Button(text=common.card_text(card))
+                b.background_color, b.color = common.card_colours(card)
+                b.card = card
+                b.bind(on_release=lambda btn: self.app.send("curia_card", card=btn.card))
+                side.add_widget(b)
+        strip = self.ids.revealed
+        strip.clear_widgets()
+        for r in end["revealed"]:
+            bg, fg = common.card_colours(r["card"])
+            (kind, value), = r["card"].items()
+            strip.add_widget(common.K23Cell(text=("+" if kind == "knives" else "\u2212") + str(value),
+                                            bg=list(bg), fg=list(fg), font_size="20sp",
+                                            edge=list(theme.ACCENT if r["serial"] else theme.MUTED)))
+
+
+def make(app):
+    return Knives23CuriaScreen(name="knives23.curia", app=app)

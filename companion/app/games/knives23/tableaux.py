@@ -1,0 +1,166 @@
+"""End of Game IV and V: each player's revealed Citizen and Sway entered on the tablet (their
+Allegiance shown as it is worked out), then the Opportunists' play from their hands."""
+from __future__ import annotations
+
+from kivy.factory import Factory
+from kivy.metrics import dp
+from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.screenmanager import Screen
+
+from companion.app import theme
+from companion.app.screens import load_kv
+from companion.app.games.knives23 import common
+from companion.core.i18n import tr
+from companion.games.knives23 import scoring
+
+load_kv(__file__)
+
+SWAY = [{"laurels": 1}, {"laurels": 2}, {"blood": 1}, {"blood": 2}]
+FATE = [{"knives": 1}, {"knives": 2}, {"knives": 3}, {"knives": 5},
+        {"doves": 1}, {"doves": 2}, {"doves": 3}]
+
+
+def sway_text(card) -> str:
+    (kind, value), = card.items()
+    return tr(f"knives23.ui.sway_{kind}", n=value)
+
+
+def tableau_line(name: str, t: dict) -> str:
+    tab = scoring.tableau({"name": name, **t})
+    c = t["citizen"]
+    citizen = " + ".join(tr(f"knives23.ui.sway_{k}", n=c[k]) for k in ("laurels", "blood") if c.get(k))
+    sway = ", ".join(sway_text(s) for s in t["sway"]) or "\u2014"
+    value = abs(tab.blood_value)
+    return tr("knives23.ui.tableau_line", name=name, citizen=citizen, sway=sway,
+              allegiance=tr(f"knives23.allegiance.{tab.allegiance}"), value=value)
+
+
+class Knives23TableauxScreen(Screen):
+    app = ObjectProperty()
+    headline = StringProperty("")
+    prompt = StringProperty("")
+    entry_heading = StringProperty("")
+    laurels = NumericProperty(0)
+    blood = NumericProperty(0)
+    sway = ListProperty([])
+    play = ListProperty([])
+    player = StringProperty("")
+
+    def on_pre_enter(self, *_):
+        self.refresh()
+
+    def refresh(self):
+        view = self.app.view or {}
+        phase = view.get("phase")
+        if phase not in ("tableaux", "opportunists"):
+            return
+        end = view["end"]
+        total = end["running_total"]
+        self.headline = tr("knives23.ui.curia_verdict", total=total,
+                           fate=tr("knives23.caesar_dead" if scoring.caesar_dead(total) else "knives23.caesar_lives"))
+        self.prompt = view["prompt"]
+        entered = self.ids.entered
+        entered.clear_widgets()
+        for name in view["players"]:
+            if name in end["tableaux"]:
+                entered.add_widget(Factory.K23Line(text=tableau_line(name, end["tableaux"][name]), font_size="21sp"))
+        box = self.ids.entry
+        box.clear_widgets()
+        if phase == "tableaux":
+            waiting = end["waiting_tableaux"]
+            if self.player != waiting[0]:
+                self.player, self.laurels, self.blood, self.sway = waiting[0], 0, 0, []
+            self.entry_heading = tr("knives23.ui.tableau_of", player=self.player)
+            self._tableau_entry(box)
+        else:
+            opps = end["opportunists"] or []
+            self.entry_heading = tr("knives23.ui.opportunists", names=", ".join(opps) or tr("knives23.no_one"))
+            self._play_entry(box, bool(opps))
+
+    # a Citizen and Sway
+    def _row(self, box, height=dp(64)):
+        row = BoxLayout(spacing=dp(6), size_hint_y=None, height=height)
+        box.add_widget(row)
+        return row
+
+    def _btn(self, row, text, fn, **kw):
+        b = Factory.K23Button(text=text, height=dp(64), **kw)
+        b.bind(on_release=lambda *_: fn())
+        row.add_widget(b)
+        return b
+
+    def _tableau_entry(self, box):
+        for kind in ("laurels", "blood"):
+            row = self._row(box)
+            row.add_widget(Factory.K23Line(text=tr(f"knives23.ui.citizen_{kind}"), size_hint_x=1.4,
+                                           height=dp(64), valign="middle", text_size=(dp(220), dp(64))))
+            less = self._btn(row, "\u2212", lambda k=kind: self._bump(k, -1), size_hint_x=0.5)
+            row.add_widget(Factory.K23Big(text=str(getattr(self, kind)), size_hint_x=0.5, height=dp(64)))
+            more = self._btn(row, "+", lambda k=kind: self._bump(k, 1), size_hint_x=0.5)
+            less.bump, more.bump = (kind, -1), (kind, 1)
+        row = self._row(box)
+        for card in SWAY:
+            b = self._btn(row, "+ " + sway_text(card), lambda c=card: self._add_sway(c), font_size="20sp")
+            if "blood" in card:
+                b.background_color = common.KNIFE
+        box.add_widget(Factory.K23Line(text=tr("knives23.ui.sway_list", cards=", ".join(sway_text(s) for s in self.sway) or "\u2014"),
+                                       font_size="21sp"))
+        row = self._row(box)
+        self._btn(row, tr("knives23.ui.clear"), self._clear, size_hint_x=0.4)
+        self.confirm_button = self._btn(row, tr("knives23.ui.enter_tableau", player=self.player), self._enter)
+
+    def _bump(self, kind, by):
+        setattr(self, kind, max(0, min(9, getattr(self, kind) + by)))
+        self.refresh()
+
+    def _add_sway(self, card):
+        self.sway = self.sway + [card]
+        self.refresh()
+
+    def _clear(self):
+        self.laurels, self.blood, self.sway, self.play = 0, 0, [], []
+        self.refresh()
+
+    def _enter(self):
+        citizen = {k: v for k, v in (("laurels", self.laurels), ("blood", self.blood)) if v}
+        if self.app.send("tableau", player=self.player, citizen=citizen, sway=list(self.sway)):
+            self.player = ""
+            self.refresh()
+
+    def enter_tableau(self, player, citizen, sway):
+        """What a tester's (or an accessibility switch's) taps would set, then the confirm."""
+        self.player, self.laurels, self.blood = player, citizen.get("laurels", 0), citizen.get("blood", 0)
+        self.sway = list(sway)
+        self.refresh()
+
+    # the Opportunists' play
+    def _play_entry(self, box, any_opportunist):
+        if any_opportunist:
+            row = self._row(box)
+            for card in FATE[:4]:
+                self._btn(row, common.card_text(card), lambda c=card: self._add_play(c), font_size="20sp")
+            row = self._row(box)
+            for card in FATE[4:]:
+                self._btn(row, common.card_text(card), lambda c=card: self._add_play(c), font_size="20sp")
+            total = scoring.fate_total(self.play)
+            box.add_widget(Factory.K23Line(text=tr("knives23.ui.play_list",
+                                                   cards=", ".join(common.card_text(c) for c in self.play) or "\u2014",
+                                                   total=f"{total:+d}")))
+        row = self._row(box, dp(72))
+        if any_opportunist:
+            self._btn(row, tr("knives23.ui.clear"), self._clear, size_hint_x=0.4)
+        self.play_button = self._btn(row, tr("knives23.ui.play_done"), self._play_done)
+        self.play_button.background_color = theme.GOOD
+
+    def _add_play(self, card):
+        self.play = self.play + [card]
+        self.refresh()
+
+    def _play_done(self):
+        if self.app.send("opportunist_play", cards=list(self.play)):
+            self.play = []
+
+
+def make(app):
+    return Knives23TableauxScreen(name="knives23.tableaux", app=app)

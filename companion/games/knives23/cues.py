@@ -1,0 +1,102 @@
+"""What the narrator says after each 23 Knives event: (script, context) pairs, pure data.
+
+The app queues ``load(script)`` with the context on its Narrator; the golden transcript test
+resolves the same cues to text. Scripts are the files in scripts/.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from companion.core.events import Event
+from companion.core.i18n import tr
+from companion.core.narration import Script, load_script, slug
+
+from . import scoring
+from .rules import State
+
+SCRIPTS = Path(__file__).with_name("scripts")
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> Script:
+    return load_script(str(SCRIPTS / f"{name}.txt"))
+
+
+def card_words(card) -> str:
+    (kind, value), = card.items()
+    return tr(f"knives23.card.{kind}_one") if value == 1 else tr(f"knives23.card.{kind}", value=value)
+
+
+def _result_words(before: State, after: State, d) -> str:
+    c = d["counts"]
+    if d["vote"] == "issue":
+        counts = tr("knives23.say.issue_counts", red=c["red"], grey=c["grey"])
+    else:
+        counts = tr("knives23.say.exile_counts", exile=c["exile"], remain=c["remain"])
+    if d["tie"]:
+        return tr("knives23.say.tie", counts=counts, tribune=after.tribune)
+    return f"{counts} {_decided_words(before, after, d['vote'], d['winner'])}"
+
+
+def _decided_words(before: State, after: State, vote: str, winner: str) -> str:
+    if vote == "issue":
+        return tr("knives23.say.issue_chosen", colour=tr(f"knives23.colour.{winner}"),
+                  issue=after.issues[winner])
+    ex = before.exile
+    if winner == scoring.EXILE:
+        return tr("knives23.say.exiled", target=ex["target"])
+    return tr("knives23.shamed", caller=ex["caller"])
+
+
+def cues(before: State, event: Event, after: State) -> list[tuple[str, dict]]:
+    k, d = event.kind, event.data
+    out: list[tuple[str, dict]] = []
+    if k == "vote_opened":
+        out.append(("vote_open", {"question": d["question"]}))
+    elif k == "exile_called" and d["bribe_seconds"]:
+        out.append(("bribe", {"target": d["target"], "seconds": d["bribe_seconds"]}))
+    elif k == "vote_result":
+        out.append(("vote_result", {"result": _result_words(before, after, d)}))
+    elif k == "tie_broken":
+        out.append(("decision", {"result": tr("knives23.say.tribune_decides", tribune=d["by"]) + " "
+                                 + _decided_words(before, after, d["vote"], d["choice"])}))
+    elif k == "eyes_closed":
+        out.append(("eyes_closed", {"group": d["group"], "group_key": slug(d["group"]).lower()}))
+    elif k == "curia_card_revealed":
+        out.append(("curia_card", {"card": card_words(d["card"]), "total": d["total"]}))
+        if d["index"] == d["of"]:
+            out.append(("curia_verdict", {"total": d["total"],
+                                          "fate": tr("knives23.caesar_dead" if scoring.caesar_dead(d["total"]) else "knives23.caesar_lives")}))
+    elif k == "game_over":
+        r = d["result"]
+        if r["opportunists_win"]:
+            words = tr("knives23.say.opportunists_win", total=r["final_total"], winners=", ".join(r["winners"]))
+        else:
+            words = tr("knives23.summary", total=r["final_total"],
+                       fate=tr("knives23.caesar_dead" if r["caesar_dead"] else "knives23.caesar_lives"),
+                       winners=", ".join(r["winners"]) or tr("knives23.no_one"))
+        out.append(("winners", {"outcome": words}))
+    if after.dagger > before.dagger:
+        if after.ended_by:
+            out.append(("game_end", {"count": after.curia_count}))
+        else:
+            where = tr("knives23.say.dagger_space", space=after.dagger, spaces=after.kalends.spaces)
+            if after.kalends.is_black(after.dagger):
+                where += " " + tr("knives23.say.dagger_black")
+            out.append(("dagger", {"where": where}))
+    if after.turn is not None and after.phase == "turn" and (
+            before.turn is None or before.turn.player != after.turn.player or k == "turn_ended"):
+        out.append(("turn", {"player": after.turn.player}))
+    return out
+
+
+def lines(cue_list) -> list[tuple[str, str]]:
+    """The spoken lines of cues, as (line_id, text), pauses left out (for transcripts)."""
+    from companion.core.narration import Say
+    out = []
+    for name, context in cue_list:
+        for step in load(name).resolve(context):
+            if isinstance(step, Say):
+                out.append((step.line_id, step.text))
+    return out

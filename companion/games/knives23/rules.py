@@ -1,0 +1,760 @@
+"""23 Knives as GameRules: commands -> events -> state (a fold) -> per-viewer views.
+
+The app tracks what the table must agree on — whose turn and which step, the Forum's 5 spaces,
+the Curia's count, the Dagger on the Kalends, the Tribune, the Issue and Exile votes — while the
+real cards stay on the table. Card values are entered only when they are public (a faceup Fate
+card, the Curia reveal, the tableaux at the end).
+
+Every command records exactly one event of ours (plus the vote engine's own events), so an undo
+never leaves half a command applied.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from companion.core import votes
+from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
+from companion.core.i18n import tr
+from companion.core.rules import NARRATOR, TABLE, GameRules, require
+from companion.core.votes import VoteBook, VoteSpec
+
+from . import scoring
+from .tables import Kalends, kalends_for, tables
+
+# The rulebook's words, quoted when a command is refused.
+R_MOVE = "MOVE: You MUST move to a new Location."
+R_FORUM = "Play up to 2 Fate cards into the Forum AND/OR Call a Vote to Exile another Citizen"
+R_FACEUP = "Spaces with a faceup icon indicate a Fate card must be played faceup."
+R_BLACK = "You may never Call a Vote to Exile while the Dagger is on either of the final 2 black spaces of the Kalends track."
+R_SELF = "You may never Call a Vote to Exile yourself"
+R_TRIBUNE = "If you have the Issue deck, you are the Tribune and must resolve an Issue Vote."
+R_TRIA_TRIBUNE = ("When you become the Tribune, at the end of your turn when you would normally resolve an "
+                  "Issue Vote, read and place 2 Issues on the Voting board, and then continue the round as "
+                  "normal without a Vote. The next time it is your turn as the Tribune, you hold the Vote on "
+                  "the previously revealed Issues.")
+R_REVEAL = "Once all players are ready, call for all players to reveal their votes simultaneously."
+R_CURIA = "One at a time, reveal the Fate cards from the Curia"
+R_DISCARD = "Discard down to 6 cards (in your hand)."
+
+STEPS = ("move", "action", "sway", "discard", "issue")
+SETUP_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
+# The eyes-closed script gives the group's words a fixed slot; longer words could overrun it.
+MAX_GROUP_WORDS = 60
+VARIANTS = ("standard", "all-or-nothing")
+SETUP_KEYS = {"players", "start_player", "advanced_citizens", "simplicitas", "quid_pro_quo",
+              "bribe_seconds", "variant", "curia_knowledge", "kalends"}
+
+
+@dataclass(frozen=True)
+class Options:
+    advanced_citizens: bool = True
+    simplicitas: bool = False       # ignore Citizen abilities: no ability reminders
+    quid_pro_quo: bool = False      # a bribe timer before each Vote to Exile
+    bribe_seconds: int = 60
+    variant: str = "standard"       # or "all-or-nothing" (Aut Omnia Aut Nihil)
+    curia_knowledge: bool = False   # show what is public about the Curia's cards
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class ForumCard:
+    faceup: bool
+    card: Mapping[str, int] | None = None  # known only when faceup
+
+    def to_dict(self) -> dict:
+        return {"faceup": self.faceup, "card": dict(self.card) if self.card else None}
+
+
+@dataclass(frozen=True)
+class Turn:
+    player: str
+    step: str = "move"
+    fate_played: int = 0          # by the Forum's action (effects do not count)
+    exile_called: bool = False
+    swayed_in: tuple = ()         # the steps in which this player has Swayed (once each)
+
+
+@dataclass(frozen=True)
+class State:
+    players: tuple[str, ...]
+    options: Options
+    kalends: Kalends
+    dagger: int
+    start_player: str
+    tribune: str
+    tria_ludio: bool
+    phase: str = "setup"
+    setup_done: frozenset = frozenset()
+    turn: Turn | None = None
+    round: int = 0
+    locations: Mapping[str, str] = field(default_factory=dict)
+    forum: tuple = (None, None, None, None, None)
+    forum_extra: tuple = ()               # cards played onto the 5th space of a full Forum
+    curia_count: int = 0
+    curia_known: tuple = ()               # faceup cards seen going into the Curia (public)
+    flushes: int = 0
+    book: VoteBook = VoteBook()
+    issues: Mapping[str, Any] | None = None   # {"red", "grey"} placed; then "colour" chosen
+    exile: Mapping[str, Any] | None = None    # {"caller", "target"}
+    exiles: tuple = ()                    # past Votes to Exile: {"caller","target","exiled","tie"}
+    shamed: tuple = ()
+    eyes_closed: str | None = None
+    ended_by: str | None = None
+    curia_revealed: tuple = ()            # ({"card","serial","source"}, ...)
+    tableaux: Mapping[str, Any] = field(default_factory=dict)
+    result: Mapping[str, Any] | None = None
+
+
+def _flag(setup: Mapping, key: str, default: bool) -> bool:
+    v = setup.get(key, default)
+    if not isinstance(v, bool):
+        raise BadInput(f"setup {key} must be true or false, got {v!r}")
+    return v
+
+
+def next_clockwise(players, name: str, by: int = 1) -> str:
+    return players[(players.index(name) + by) % len(players)]
+
+
+def forum_count(state: State) -> int:
+    return sum(1 for c in state.forum if c is not None) + len(state.forum_extra)
+
+
+def forum_cards(state: State) -> list[ForumCard]:
+    return [c for c in state.forum if c is not None] + list(state.forum_extra)
+
+
+def running_total(state: State) -> int:
+    return scoring.fate_total(r["card"] for r in state.curia_revealed)
+
+
+def exile_allowed(state: State) -> bool:
+    return not state.kalends.is_black(state.dagger)
+
+
+def seat_view_order(state: State, first: str) -> list[str]:
+    i = state.players.index(first)
+    return list(state.players[i:] + state.players[:i])
+
+
+class Knives23Rules(GameRules):
+    game_id = "knives23"
+    title = "knives23.title"
+    min_players = 3
+    max_players = 8
+    irreversible = frozenset({"vote_revealed", "vote_result"})
+
+    # -- setup ---------------------------------------------------------------------------
+    def initial_state(self, setup: Mapping[str, Any]) -> State:
+        if not isinstance(setup, Mapping):
+            raise BadInput("setup must be an object")
+        unknown = set(setup) - SETUP_KEYS
+        if unknown:
+            raise BadInput(f"setup has unknown entries: {', '.join(sorted(unknown))}")
+        players = setup.get("players")
+        if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in players):
+            raise BadInput("setup players must be a list of names")
+        if len(set(players)) != len(players):
+            raise BadInput("setup players names someone twice")
+        if not self.min_players <= len(players) <= self.max_players:
+            raise BadInput(f"23 Knives is for 3 to 8 players, got {len(players)}")
+        players = tuple(players)
+        start = setup.get("start_player", players[0])
+        if start not in players:
+            raise BadInput(f"setup start_player {start!r} is not one of the players")
+        variant = setup.get("variant", "standard")
+        if variant not in VARIANTS:
+            raise BadInput(f"setup variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+        bribe = setup.get("bribe_seconds", tables()["bribe_seconds"])
+        if not isinstance(bribe, int) or isinstance(bribe, bool) or not 5 <= bribe <= 600:
+            raise BadInput(f"setup bribe_seconds must be a whole number from 5 to 600, got {bribe!r}")
+        options = Options(_flag(setup, "advanced_citizens", True), _flag(setup, "simplicitas", False),
+                          _flag(setup, "quid_pro_quo", False), bribe, variant,
+                          _flag(setup, "curia_knowledge", False))
+        override = setup.get("kalends")
+        if override is not None and not isinstance(override, Mapping):
+            raise BadInput("setup kalends must be an object")
+        kalends = kalends_for(len(players), override)
+        tria = len(players) == 3
+        forum = (None, None, None, None, ForumCard(False)) if tria else (None,) * 5
+        return State(players=players, options=options, kalends=kalends, dagger=kalends.dagger_start,
+                     start_player=start,
+                     # "give the deck ... to the player sitting to the right of the starting player"
+                     tribune=next_clockwise(players, start, -1),
+                     tria_ludio=tria, forum=forum,
+                     locations={p: tables()["start_location"] for p in players})
+
+    # -- commands ------------------------------------------------------------------------
+    def decide(self, state: State, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
+        handler = getattr(self, f"_do_{command.kind}", None)
+        if handler is None:
+            raise BadInput(f"23 Knives has no command {command.kind!r}")
+        data = command.data if isinstance(command.data, Mapping) else {}
+        return handler(state, data, command.source)
+
+    def _phase(self, state: State, *phases: str) -> None:
+        if state.phase not in phases:
+            raise RuleError(tr("knives23.error.not_now", phase=tr(f"knives23.phase.{state.phase}")))
+
+    def _step(self, state: State, *steps: str) -> Turn:
+        self._phase(state, "turn")
+        turn = state.turn
+        if turn.step not in steps:
+            raise RuleError(tr("knives23.error.wrong_step", step=tr(f"knives23.step.{turn.step}")))
+        return turn
+
+    # setup checklist
+    def _do_tick_setup(self, state, data, source):
+        self._phase(state, "setup")
+        step = data.get("step")
+        if step not in SETUP_STEPS:
+            raise BadInput(f"setup step must be one of {', '.join(SETUP_STEPS)}, got {step!r}")
+        return [("setup_ticked", {"step": step})]
+
+    def _do_begin_play(self, state, data, source):
+        self._phase(state, "setup")
+        left = [s for s in SETUP_STEPS if s not in state.setup_done]
+        require(not left, tr("knives23.error.setup_left", steps=", ".join(left)))
+        return [("play_began", {"player": state.start_player, "tribune": state.tribune})]
+
+    # the five steps of a turn
+    def _do_move(self, state, data, source):
+        turn = self._step(state, "move")
+        to = data.get("location")
+        if to not in tables()["locations"]:
+            raise BadInput(f"location must be one of {', '.join(tables()['locations'])}, got {to!r}")
+        here = state.locations[turn.player]
+        require(to != here, tr("knives23.error.same_location", location=tr(f"knives23.location.{to}")), R_MOVE)
+        return [("moved", {"player": turn.player, "from": here, "to": to})]
+
+    def _do_play_fate(self, state, data, source):
+        effect = data.get("effect", False)
+        if not isinstance(effect, bool):
+            raise BadInput(f"effect must be true or false, got {effect!r}")
+        if effect:  # an Issue or a Citizen ability makes someone play Fate: no Forum limit
+            self._phase(state, "turn", "issue_resolve")
+        else:
+            turn = self._step(state, "action")
+            require(state.locations[turn.player] == "forum", tr("knives23.error.not_at_forum"), R_FORUM)
+            require(turn.fate_played < tables()["fate_per_forum_action"], tr("knives23.error.two_fate"), R_FORUM)
+        if data.get("facedown") is True:
+            card, faceup = None, False
+        else:
+            card, faceup = scoring.fate_card(data.get("card"), "Fate card"), True
+        space = self._next_space(state)
+        kind = tables()["forum"]["spaces"][space - 1] if space <= 5 else tables()["forum"]["extra"]
+        require(faceup or kind == "either", tr("knives23.error.faceup_space", space=space), R_FACEUP)
+        player = data.get("player", state.turn.player)
+        if player not in state.players:
+            raise BadInput(f"player {player!r} is not at the table")
+        return [("fate_played", {"space": space, "faceup": faceup, "card": card, "effect": effect,
+                                 "player": player})]
+
+    @staticmethod
+    def _next_space(state: State) -> int:
+        """The first empty space in the arrows' order ("filling in any possible empty spaces
+        first"); 6 means on top of the 5th space of a full Forum."""
+        for i, c in enumerate(state.forum):
+            if c is None:
+                return i + 1
+        return 6
+
+    def _do_discard_forum(self, state, data, source):
+        self._phase(state, "turn", "issue_resolve")
+        space = data.get("space")
+        if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= 5:
+            raise BadInput(f"Forum space must be 1 to 5, got {space!r}")
+        require(state.forum[space - 1] is not None, tr("knives23.error.empty_space", space=space))
+        return [("forum_card_discarded", {"space": space})]
+
+    def _do_call_exile(self, state, data, source):
+        turn = self._step(state, "action")
+        caller = data.get("caller", turn.player)
+        target = data.get("target")
+        require(caller == turn.player, tr("knives23.error.caller_not_current", player=turn.player), R_FORUM)
+        if target not in state.players:
+            raise BadInput(f"target {target!r} is not at the table ({', '.join(state.players)})")
+        require(target != caller, tr("knives23.error.exile_self"), R_SELF)
+        require(state.locations[caller] == "forum", tr("knives23.error.not_at_forum"), R_FORUM)
+        require(exile_allowed(state), tr("knives23.error.black_space"), R_BLACK)
+        require(not turn.exile_called, tr("knives23.error.one_exile"), R_FORUM)
+        events = [("exile_called", {"caller": caller, "target": target,
+                                    "bribe_seconds": state.options.bribe_seconds if state.options.quid_pro_quo else 0})]
+        called = self.evolve(state, Event(0, *events[0]))
+        if not state.options.quid_pro_quo:
+            events += self._open_exile_vote(called)
+        return events
+
+    def _do_start_exile_vote(self, state, data, source):
+        self._phase(state, "exile_called")
+        return self._open_exile_vote(state)
+
+    def _open_exile_vote(self, state: State):
+        ex = state.exile
+        spec = VoteSpec(f"exile-{len(state.exiles) + 1}", "binary", state.players,
+                        (scoring.EXILE, scoring.REMAIN),
+                        question=tr("knives23.vote.exile_question", caller=ex["caller"], target=ex["target"]))
+        return votes.open_vote(state.book, spec)
+
+    def _do_sway(self, state, data, source):
+        turn = self._step(state, "action", "sway")
+        target = data.get("target")
+        if target not in state.players:
+            raise BadInput(f"Sway target {target!r} is not at the table")
+        require(target != turn.player, tr("knives23.error.sway_self"))
+        require(turn.step not in turn.swayed_in, tr("knives23.error.sway_once"),
+                "you may Sway any one colocated player" if turn.step == "sway" else
+                "Draw 3 Fate cards AND Sway ANY OTHER Citizen (in any Location).")
+        if turn.step == "action":  # only the Gardens' action Sways outside the Sway step
+            require(state.locations[turn.player] == "gardens", tr("knives23.error.sway_step"),
+                    "Draw 3 Fate cards AND Sway ANY OTHER Citizen (in any Location).")
+        else:
+            require(state.locations[target] == state.locations[turn.player], tr("knives23.error.not_colocated", target=target),
+                    "you may Sway any one colocated player by placing a Sway card from your hand facedown into their tableau.")
+        return [("swayed", {"player": turn.player, "target": target, "step": turn.step})]
+
+    def _do_next_step(self, state, data, source):
+        turn = self._step(state, "action", "sway", "discard", "issue")
+        if turn.step == "issue":
+            # only a Tria Ludio Tribune's first turn ends with the Issues placed and no Vote
+            require(state.tria_ludio and state.issues is not None and not state.issues.get("vote")
+                    and not state.issues.get("held_over"), tr("knives23.error.issue_first"),
+                    R_TRIA_TRIBUNE if state.tria_ludio else R_TRIBUNE)
+            return [("turn_ended", {"player": turn.player})]
+        if turn.step == "discard" and turn.player != state.tribune:
+            return [("turn_ended", {"player": turn.player})]
+        return [("step_done", {"player": turn.player, "step": turn.step})]
+
+    # the Issue Vote
+    def _do_place_issues(self, state, data, source):
+        self._step(state, "issue")
+        require(state.issues is None, tr("knives23.error.issues_placed"))
+        red, grey = data.get("red"), data.get("grey")
+        for colour, name in (("red", red), ("grey", grey)):
+            if not isinstance(name, str) or not name.strip() or len(name) > 80 or "\n" in name:
+                raise BadInput(f"the {colour} Issue must be named in one line of up to 80 characters, got {name!r}")
+        # Tria Ludio: the first turn as Tribune places the Issues without a Vote
+        vote_now = not state.tria_ludio
+        events = [("issues_placed", {"tribune": state.tribune, "red": red.strip(), "grey": grey.strip(), "vote": vote_now})]
+        if vote_now:
+            placed = self.evolve(state, Event(0, *events[0]))
+            events += self._open_issue_vote(placed)
+        return events
+
+    def _do_hold_issue_vote(self, state, data, source):
+        self._step(state, "issue")
+        require(state.issues is not None, tr("knives23.error.no_issues"), R_TRIBUNE)
+        if state.tria_ludio and not state.issues.get("vote"):
+            require(state.issues.get("held_over", False), tr("knives23.error.tria_wait"), R_TRIA_TRIBUNE)
+        require(state.book.current is None, tr("knives23.error.vote_open"))
+        return self._open_issue_vote(state)
+
+    def _open_issue_vote(self, state: State):
+        n = sum(1 for v in state.book.history if v.spec.vote_id.startswith("issue-")) + 1
+        spec = VoteSpec(f"issue-{n}", "binary", state.players, (scoring.RED, scoring.GREY),
+                        question=tr("knives23.vote.issue_question", red=state.issues["red"], grey=state.issues["grey"]))
+        return votes.open_vote(state.book, spec)
+
+    # ballots from any input; the reveal is simultaneous
+    def _do_cast_ballot(self, state, data, source):
+        self._phase(state, "issue_vote", "exile_vote")
+        events = votes.cast(state.book, data, source)
+        if events[-1][0] == "vote_revealed":
+            vote = state.book.current
+            ballots = dict(vote.choices())
+            voter, choice = votes.normalise_ballot(vote.spec, data)
+            ballots[voter] = choice
+            events.append(self._vote_result(state, ballots))
+        return events
+
+    def _do_reveal_vote(self, state, data, source):
+        self._phase(state, "issue_vote", "exile_vote")
+        # Everyone votes in 23 Knives: a reveal with missing ballots is never forced.
+        require(not state.book.current.waiting, tr("knives23.error.waiting", names=", ".join(state.book.current.waiting)), R_REVEAL)
+        events = votes.reveal(state.book, False)
+        events.append(self._vote_result(state, state.book.current.choices()))
+        return events
+
+    def _vote_result(self, state: State, ballots: Mapping[str, str]):
+        what = "issue" if state.phase == "issue_vote" else "exile"
+        try:
+            if what == "issue":
+                out = scoring.issue_vote_outcome(state.players, ballots)
+                winner = out["resolved"]
+            else:
+                out = scoring.exile_outcome(state.players, state.exile["caller"], state.exile["target"], ballots)
+                winner = scoring.EXILE if out["exiled"] else scoring.REMAIN
+            tie = False
+        except NeedsTieBreak:
+            winner, tie = None, True
+        counts = {c: sum(1 for b in ballots.values() if b == c) for c in
+                  ((scoring.RED, scoring.GREY) if what == "issue" else (scoring.EXILE, scoring.REMAIN))}
+        return ("vote_result", {"vote": what, "winner": winner, "tie": tie, "counts": counts})
+
+    def _do_tie_break(self, state, data, source):
+        self._phase(state, "issue_tie", "exile_tie")
+        what = "issue" if state.phase == "issue_tie" else "exile"
+        last = state.book.last()
+        choice = data.get("choice")
+        if what == "issue":
+            out = scoring.issue_vote_outcome(state.players, last.choices(), choice)
+            winner = out["resolved"]
+        else:
+            out = scoring.exile_outcome(state.players, state.exile["caller"], state.exile["target"], last.choices(), choice)
+            winner = scoring.EXILE if out["exiled"] else scoring.REMAIN
+        return [("tie_broken", {"vote": what, "choice": winner, "by": state.tribune})]
+
+    # resolving the chosen Issue
+    def _do_eyes_closed(self, state, data, source):
+        self._phase(state, "issue_resolve")
+        group = data.get("group")
+        if isinstance(group, str) and group in tables()["eyes_closed_groups"]:
+            words = tr(f"knives23.group.{group}")
+        elif isinstance(group, str) and group.strip() and len(group) <= MAX_GROUP_WORDS and "\n" not in group:
+            words = group.strip()  # typed by the group from the Issue card
+        else:
+            raise BadInput(f"eyes-closed group must be picked from the list or typed in one line of up to {MAX_GROUP_WORDS} characters, got {group!r}")
+        return [("eyes_closed", {"group": words})]
+
+    def _do_eyes_open(self, state, data, source):
+        self._phase(state, "eyes_closed")
+        return [("eyes_opened", {})]
+
+    def _do_issue_resolved(self, state, data, source):
+        self._phase(state, "issue_resolve")
+        kalends = data.get("kalends")
+        if not isinstance(kalends, bool):
+            raise BadInput(f"kalends must be true or false (does the resolved Issue show the Kalends icon?), got {kalends!r}")
+        colour = state.issues["colour"]
+        return [("issue_resolved", {"colour": colour, "issue": state.issues[colour], "kalends": kalends,
+                                    "tribune": state.tribune,
+                                    "next_tribune": next_clockwise(state.players, state.tribune, -1)})]
+
+    # the end of the game
+    def _do_abilities_done(self, state, data, source):
+        self._phase(state, "end_abilities")
+        return [("abilities_done", {})]
+
+    def _do_curia_card(self, state, data, source):
+        self._phase(state, "curia_reveal")
+        require(len(state.curia_revealed) < state.curia_count,
+                tr("knives23.error.curia_all", count=state.curia_count), R_CURIA)
+        card = scoring.fate_card(data.get("card"), "Curia card")
+        serial = data.get("serial")
+        if serial is not None:
+            if not isinstance(serial, str) or not serial.strip() or len(serial) > 64:
+                raise BadInput(f"card serial must be a short text, got {serial!r}")
+            require(all(r["serial"] != serial for r in state.curia_revealed),
+                    tr("knives23.error.duplicate_card", serial=serial))
+        index = len(state.curia_revealed) + 1
+        total = running_total(state) + scoring.fate_value(card)
+        return [("curia_card_revealed", {"card": card, "serial": serial, "index": index,
+                                         "of": state.curia_count, "total": total})]
+
+    def _do_tableau(self, state, data, source):
+        self._phase(state, "tableaux")
+        player = data.get("player")
+        if player not in state.players:
+            raise BadInput(f"tableau for {player!r}, who is not at the table")
+        require(player not in state.tableaux, tr("knives23.error.tableau_twice", player=player))
+        t = scoring.tableau({"name": player, "citizen": data.get("citizen"), "sway": data.get("sway", [])})
+        return [("tableau_revealed", t.to_dict())]
+
+    def _do_opportunist_play(self, state, data, source):
+        self._phase(state, "opportunists")
+        cards = data.get("cards", [])
+        if not isinstance(cards, list):
+            raise BadInput("the Opportunists' play must be a list of Fate cards")
+        cards = [scoring.fate_card(c, f"Opportunists' card {i + 1}") for i, c in enumerate(cards)]
+        result = final_result_of(state, cards)
+        return [("game_over", {"opportunist_play": cards, "result": result})]
+
+    # -- the fold ------------------------------------------------------------------------
+    def evolve(self, state: State, event: Event) -> State:
+        k, d = event.kind, event.data
+        if k in votes.VOTE_EVENTS:
+            book = votes.apply_vote_event(state.book, event)
+            state = replace(state, book=book)
+            if k == "vote_opened":
+                return replace(state, phase="issue_vote" if d["vote_id"].startswith("issue-") else "exile_vote")
+            if k == "vote_cancelled":
+                return replace(state, phase="turn" if d["vote_id"].startswith("issue-") else "exile_called")
+            return state
+        fn = getattr(self, f"_on_{k}", None)
+        return fn(state, d) if fn else state
+
+    def _on_setup_ticked(self, s, d):
+        return replace(s, setup_done=s.setup_done | {d["step"]})
+
+    def _on_play_began(self, s, d):
+        return replace(s, phase="turn", round=1, turn=Turn(d["player"]))
+
+    def _on_moved(self, s, d):
+        locations = dict(s.locations)
+        locations[d["player"]] = d["to"]
+        return replace(s, locations=locations, turn=replace(s.turn, step="action"))
+
+    def _on_fate_played(self, s, d):
+        card = ForumCard(d["faceup"], d["card"])
+        if d["space"] <= 5:
+            forum = list(s.forum)
+            forum[d["space"] - 1] = card
+            s = replace(s, forum=tuple(forum))
+        else:
+            s = replace(s, forum_extra=s.forum_extra + (card,))
+        if not d["effect"]:
+            s = replace(s, turn=replace(s.turn, fate_played=s.turn.fate_played + 1))
+        return s
+
+    def _on_forum_card_discarded(self, s, d):
+        if d["space"] == 5 and s.forum_extra:
+            return replace(s, forum_extra=s.forum_extra[:-1])
+        forum = list(s.forum)
+        forum[d["space"] - 1] = None
+        return replace(s, forum=tuple(forum))
+
+    def _on_exile_called(self, s, d):
+        return replace(s, phase="exile_called", exile={"caller": d["caller"], "target": d["target"],
+                                                      "bribe_seconds": d["bribe_seconds"]},
+                       turn=replace(s.turn, exile_called=True))
+
+    def _on_swayed(self, s, d):
+        # a public fact for the record; the Sway card itself stays secret
+        return replace(s, turn=replace(s.turn, swayed_in=s.turn.swayed_in + (d["step"],)))
+
+    def _on_step_done(self, s, d):
+        nxt = STEPS[STEPS.index(s.turn.step) + 1]
+        return replace(s, turn=replace(s.turn, step=nxt))
+
+    def _on_turn_ended(self, s, d):
+        return self._end_turn(s)
+
+    def _on_issues_placed(self, s, d):
+        return replace(s, issues={"red": d["red"], "grey": d["grey"], "vote": d["vote"], "held_over": False})
+
+    def _on_vote_result(self, s, d):
+        if d["vote"] == "issue":
+            if d["tie"]:
+                return replace(s, phase="issue_tie")
+            return self._issue_chosen(s, d["winner"])
+        if d["tie"]:
+            return replace(s, phase="exile_tie")
+        return self._exile_decided(s, d["winner"] == scoring.EXILE, False)
+
+    def _on_tie_broken(self, s, d):
+        if d["vote"] == "issue":
+            return self._issue_chosen(s, d["choice"])
+        return self._exile_decided(s, d["choice"] == scoring.EXILE, True)
+
+    def _issue_chosen(self, s: State, colour: str) -> State:
+        return replace(s, phase="issue_resolve", issues={**s.issues, "colour": colour})
+
+    def _exile_decided(self, s: State, exiled: bool, tie: bool) -> State:
+        ex = s.exile
+        record = {"caller": ex["caller"], "target": ex["target"], "exiled": exiled, "tie": tie}
+        shamed = s.shamed if exiled or ex["caller"] in s.shamed else s.shamed + (ex["caller"],)
+        return replace(s, phase="turn", exile=None, exiles=s.exiles + (record,), shamed=shamed)
+
+    def _on_eyes_closed(self, s, d):
+        return replace(s, phase="eyes_closed", eyes_closed=d["group"])
+
+    def _on_eyes_opened(self, s, d):
+        return replace(s, phase="issue_resolve", eyes_closed=None)
+
+    def _on_issue_resolved(self, s, d):
+        s = replace(s, issues=None, phase="turn")
+        if d["kalends"]:  # iv. before v.: a game that ends here ends with the deck unpassed
+            s = self._advance_dagger(s, "kalends")
+            if s.ended_by:
+                return s
+        return self._end_turn(replace(s, tribune=d["next_tribune"]))
+
+    def _on_abilities_done(self, s, d):
+        return replace(s, phase="curia_reveal" if s.curia_count else "tableaux")
+
+    def _on_curia_card_revealed(self, s, d):
+        revealed = s.curia_revealed + ({"card": dict(d["card"]), "serial": d["serial"]},)
+        return replace(s, curia_revealed=revealed,
+                       phase="tableaux" if len(revealed) >= s.curia_count else "curia_reveal")
+
+    def _on_tableau_revealed(self, s, d):
+        tableaux = dict(s.tableaux)
+        tableaux[d["name"]] = {"citizen": dict(d["citizen"]), "sway": [dict(x) for x in d["sway"]]}
+        return replace(s, tableaux=tableaux,
+                       phase="opportunists" if len(tableaux) == len(s.players) else "tableaux")
+
+    def _on_game_over(self, s, d):
+        return replace(s, phase="over", result=dict(d["result"], opportunist_play=list(d["opportunist_play"])))
+
+    # helpers of the fold
+    def _end_turn(self, s: State) -> State:
+        """The end of a turn: a Forum of 5 or more goes into the Curia and the Dagger advances;
+        then the next player clockwise. In Tria Ludio a Tribune who only placed the Issues keeps
+        the deck and votes on them next time."""
+        player = s.turn.player
+        if s.issues is not None and not s.issues.get("vote"):
+            s = replace(s, issues={**s.issues, "held_over": True})
+        if forum_count(s) >= tables()["forum"]["flush_at"]:
+            s = self._flush_forum(s)
+            s = replace(s, flushes=s.flushes + 1)
+            s = self._advance_dagger(s, "forum")
+            if s.ended_by:
+                return s
+            if s.tria_ludio:  # "place the top card from the Fate deck facedown into the last space"
+                s = replace(s, forum=s.forum[:4] + (ForumCard(False),))
+        nxt = next_clockwise(s.players, player)
+        rnd = s.round + (1 if nxt == s.start_player else 0)
+        return replace(s, phase="turn", turn=Turn(nxt), round=rnd)
+
+    def _flush_forum(self, s: State) -> State:
+        cards = forum_cards(s)
+        known = s.curia_known + tuple(dict(c.card) for c in cards if c.faceup)
+        return replace(s, curia_count=s.curia_count + len(cards), curia_known=known,
+                       forum=(None,) * 5, forum_extra=())
+
+    def _advance_dagger(self, s: State, why: str) -> State:
+        s = replace(s, dagger=s.dagger + 1)
+        if s.dagger >= s.kalends.curia:
+            # "the game immediately ends": I. the Forum goes into the Curia
+            s = self._flush_forum(s)
+            s = replace(s, ended_by=why, turn=None, exile=None, issues=None,
+                        phase="curia_reveal" if s.options.simplicitas else "end_abilities")
+            if s.phase == "curia_reveal" and not s.curia_count:
+                s = replace(s, phase="tableaux")
+        return s
+
+    # -- views ---------------------------------------------------------------------------
+    def outcome(self, state: State):
+        if state.result is None:
+            return None
+        r = state.result
+        if r["opportunists_win"]:
+            return {"winners": list(r["winners"]), "summary": tr(
+                "knives23.say.opportunists_win", total=r["final_total"], winners=", ".join(r["winners"]))}
+        summary = tr("knives23.summary", total=r["final_total"],
+                     fate=tr("knives23.caesar_dead" if r["caesar_dead"] else "knives23.caesar_lives"),
+                     winners=", ".join(r["winners"]) or tr("knives23.no_one"))
+        return {"winners": list(r["winners"]), "summary": summary}
+
+    def view(self, state: State, viewer: str) -> dict:
+        k = state.kalends
+        forum_spaces = tables()["forum"]["spaces"]
+        v: dict[str, Any] = {
+            "game": self.game_id, "phase": state.phase, "prompt": self.prompt(state),
+            "players": list(state.players), "tribune": state.tribune, "round": state.round,
+            "tria_ludio": state.tria_ludio, "options": state.options.to_dict(),
+            "locations": dict(state.locations), "shamed": list(state.shamed),
+            "exiles": [dict(e) for e in state.exiles],
+            "kalends": {"spaces": k.spaces, "dagger": state.dagger, "curia_space": k.curia,
+                        "black": [i for i in range(1, k.spaces + 1) if k.is_black(i)],
+                        "on_black": k.is_black(state.dagger), "exile_allowed": exile_allowed(state),
+                        "advances_left": max(0, k.curia - state.dagger)},
+            "forum": {"spaces": [{"space": i + 1, "kind": forum_spaces[i],
+                                  "card": c.to_dict() if c else None} for i, c in enumerate(state.forum)],
+                      "extra": [c.to_dict() for c in state.forum_extra], "count": forum_count(state),
+                      "next_space": self._next_space(state),
+                      "full": forum_count(state) >= tables()["forum"]["flush_at"]},
+            "curia": {"count": state.curia_count},
+            "turn": None, "issues": dict(state.issues) if state.issues else None,
+            "exile": dict(state.exile) if state.exile else None, "eyes_closed": state.eyes_closed,
+            "vote": votes.table_view(state.book.current),
+            "vote_history": [votes.table_view(x) for x in state.book.history],
+        }
+        if state.options.curia_knowledge:
+            v["curia"].update(known=[dict(c) for c in state.curia_known],
+                              known_total=scoring.fate_total(state.curia_known),
+                              unknown=state.curia_count - len(state.curia_known))
+        if state.turn:
+            t = state.turn
+            steps = [s for s in STEPS if s != "issue" or t.player == state.tribune]
+            loc = state.locations[t.player]
+            v["turn"] = {"player": t.player, "step": t.step, "steps": steps,
+                         "step_names": [tr(f"knives23.step.{s}") for s in steps],
+                         "location": loc, "location_name": tr(f"knives23.location.{loc}"),
+                         "action": tr(f"knives23.action.{loc}"),
+                         "fate_played": t.fate_played, "exile_called": t.exile_called,
+                         "is_tribune": t.player == state.tribune}
+        v["locations_help"] = {loc: {"name": tr(f"knives23.location.{loc}"), "action": tr(f"knives23.action.{loc}")}
+                               for loc in tables()["locations"]}
+        if state.phase == "setup":
+            v["setup"] = [{"step": s, "text": self.setup_text(state, s), "done": s in state.setup_done}
+                          for s in SETUP_STEPS]
+        if state.ended_by:
+            v["end"] = {"ended_by": state.ended_by,
+                        "abilities_order": [] if state.options.simplicitas else seat_view_order(state, state.tribune),
+                        "revealed": [dict(r) for r in state.curia_revealed],
+                        "revealed_count": len(state.curia_revealed),
+                        "running_total": running_total(state),
+                        "remaining": state.curia_count - len(state.curia_revealed),
+                        "tableaux": {p: dict(t) for p, t in state.tableaux.items()},
+                        "waiting_tableaux": [p for p in state.players if p not in state.tableaux],
+                        "opportunists": self.opportunists(state) if state.phase in ("opportunists", "over") else None,
+                        "result": dict(state.result) if state.result else None}
+        if state.exile is not None or state.exiles:
+            v["exile_steps"] = [tr(f"knives23.exiled.step{i}") for i in range(1, 5)]
+        if viewer not in (TABLE, NARRATOR) and viewer in state.players and state.book.current:
+            mine = state.book.current.ballots.get(viewer)
+            v["my_ballot"] = mine.choice if mine else None
+        return v
+
+    def opportunists(self, state: State) -> list[str]:
+        return [p for p in state.players if p in state.tableaux and
+                scoring.tableau({"name": p, **state.tableaux[p]}).allegiance == scoring.OPPORTUNIST]
+
+    def setup_text(self, state: State, step: str) -> str:
+        n = len(state.players)
+        extra = []
+        if step == "I":
+            extra.append(tr("knives23.setup.I.dagger", space=state.kalends.dagger_start, players=n,
+                            spaces=state.kalends.spaces))
+            if state.tria_ludio:
+                extra.append(tr("knives23.setup.I.tria"))
+        if step == "V" and not state.options.advanced_citizens:
+            extra.append(tr("knives23.setup.V.no_advanced"))
+        if step == "VI":
+            extra.append(tr("knives23.setup.VI.who", start=state.start_player, tribune=state.tribune))
+            if n < tables()["five_plus_issues_from"]:
+                extra.append(tr("knives23.setup.VI.remove_5plus"))
+        return " ".join([tr(f"knives23.setup.{step}")] + extra)
+
+    def prompt(self, state: State) -> str:
+        p = state.phase
+        if p == "turn":
+            t = state.turn
+            if t.step == "issue" and state.issues is not None:
+                if state.tria_ludio and not state.issues.get("vote") and not state.issues.get("held_over"):
+                    return tr("knives23.prompt.tria_placed", player=t.player)
+                return tr("knives23.prompt.issues_ready", player=t.player)
+            if t.step == "action":
+                loc = state.locations[t.player]
+                return tr("knives23.prompt.action", player=t.player, location=tr(f"knives23.location.{loc}"),
+                          action=tr(f"knives23.action.{loc}"))
+            return tr(f"knives23.prompt.{t.step}", player=t.player)
+        if p == "exile_called":
+            return tr("knives23.prompt.exile_called", caller=state.exile["caller"], target=state.exile["target"],
+                      seconds=state.exile["bribe_seconds"])
+        if p in ("issue_vote", "exile_vote"):
+            return tr(f"knives23.prompt.{p}", waiting=len(state.book.current.waiting))
+        if p == "issue_resolve":
+            colour = state.issues["colour"]
+            return tr("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=tr(f"knives23.colour.{colour}"))
+        if p == "eyes_closed":
+            return tr("knives23.prompt.eyes_closed", group=state.eyes_closed)
+        if p == "curia_reveal":
+            return tr("knives23.prompt.curia_reveal", n=len(state.curia_revealed) + 1, count=state.curia_count,
+                      total=running_total(state))
+        if p == "over":
+            return self.outcome(state)["summary"]
+        return tr(f"knives23.prompt.{p}", tribune=state.tribune, count=state.curia_count)
+
+
+def final_result_of(state: State, opportunist_play) -> dict:
+    tableaux = [scoring.tableau({"name": p, **state.tableaux[p]}) for p in state.players]
+    return scoring.final_result(tableaux, [r["card"] for r in state.curia_revealed], opportunist_play,
+                                state.options.variant)
+
+
+RULES = Knives23Rules()

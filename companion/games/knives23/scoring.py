@@ -1,0 +1,235 @@
+"""23 Knives' rule functions for cards, Allegiances, votes and the end of the game.
+
+Pure and Kivy-free. The rules (rules.py), the referee (referee.py) and the screens all call these,
+so there is one implementation of each rule. Bad input raises a one-line BadInput; a vote tie
+with no Tribune's choice raises NeedsTieBreak (a RuleError).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from companion.core.events import BadInput
+from companion.core.tally import BinaryMajority
+
+from .tables import tables
+
+RULE_FATE = ("The Knives range from 1 to 5 Knives on each card (no 4s). "
+             "The Doves range from 1 to 3 Doves on each card.")
+RULE_SWAY = "These range from 1 to 2 Laurels or Blood value on each card."
+RULE_CAESAR = "If the total is 23 or greater, Caesar is dead. If the total is fewer than 23, Caesar lives."
+RULE_ISSUE_TIE = ("If there is a tie, you—the Tribune—make the final decision (you may choose either "
+                  "red or grey, regardless of your original Vote).")
+RULE_EXILE_TIE = "Ties are determined by the current Tribune."
+RULE_EXILE_SELF = "You may never Call a Vote to Exile yourself"
+RULE_EVERY_VOTE = "Each player must secretly Vote"
+
+LIBERATOR, LOYALIST, OPPORTUNIST = "liberator", "loyalist", "opportunist"
+EXILE, REMAIN = "exile", "remain"
+RED, GREY = "red", "grey"
+ISSUE_TALLY = BinaryMajority((RED, GREY), "the Tribune", RULE_ISSUE_TIE)
+EXILE_TALLY = BinaryMajority((EXILE, REMAIN), "the Tribune", RULE_EXILE_TIE)
+
+
+def _is_whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+# -- cards ---------------------------------------------------------------------------------
+
+def fate_card(card: Any, where: str = "card") -> dict:
+    """A Fate card as ``{"knives": n}`` or ``{"doves": n}``, checked against the real deck."""
+    fate = tables()["fate"]
+    if not isinstance(card, Mapping) or len(card) != 1 or next(iter(card)) not in ("knives", "doves"):
+        raise BadInput(f"{where} must be {{\"knives\": n}} or {{\"doves\": n}}, got {card!r}")
+    (kind, value), = card.items()
+    if not _is_whole(value) or value not in fate[kind]:
+        name = "Knife" if kind == "knives" else "Dove"
+        raise BadInput(f"{where}: there is no {name} card of value {value!r} "
+                       f"({kind} come in {', '.join(map(str, fate[kind]))}; rule: \"{RULE_FATE}\")")
+    return {kind: value}
+
+
+def fate_value(card: Mapping[str, int]) -> int:
+    """A Knife is +1 per Knife, a Dove -1 per Dove."""
+    return card["knives"] if "knives" in card else -card["doves"]
+
+
+def fate_total(cards: Iterable[Mapping[str, int]]) -> int:
+    return sum(fate_value(c) for c in cards)
+
+
+def caesar_dead(total: int) -> bool:
+    return total >= tables()["caesar_dies_at"]
+
+
+def sway_card(card: Any, where: str = "Sway card") -> dict:
+    allowed = tables()["sway"]
+    if not isinstance(card, Mapping) or len(card) != 1 or next(iter(card)) not in ("laurels", "blood"):
+        raise BadInput(f"{where} must be {{\"laurels\": n}} or {{\"blood\": n}}, got {card!r}")
+    (kind, value), = card.items()
+    if not _is_whole(value) or value not in allowed:
+        raise BadInput(f"{where}: there is no Sway card of {value!r} {kind.capitalize()} "
+                       f"(Sway is {' or '.join(map(str, allowed))}; rule: \"{RULE_SWAY}\")")
+    return {kind: value}
+
+
+def citizen_card(card: Any, where: str = "Citizen") -> dict:
+    """A Citizen's starting Allegiance: Laurels, Blood, or both (an Opportunist)."""
+    if not isinstance(card, Mapping) or not set(card) <= {"laurels", "blood"}:
+        raise BadInput(f"{where} must be {{\"laurels\": n, \"blood\": n}}, got {card!r}")
+    laurels, blood = card.get("laurels", 0), card.get("blood", 0)
+    for kind, value in (("laurels", laurels), ("blood", blood)):
+        if not _is_whole(value) or not 0 <= value <= 9:
+            raise BadInput(f"{where}: {kind} must be a whole number from 0 to 9, got {value!r}")
+    if laurels == 0 and blood == 0:
+        raise BadInput(f"{where} shows neither Laurels nor Blood; every Citizen has one or both")
+    return {"laurels": laurels, "blood": blood}
+
+
+# -- Allegiance ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tableau:
+    name: str
+    citizen: Mapping[str, int]
+    sway: tuple[Mapping[str, int], ...]
+
+    @property
+    def blood_value(self) -> int:
+        """Blood minus Laurels over the Citizen and every Sway: "Laurels and Blood counteract
+        each other equally." Positive: Liberator; negative: Loyalist; zero: Opportunist."""
+        blood = self.citizen.get("blood", 0) + sum(s.get("blood", 0) for s in self.sway)
+        laurels = self.citizen.get("laurels", 0) + sum(s.get("laurels", 0) for s in self.sway)
+        return blood - laurels
+
+    @property
+    def allegiance(self) -> str:
+        v = self.blood_value
+        return LIBERATOR if v > 0 else LOYALIST if v < 0 else OPPORTUNIST
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "citizen": dict(self.citizen), "sway": [dict(s) for s in self.sway]}
+
+
+def tableau(entry: Any, where: str = "player") -> Tableau:
+    if not isinstance(entry, Mapping):
+        raise BadInput(f"{where} must be an object with name, citizen and sway")
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise BadInput(f"{where} has no name")
+    sway = entry.get("sway", [])
+    if not isinstance(sway, list):
+        raise BadInput(f"{name}'s sway must be a list of Sway cards")
+    return Tableau(name, citizen_card(entry.get("citizen"), f"{name}'s Citizen"),
+                   tuple(sway_card(s, f"{name}'s Sway card {i + 1}") for i, s in enumerate(sway)))
+
+
+# -- votes ---------------------------------------------------------------------------------
+
+def check_names(players: Any, what: str = "players") -> tuple[str, ...]:
+    if not isinstance(players, list) or not players:
+        raise BadInput(f"{what} must be a non-empty list of names")
+    if not all(isinstance(p, str) and p.strip() for p in players):
+        raise BadInput(f"{what} must all be non-empty names")
+    if len(set(players)) != len(players):
+        raise BadInput(f"{what} names someone twice")
+    if len(players) > 8:
+        raise BadInput(f"23 Knives seats at most 8 players, got {len(players)}")
+    return tuple(players)
+
+
+def check_votes(players: Sequence[str], votes: Any, choices: tuple[str, str]) -> dict[str, str]:
+    if not isinstance(votes, Mapping):
+        raise BadInput("votes must be an object {name: choice}")
+    for voter, choice in votes.items():
+        if voter not in players:
+            raise BadInput(f"a vote from {voter!r}, who is not at the table ({', '.join(players)})")
+        if choice not in choices:
+            raise BadInput(f"{voter} voted {choice!r}; the choices are {choices[0]} and {choices[1]}")
+    missing = [p for p in players if p not in votes]
+    if missing:
+        raise BadInput(f"no vote from {', '.join(missing)} (rule: \"{RULE_EVERY_VOTE}\")")
+    return dict(votes)
+
+
+def _tally(tally: BinaryMajority, votes: Mapping[str, str], tribune_choice: Any):
+    if tribune_choice is not None and tribune_choice not in tally.choices:
+        raise BadInput(f"tribune_choice {tribune_choice!r} is not {' or '.join(tally.choices)}")
+    return tally.decide(votes, tribune_choice)
+
+
+def issue_vote_outcome(players: Sequence[str], votes: Mapping[str, str], tribune_choice: str | None = None) -> dict:
+    """Which Issue is resolved: the majority's colour, or on a tie the Tribune's choice
+    (whatever the Tribune voted). Raises NeedsTieBreak on a tie without a choice."""
+    check_votes(players, votes, (RED, GREY))
+    result = _tally(ISSUE_TALLY, votes, tribune_choice)
+    return {"resolved": result.winner, "tie": result.tie}
+
+
+def check_exile_call(players: Sequence[str], caller: Any, target: Any) -> None:
+    for who, role in ((caller, "caller"), (target, "target")):
+        if who not in players:
+            raise BadInput(f"the {role} {who!r} is not at the table ({', '.join(players)})")
+    if caller == target:
+        raise BadInput(f"{caller} called a Vote to Exile on themself (rule: \"{RULE_EXILE_SELF}\")")
+
+
+def exile_outcome(players: Sequence[str], caller: str, target: str, votes: Mapping[str, str],
+                  tribune_choice: str | None = None) -> dict:
+    """A majority to Exile exiles the target; a majority to Remain shames the caller; the
+    Tribune decides a tie. The target votes too ("you may Vote against yourself")."""
+    check_exile_call(players, caller, target)
+    check_votes(players, votes, (EXILE, REMAIN))
+    result = _tally(EXILE_TALLY, votes, tribune_choice)
+    exiled = result.winner == EXILE
+    return {"exiled": exiled, "shamed": None if exiled else caller, "tie": result.tie}
+
+
+# -- the end of the game -------------------------------------------------------------------
+
+def final_result(tableaux: Sequence[Tableau], curia: Sequence[Mapping[str, int]],
+                 opportunist_play: Sequence[Mapping[str, int]] = (), variant: str = "standard") -> dict:
+    """End of Game III, V and VI. ``curia`` and ``opportunist_play`` are checked Fate cards.
+
+    Winners, by the rules: if the Opportunists change Caesar's fate with their play, they win as
+    a team. Otherwise, if Caesar lived, the Loyalist with the most total Laurels value wins; if he
+    was killed, the Liberator with the most total Blood value (Laurels and Blood cancel out). A tie
+    goes to the fewest Laurels/Blood (as the outcome needs) on the Citizen card, then is shared.
+    With no Loyalist (or Liberator) on the winning side, no one wins that way.
+
+    The rulebook's Lucius and Francesca example contradicts this arithmetic: Lucius (3 Blood on his
+    Citizen, 4 Laurels and 6 Blood on Sway) has 3 + 6 - 4 = 5 Blood, not 1; Francesca (1 Blood, 2
+    Laurels and 1 Blood on Sway) has 1 + 1 - 2 = 0: an Opportunist, not a Liberator with 2. We
+    follow the rules, so Lucius wins that example.
+    """
+    if variant not in ("standard", "all-or-nothing"):
+        raise BadInput(f"variant must be 'standard' or 'all-or-nothing', got {variant!r}")
+    names = [t.name for t in tableaux]
+    if len(set(names)) != len(names):
+        raise BadInput("players names someone twice")
+    total = fate_total(curia)
+    final_total = total + fate_total(opportunist_play)
+    dead_at_reveal, dead = caesar_dead(total), caesar_dead(final_total)
+    opportunists = [t.name for t in tableaux if t.allegiance == OPPORTUNIST]
+    if opportunist_play and not opportunists:
+        raise BadInput("Fate cards were played for the Opportunists, but no player is an Opportunist")
+    opportunists_win = bool(opportunists) and dead != dead_at_reveal
+    if opportunists_win:
+        winners = opportunists
+    else:
+        side = LIBERATOR if dead else LOYALIST
+        sign = 1 if dead else -1           # the Blood value, seen from the winning side
+        citizen_kind = "blood" if dead else "laurels"
+        contenders = [t for t in tableaux if t.allegiance == side]
+        if variant == "all-or-nothing":
+            winners = [t.name for t in contenders]
+        elif not contenders:
+            winners = []
+        else:
+            best = max(sign * t.blood_value for t in contenders)
+            top = [t for t in contenders if sign * t.blood_value == best]
+            fewest = min(t.citizen[citizen_kind] for t in top)
+            winners = [t.name for t in top if t.citizen[citizen_kind] == fewest]
+    return {"total": total, "final_total": final_total, "caesar_dead": dead,
+            "opportunists_win": opportunists_win, "winners": winners}

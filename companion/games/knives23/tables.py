@@ -1,0 +1,96 @@
+"""23 Knives table data (tables.json) and the Kalends track for one game.
+
+Numbers the rulebook leaves to the board (the Kalends track's length, the Dagger's start space per
+player count, which Forum spaces are faceup-only) live in tables.json, never in the logic, so a
+group can set them once; a game's setup may override the Kalends per game.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from companion.core.events import BadInput
+
+TABLES_PATH = Path(__file__).with_name("tables.json")
+SPACE_KINDS = ("either", "faceup")
+
+
+def _whole(value: Any, what: str, low: int, high: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low or (high is not None and value > high):
+        span = f"{low} to {high}" if high is not None else f"{low} or more"
+        raise BadInput(f"{what} must be a whole number from {span}, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Kalends:
+    """The Kalends track: spaces 1..spaces; ``spaces + 1`` is the Curia."""
+
+    spaces: int
+    black_spaces: int
+    dagger_start: int
+
+    @property
+    def curia(self) -> int:
+        return self.spaces + 1
+
+    def is_black(self, space: int) -> bool:
+        return self.spaces - self.black_spaces < space <= self.spaces
+
+    def to_dict(self) -> dict:
+        return {"spaces": self.spaces, "black_spaces": self.black_spaces, "dagger_start": self.dagger_start}
+
+
+def check_tables(data: Mapping[str, Any], name: str = "tables.json") -> dict:
+    """Validate the table data; a bad value raises a one-line BadInput naming it."""
+    try:
+        k = data["kalends"]
+        spaces = _whole(k["spaces"], f"{name}: kalends.spaces", 2, 40)
+        _whole(k["black_spaces"], f"{name}: kalends.black_spaces", 0, spaces)
+        starts = k["dagger_start"]
+        for n in range(3, 9):
+            _whole(starts[str(n)], f"{name}: kalends.dagger_start for {n} players", 1, spaces)
+        forum = data["forum"]
+        if len(forum["spaces"]) != 5 or any(s not in SPACE_KINDS for s in forum["spaces"]) or forum["extra"] not in SPACE_KINDS:
+            raise BadInput(f"{name}: forum.spaces must be 5 of {SPACE_KINDS} and forum.extra one of them")
+        for key in ("knives", "doves"):
+            if not data["fate"][key] or any(not isinstance(v, int) or v < 1 for v in data["fate"][key]):
+                raise BadInput(f"{name}: fate.{key} must list positive whole values")
+        _whole(data["caesar_dies_at"], f"{name}: caesar_dies_at", 1)
+    except KeyError as exc:
+        raise BadInput(f"{name}: missing entry {exc.args[0]!r}") from None
+    except TypeError as exc:
+        raise BadInput(f"{name}: wrong shape ({exc})") from None
+    return dict(data)
+
+
+@lru_cache(maxsize=None)
+def _load(path: str) -> dict:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"{path}: cannot read the 23 Knives tables ({exc})") from None
+    return check_tables(data, Path(path).name)
+
+
+def tables(path: str | None = None) -> dict:
+    return _load(str(path or TABLES_PATH))
+
+
+def kalends_for(players: int, override: Mapping[str, Any] | None = None, data: Mapping | None = None) -> Kalends:
+    """The Kalends track for ``players``; ``override`` (from the setup) may set ``spaces``,
+    ``black_spaces`` and ``dagger_start`` for this game."""
+    data = data or tables()
+    k = data["kalends"]
+    override = dict(override or {})
+    unknown = set(override) - {"spaces", "black_spaces", "dagger_start"}
+    if unknown:
+        raise BadInput(f"setup kalends has unknown entries: {', '.join(sorted(unknown))}")
+    spaces = _whole(override.get("spaces", k["spaces"]), "kalends spaces", 2, 40)
+    black = _whole(override.get("black_spaces", k["black_spaces"]), "kalends black_spaces", 0, spaces)
+    start = override.get("dagger_start", k["dagger_start"].get(str(players)))
+    start = _whole(start, f"the Dagger's start space for {players} players", 1, spaces)
+    return Kalends(spaces, black, start)

@@ -1,0 +1,161 @@
+"""`python -m companion.referee knives23 QUESTION`: the real CLI, by subprocess.
+
+JSON in on stdin, one JSON object out (exit 0); malformed or impossible input exits 2 with one
+line `error: …` on stderr and nothing on stdout.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = ROOT / ".venv" / "bin" / "python"
+K = lambda n: {"knives": n}  # noqa: E731
+D = lambda n: {"doves": n}   # noqa: E731
+CURIA_23 = [K(5), K(5), K(3), K(3), K(3), K(2), K(2), K(1), D(1)]
+NAMES = ["Ann", "Bo", "Cy", "Di"]
+
+
+def ask(question, data):
+    text = data if isinstance(data, str) else json.dumps(data)
+    python = str(PYTHON) if PYTHON.exists() else sys.executable
+    return subprocess.run([python, "-m", "companion.referee", "knives23", question], input=text,
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+def answer(question, data):
+    p = ask(question, data)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
+    return json.loads(p.stdout)
+
+
+def refused(question, data, words):
+    p = ask(question, data)
+    assert p.returncode == 2
+    assert p.stdout == ""
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
+    assert words in lines[0], lines[0]
+    return lines[0]
+
+
+def player(name, citizen, *sway):
+    return {"name": name, "citizen": citizen, "sway": list(sway)}
+
+
+LIB = player("Lib", {"blood": 1})
+LOY = player("Loy", {"laurels": 2}, {"blood": 1})
+OPP = player("Opp", {"laurels": 1, "blood": 1})
+
+
+# -- final -------------------------------------------------------------------------------------
+
+def test_final_the_issues_example_23_caesar_is_dead():
+    assert answer("final", {"players": [LIB, LOY], "curia": CURIA_23}) == {
+        "total": 23, "final_total": 23, "caesar_dead": True, "opportunists_win": False, "winners": ["Lib"]}
+
+
+def test_final_22_caesar_lives():
+    r = answer("final", {"players": [LIB, LOY], "curia": CURIA_23 + [D(1)]})
+    assert (r["total"], r["caesar_dead"], r["winners"]) == (22, False, ["Loy"])
+
+
+def test_final_opportunists_change_the_fate_and_win():
+    r = answer("final", {"players": [LIB, LOY, OPP], "curia": CURIA_23 + [K(2)], "opportunist_play": [D(3)]})
+    assert r == {"total": 25, "final_total": 22, "caesar_dead": False, "opportunists_win": True, "winners": ["Opp"]}
+
+
+def test_final_all_or_nothing_and_the_tie_break():
+    a, b = player("A", {"blood": 3}, {"laurels": 1}), player("B", {"blood": 1}, {"blood": 1})
+    assert answer("final", {"players": [a, b], "curia": CURIA_23})["winners"] == ["B"]
+    assert answer("final", {"players": [a, b, LOY], "curia": CURIA_23, "variant": "all-or-nothing"})["winners"] == ["A", "B"]
+
+
+def test_final_lucius_and_francesca_by_the_rules():
+    lucius = player("Lucius", {"blood": 3}, {"laurels": 2}, {"laurels": 2}, {"blood": 2}, {"blood": 2}, {"blood": 2})
+    francesca = player("Francesca", {"blood": 1}, {"laurels": 2}, {"blood": 1})
+    r = answer("final", {"players": [lucius, francesca], "curia": [K(5)] * 5 + [K(3)]})
+    assert r["total"] == 28 and r["winners"] == ["Lucius"]
+
+
+@pytest.mark.parametrize("data,words", [
+    ({"players": [LIB], "curia": [K(4)]}, "no Knife card of value 4"),
+    ({"players": [LIB], "curia": [D(4)]}, "no Dove card of value 4"),
+    ({"players": [player("X", {"blood": 1}, {"blood": 3})], "curia": []}, "no Sway card of 3 Blood"),
+    ({"players": [LIB], "curia": [K(1)], "opportunist_play": [K(1)]}, "no player is an Opportunist"),
+    ({"players": [LIB, LIB], "curia": []}, "names someone twice"),
+    ({"players": [LIB], "curia": [], "variant": "chaos"}, "variant must be"),
+    ({"players": [LIB]}, "input has no curia"),
+    ({"players": [player("X", {})], "curia": []}, "neither Laurels nor Blood"),
+])
+def test_final_refuses_impossible_input(data, words):
+    refused("final", data, words)
+
+
+# -- exile -------------------------------------------------------------------------------------
+
+def test_exile_majority_exiles_the_target():
+    votes = {"Ann": "exile", "Bo": "exile", "Cy": "exile", "Di": "remain"}
+    assert answer("exile", {"players": NAMES, "caller": "Ann", "target": "Bo", "votes": votes}) == \
+        {"exiled": True, "shamed": None, "tie": False}
+
+
+def test_exile_majority_to_remain_shames_the_caller():
+    votes = {"Ann": "exile", "Bo": "remain", "Cy": "remain", "Di": "remain"}
+    assert answer("exile", {"players": NAMES, "caller": "Ann", "target": "Bo", "votes": votes}) == \
+        {"exiled": False, "shamed": "Ann", "tie": False}
+
+
+@pytest.mark.parametrize("choice,expected", [("exile", {"exiled": True, "shamed": None, "tie": True}),
+                                             ("remain", {"exiled": False, "shamed": "Ann", "tie": True})])
+def test_exile_tie_the_tribune_decides(choice, expected):
+    votes = {"Ann": "exile", "Bo": "remain", "Cy": "remain", "Di": "exile"}
+    data = {"players": NAMES, "caller": "Ann", "target": "Bo", "votes": votes, "tribune_choice": choice}
+    assert answer("exile", data) == expected
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"target": "Ann"}, "called a Vote to Exile on themself"),
+    ({"votes": {"Ann": "exile", "Bo": "remain", "Cy": "remain", "Di": "exile", "Zed": "exile"}}, "'Zed', who is not at the table"),
+    ({"votes": {"Ann": "exile", "Bo": "remain", "Cy": "remain"}}, "no vote from Di"),
+    ({"votes": {"Ann": "exile", "Bo": "remain", "Cy": "remain", "Di": "exile"}}, "give tribune_choice"),
+    ({"votes": {"Ann": "exile", "Bo": "stay", "Cy": "remain", "Di": "exile"}}, "Bo voted 'stay'"),
+    ({"target": "Zed"}, "the target 'Zed' is not at the table"),
+])
+def test_exile_refuses_impossible_input(change, words):
+    data = {"players": NAMES, "caller": "Ann", "target": "Bo",
+            "votes": {"Ann": "exile", "Bo": "remain", "Cy": "exile", "Di": "exile"}, **change}
+    refused("exile", data, words)
+
+
+# -- issue_vote --------------------------------------------------------------------------------
+
+def test_issue_vote_majority():
+    votes = {"Ann": "grey", "Bo": "grey", "Cy": "red", "Di": "grey"}
+    assert answer("issue_vote", {"players": NAMES, "votes": votes}) == {"resolved": "grey", "tie": False}
+
+
+def test_issue_vote_tie_goes_to_the_tribunes_choice():
+    votes = {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "grey"}
+    assert answer("issue_vote", {"players": NAMES, "votes": votes, "tribune_choice": "red"}) == {"resolved": "red", "tie": True}
+
+
+@pytest.mark.parametrize("data,words", [
+    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "grey"}}, "the Tribune decides: give tribune_choice (red or grey)"),
+    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red"}}, "no vote from Di"),
+    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "red", "Eve": "red"}}, "'Eve', who is not at the table"),
+    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "grey"}, "tribune_choice": "blue"}, "tribune_choice 'blue'"),
+])
+def test_issue_vote_refuses_impossible_input(data, words):
+    refused("issue_vote", data, words)
+
+
+def test_malformed_json_and_unknown_questions():
+    refused("final", "{not json", "input is not valid JSON")
+    refused("final", "[1, 2]", "input must be one JSON object")
+    refused("verdict", {}, "unknown question 'verdict'")

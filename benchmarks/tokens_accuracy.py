@@ -1,0 +1,98 @@
+"""Camera-read voting tokens: accuracy and speed on generated table scenes with ground truth.
+
+    .venv/bin/python benchmarks/tokens_accuracy.py [--scenes 60] [--seed 1] [--levels easy,moderate,hard,pick]
+
+Each scene (vision/synth.py, seeded) is a 1280×720 photo of 8 printed token cards on a wooden
+table, turned any way, tilted, at varied distances, with uneven or dim light, glare, fingers, motion
+blur, noise and JPEG. ``pick`` is the moderate level with pick-a-player cards instead of tokens;
+``empty`` is the moderate table with no card on it (the frames before the flip: any token read
+there counts as wrong, and the reader's second, contrast-evened pass always runs).
+
+Printed per level: tokens placed, WRONG sides (a seat read with a face it does not show, or a seat
+read that is not on the table — far worse than a miss), MISSED tokens (not read, or reported in a
+warning), warnings, then milliseconds per frame for the reader on one core (cv2.setNumThreads(1)):
+CPU time of the reading thread (what one free core needs) and wall time (what this machine gave,
+load included; the load average is printed).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision import synth  # noqa: E402
+from vision.reader import TokenReader  # noqa: E402
+
+
+LEVEL_IDS = {"easy": 1, "moderate": 2, "hard": 3, "pick": 4, "empty": 5}  # seeds per level, fixed
+
+
+def run_level(level: str, scenes: int, seed: int, save: Path | None = None) -> dict:
+    kind = "pick" if level == "pick" else "token"
+    synth_level = "moderate" if level in ("pick", "empty") else level
+    faces = {} if level == "empty" else None  # the table before the flip: tokens still hidden
+    reader = TokenReader(8, kind)
+    placed = wrong = missed = warned = 0
+    cpu_ms, wall_ms = [], []
+    for n in range(scenes):
+        scene = synth.make_scene(np.random.default_rng([seed, n, LEVEL_IDS[level]]), synth_level, kind=kind, faces=faces)
+        if save is not None and n < 2:
+            cv2.imwrite(str(save / f"scene-{level}-{n}.jpg"), scene.image)
+        reader.read(scene.image)  # warm caches so the timing below is the steady state
+        c0, w0 = time.thread_time(), time.perf_counter()
+        reading = reader.read(scene.image)
+        cpu_ms.append((time.thread_time() - c0) * 1000)
+        wall_ms.append((time.perf_counter() - w0) * 1000)
+        placed += len(scene.truth)
+        for seat, face in scene.truth.items():
+            got = reading.tokens.get(seat)
+            if got is None:
+                missed += 1
+            elif got != face:
+                wrong += 1
+        wrong += sum(1 for seat in reading.tokens if seat not in scene.truth)
+        warned += len(reading.warnings)
+    return {"level": level, "scenes": scenes, "tokens": placed, "wrong": wrong, "missed": missed,
+            "warnings": warned, "cpu_med": float(np.median(cpu_ms)), "cpu_p95": float(np.percentile(cpu_ms, 95)),
+            "wall_med": float(np.median(wall_ms)), "wall_p95": float(np.percentile(wall_ms, 95))}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenes", type=int, default=60, help="scenes per level (8 tokens each)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--levels", default="easy,moderate,hard,pick,empty")
+    ap.add_argument("--save", type=Path, help="folder to write the first two scenes of each level to")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    if args.save is not None:
+        args.save.mkdir(parents=True, exist_ok=True)
+    levels = [x.strip() for x in args.levels.split(",") if x.strip()]
+    for lv in levels:
+        if lv not in (*synth.LEVELS, "pick", "empty"):
+            ap.error(f"level {lv!r} is not one of {', '.join((*synth.LEVELS, 'pick', 'empty'))}")
+    print(f"tokens_accuracy: {args.scenes} scenes per level at {synth.W}x{synth.H}, seed {args.seed}, "
+          f"OpenCV {cv2.__version__}, 1 thread, load average {os.getloadavg()[0]:.1f}")
+    print(f"{'level':<10}{'tokens':>7}{'wrong':>7}{'missed':>8}{'miss %':>8}{'warn':>6}"
+          f"{'cpu ms med':>12}{'p95':>7}{'wall ms med':>13}{'p95':>7}")
+    for lv in levels:
+        r = run_level(lv, args.scenes, args.seed, args.save)
+        miss_pct = 100 * r["missed"] / r["tokens"] if r["tokens"] else 0.0
+        print(f"{r['level']:<10}{r['tokens']:>7}{r['wrong']:>7}{r['missed']:>8}{miss_pct:>7.2f}%"
+              f"{r['warnings']:>6}{r['cpu_med']:>12.1f}{r['cpu_p95']:>7.1f}{r['wall_med']:>13.1f}{r['wall_p95']:>7.1f}",
+              flush=True)
+    print(f"frame time at 30 fps: 33.3 ms; peak memory (max RSS): "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+"""Where frames come from: a camera, or recorded frames fed through the same path.
+
+``FrameSource.read()`` returns a BGR frame, or ``None`` when there are no more frames (the file
+ended, the camera was unplugged). :class:`CameraCapture` is ``cv2.VideoCapture`` — a device index,
+a stream URL, or a recorded video file, all the same code. :class:`FileFrames` plays still images
+(or a video file) with the same interface, optionally paced at a frame rate. :class:`PushedFrames`
+takes frames the app hands over (a tablet's built-in camera, seen through Kivy).
+"""
+from __future__ import annotations
+
+import queue
+import threading
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import cv2
+import numpy as np
+
+from companion.core.clock import MonotonicClock
+from companion.core.events import BadInput
+
+VIDEO_SUFFIXES = {".avi", ".mp4", ".mkv", ".mov", ".webm", ".mjpg", ".mjpeg"}
+
+
+class FrameSource:
+    """One interface for every frame supplier."""
+
+    name: str = "frames"
+
+    def read(self) -> np.ndarray | None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """An image file as a BGR array, or BadInput naming the file and what is wrong."""
+    p = Path(path)
+    if not p.exists():
+        raise BadInput(f"image {str(p)!r} does not exist")
+    if p.is_dir():
+        raise BadInput(f"image {str(p)!r} is a folder, not an image file")
+    try:
+        data = np.fromfile(str(p), dtype=np.uint8)
+    except OSError as e:
+        raise BadInput(f"image {str(p)!r} cannot be read: {e.strerror or e}") from None
+    if data.size == 0:
+        raise BadInput(f"image {str(p)!r} is empty (0 bytes)")
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if img is None:
+        raise BadInput(f"image {str(p)!r} is not an image OpenCV can read (PNG, JPEG, BMP, TIFF, WebP…)")
+    return img
+
+
+class CameraCapture(FrameSource):
+    """``cv2.VideoCapture`` on a camera index (0 = the first webcam), a stream URL or a video file."""
+
+    def __init__(self, where: int | str = 0, width: int = 1280, height: int = 720):
+        self.where = where
+        self.name = f"camera {where}"
+        if isinstance(where, str) and where.isdigit():
+            where = int(where)
+        # OpenCV logs each backend it tries and fails with; our one-line BadInput says it better.
+        quiet = getattr(getattr(cv2, "utils", None), "logging", None)
+        level = quiet.getLogLevel() if quiet else None
+        if quiet:
+            quiet.setLogLevel(quiet.LOG_LEVEL_ERROR)
+        try:
+            self._cap = cv2.VideoCapture(where)
+        finally:
+            if quiet:
+                quiet.setLogLevel(level)
+        if not self._cap.isOpened():
+            self._cap.release()
+            raise BadInput(f"camera {self.where!r} could not be opened (no such device, stream or video file)")
+        if isinstance(where, int):
+            # Ask for 720p; a camera that cannot do it gives its nearest size.
+            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+            # Keep only the newest frame: a reader slower than the camera then reads the table as
+            # it is now, not as it was several frames ago.
+            self._cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
+        self._lock = threading.Lock()
+
+    @property
+    def fps(self) -> float:
+        return float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
+
+    def read(self) -> np.ndarray | None:
+        with self._lock:
+            if self._cap is None:
+                return None
+            ok, frame = self._cap.read()
+        return frame if ok and frame is not None and frame.size else None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._cap is not None:
+                self._cap.release()
+                self._cap = None
+
+
+class FileFrames(FrameSource):
+    """Recorded frames: a list of image files, or one video file (read through CameraCapture).
+
+    ``fps``: pace the frames in real time (None: as fast as the reader takes them).
+    ``repeat``: how many times each image is given (a still photo held for several frames)."""
+
+    def __init__(self, paths: str | Path | Sequence[str | Path], fps: float | None = None,
+                 repeat: int = 1, clock=None):
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        self.paths = [Path(p) for p in paths]
+        if not self.paths:
+            raise BadInput("no frames given (an empty list of images)")
+        self.name = f"recorded frames ({self.paths[0].name}{'…' if len(self.paths) > 1 else ''})"
+        self._video: CameraCapture | None = None
+        if len(self.paths) == 1 and self.paths[0].suffix.lower() in VIDEO_SUFFIXES:
+            if not self.paths[0].exists():
+                raise BadInput(f"video {str(self.paths[0])!r} does not exist")
+            self._video = CameraCapture(str(self.paths[0]))
+        else:
+            for p in self.paths:  # fail now, naming the file, rather than mid-game
+                if not p.is_file():
+                    raise BadInput(f"image {str(p)!r} does not exist")
+        self.fps = fps
+        self.repeat = max(1, int(repeat))
+        self._clock = clock or MonotonicClock()
+        self._next_at: float | None = None
+        self._order = iter(self._frames())
+
+    def _frames(self) -> Iterable[np.ndarray]:
+        if self._video is not None:
+            while (frame := self._video.read()) is not None:
+                for _ in range(self.repeat):
+                    yield frame
+            return
+        for p in self.paths:
+            img = load_image(p)
+            for _ in range(self.repeat):
+                yield img
+
+    def read(self) -> np.ndarray | None:
+        if self.fps:
+            now = self._clock.now()
+            if self._next_at is not None and now < self._next_at:
+                self._clock.sleep(self._next_at - now)
+            self._next_at = max(now, self._next_at or now) + 1.0 / self.fps
+        return next(self._order, None)
+
+    def close(self) -> None:
+        if self._video is not None:
+            self._video.close()
+        self._order = iter(())
+
+
+class PushedFrames(FrameSource):
+    """Frames handed over by someone else — the app copying Kivy's Camera texture on a tablet,
+    where cv2.VideoCapture cannot open the built-in camera. ``push()`` never blocks and keeps only
+    the newest frame; ``read()`` waits for one (None once closed)."""
+
+    name = "tablet camera"
+
+    def __init__(self):
+        self._q: "queue.Queue[np.ndarray | None]" = queue.Queue(maxsize=1)
+        self._closed = False
+
+    def push(self, frame: np.ndarray) -> None:
+        if self._closed:
+            return
+        try:
+            self._q.get_nowait()  # drop the frame nobody read yet: the newest one matters
+        except queue.Empty:
+            pass
+        try:
+            self._q.put_nowait(frame)
+        except queue.Full:  # the reader took nothing and another push won the race
+            pass
+
+    def read(self) -> np.ndarray | None:
+        if self._closed and self._q.empty():
+            return None
+        return self._q.get()
+
+    def close(self) -> None:
+        self._closed = True
+        try:
+            self._q.put_nowait(None)  # wakes a waiting read()
+        except queue.Full:
+            try:
+                self._q.get_nowait()
+            except queue.Empty:
+                pass
+            self._q.put_nowait(None)
+
+
+def write_video(path: str | Path, frames: Iterable[np.ndarray], fps: float = 30.0) -> Path:
+    """Records frames to an MJPEG .avi (what tests use to feed a recording through CameraCapture)."""
+    path = Path(path)
+    writer = None
+    for f in frames:
+        if writer is None:
+            h, w = f.shape[:2]
+            writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))
+            if not writer.isOpened():
+                raise BadInput(f"cannot record video to {str(path)!r}")
+        writer.write(f)
+    if writer is None:
+        raise BadInput("no frames to record")
+    writer.release()
+    return path

@@ -1,0 +1,203 @@
+"""Vote boxes over real pseudo-terminals: press-to-registered latency, sustained ballots per second,
+and what 10% corrupted frames cost. Prints figures; it asserts nothing about time.
+
+    .venv/bin/python benchmarks/serial_latency.py [--boxes 8] [--presses 400] [--seconds 5]
+
+"Registered" is the moment the box manager posts the cast_ballot Command (what the app's queue
+receives), measured from the moment the simulated box writes its PRESS frame to the pty.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hardware.manager import BoxManager  # noqa: E402
+from hardware.sim import Faults, SimulatedBoxes  # noqa: E402
+
+
+class Recorder:
+    """The app's queue, stand-in: notes when each seat's ballot was posted."""
+
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.ballots = []          # (time, seat, option)
+
+    def post(self, command):
+        if command.kind == "cast_ballot":
+            now = time.perf_counter()
+            with self.cond:
+                self.ballots.append((now, command.data["seat"], command.data["option"]))
+                self.cond.notify_all()
+
+    def wait_count(self, n, timeout=10.0):
+        end = time.monotonic() + timeout
+        with self.cond:
+            while len(self.ballots) < n:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self.cond.wait(left)
+        return True
+
+
+def rig(n, faults=None, heartbeat=1.0, retry=0.25):
+    sim = SimulatedBoxes(n=n, faults=faults, heartbeat=heartbeat, retry=retry).start()
+    rec = Recorder()
+    manager = BoxManager(tempfile.mkdtemp(prefix="bench-"), ports=sim.ports)
+    manager.start(rec.post)
+    sim.wait(lambda: sum(u.connected for u in manager.units()) == n, timeout=20,
+             what="boxes discovered")
+    for b in sim.boxes:     # pairing happens on a clean line
+        saved, b.faults = b.faults, Faults()
+        manager.pair(sim.boxes.index(b) + 1)
+        seq = b.press(0)
+        sim.wait(lambda: b.is_acked(seq), timeout=10, what="pairing")
+        b.faults = saved
+    manager.vote_opened(2)
+    time.sleep(0.2)
+    return sim, manager, rec
+
+
+def pct(values, p):
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+def latency(n, presses, faults=None, label=""):
+    """One press at a time, round-robin over the boxes, each alternating its button so every
+    press is a new ballot; returns latencies in ms and whether the ballots were exactly right."""
+    sim, manager, rec = rig(n, faults)
+    lat, expected, missed = [], [], 0
+    try:
+        for k in range(presses):
+            i = k % n
+            button = (k // n) % 2
+            before = len(rec.ballots)
+            t0 = time.perf_counter()
+            sim.press(i, button)
+            if not rec.wait_count(before + 1, timeout=10):
+                missed += 1
+                continue
+            t1, seat, option = rec.ballots[before]
+            lat.append((t1 - t0) * 1000)
+            expected.append((i + 1, button))
+        time.sleep(0.6)       # late retries that must not count again
+        got = [(s, o) for _, s, o in rec.ballots]
+        counters = dict(manager.counters)
+    finally:
+        manager.stop()
+        sim.stop()
+    exact = got == expected and missed == 0
+    print("%-34s presses=%d  median=%.2f ms  p99=%.2f ms  max=%.2f ms  registered=%d  "
+          "exactly-once-and-right=%s  bad-frames=%d  duplicates=%d"
+          % (label, presses, statistics.median(lat), pct(lat, 99), max(lat), len(got), exact,
+             counters.get("bad_frames", 0), counters.get("duplicates", 0)))
+    return lat, exact
+
+
+def simultaneous(n, rounds, faults=None, label=""):
+    """All boxes press at the same moment (everyone votes on "now"); latency of each."""
+    sim, manager, rec = rig(n, faults)
+    lat, ok = [], True
+    try:
+        for r in range(rounds):
+            before = len(rec.ballots)
+            t0 = {}
+            for i in range(n):
+                t0[i + 1] = time.perf_counter()
+                sim.press(i, r % 2)
+            if not rec.wait_count(before + n, timeout=10):
+                ok = False
+                continue
+            for t1, seat, option in rec.ballots[before:before + n]:
+                lat.append((t1 - t0[seat]) * 1000)
+                ok &= option == r % 2
+        time.sleep(0.6)
+        ok &= len(rec.ballots) == rounds * n
+    finally:
+        manager.stop()
+        sim.stop()
+    print("%-34s ballots=%d  median=%.2f ms  p99=%.2f ms  max=%.2f ms  exactly-once-and-right=%s"
+          % (label, len(lat), statistics.median(lat), pct(lat, 99), max(lat), ok))
+
+
+def throughput(n, seconds, heartbeat, faults=None, label=""):
+    """Every box presses again as soon as its last press is acknowledged, while all boxes send
+    heartbeats every `heartbeat` seconds."""
+    sim, manager, rec = rig(n, faults, heartbeat=heartbeat, retry=0.05)
+    stop = threading.Event()
+    sent = [0] * n
+
+    def voter(i):
+        b = sim.boxes[i]
+        while not stop.is_set():
+            seq = b.press(sent[i] % 2)
+            sent[i] += 1
+            end = time.monotonic() + 5
+            while not b.is_acked(seq) and not stop.is_set() and time.monotonic() < end:
+                time.sleep(0.0005)
+
+    try:
+        start_count = len(rec.ballots)
+        threads = [threading.Thread(target=voter, args=(i,), daemon=True) for i in range(n)]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        time.sleep(seconds)
+        stop.set()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - t0
+        time.sleep(0.6)
+        registered = len(rec.ballots) - start_count
+        counters = dict(manager.counters)
+    finally:
+        manager.stop()
+        sim.stop()
+    per_box = [sum(1 for _, s, _ in rec.ballots[start_count:] if s == i + 1) for i in range(n)]
+    exact = per_box == sent
+    print("%-34s %.0f ballots/s sustained over %.1f s (%d ballots, %d boxes, heartbeat every "
+          "%.2f s, %d frames read, %d dropped as flood, %d bad)  every press counted once=%s"
+          % (label, registered / elapsed, elapsed, registered, n, heartbeat,
+             counters.get("frames", 0), counters.get("flood_dropped", 0),
+             counters.get("bad_frames", 0), exact))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--boxes", type=int, default=8)
+    ap.add_argument("--presses", type=int, default=400)
+    ap.add_argument("--seconds", type=float, default=5.0)
+    a = ap.parse_args(argv)
+    # the manager logs every dropped frame (rate-limited); the figures are what matters here
+    logging.getLogger("hardware.boxes").setLevel(logging.ERROR)
+    print("serial vote boxes over pseudo-terminals: %d boxes, 115200-baud framing, Python %s"
+          % (a.boxes, sys.version.split()[0]))
+    clean, ok1 = latency(a.boxes, a.presses, label="press->registered, clean line")
+    noisy, ok2 = latency(a.boxes, a.presses, faults=Faults(corrupt=0.10),
+                         label="press->registered, 10% corrupted")
+    print("effect of 10%% corrupted frames: median %+.2f ms, p99 %+.2f ms; correctness %s"
+          % (statistics.median(noisy) - statistics.median(clean),
+             pct(noisy, 99) - pct(clean, 99), "kept" if ok1 and ok2 else "LOST"))
+    simultaneous(a.boxes, max(1, a.presses // a.boxes), label="all %d boxes press at once" % a.boxes)
+    simultaneous(a.boxes, max(1, a.presses // a.boxes), faults=Faults(corrupt=0.10),
+                 label="all at once, 10% corrupted")
+    print("throughput: the host admits at most 30 PRESS frames/s per box (flood limit), i.e. "
+          "%d/s for %d boxes; below that, the figure is what the simulated boxes and the host, "
+          "together in this one Python process, reach on this machine" % (30 * a.boxes, a.boxes))
+    throughput(a.boxes, a.seconds, heartbeat=1.0, label="throughput, heartbeats 1/s")
+    throughput(a.boxes, a.seconds, heartbeat=0.05, label="throughput, heartbeats 20/s")
+    throughput(a.boxes, a.seconds, heartbeat=0.05, faults=Faults(corrupt=0.10),
+               label="throughput, 20/s + 10% corrupted")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""The vote boxes as one more input source for the vote engine (companion.core.inputs)."""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from companion.core.events import Command
+from companion.core.inputs import DeviceInfo, InputSource
+from hardware.manager import BoxManager
+
+
+class BoxSource(InputSource):
+    """Serial vote boxes on ``ports`` (device paths, globs, pyserial URLs, ``vbox://``, or
+    ``"auto"`` for USB serial ports). Presses arrive as ``cast_ballot`` {seat, option} and
+    ``box_pressed`` commands; the app tells the boxes about the vote through the methods below."""
+
+    name = "boxes"
+
+    def __init__(self, data_dir: str, ports=("auto",), clock: Callable[[], float] = time.monotonic,
+                 **manager_options):
+        self.manager = BoxManager(data_dir, ports=ports, clock=clock, **manager_options)
+        self._voters: list[str] = []
+
+    @classmethod
+    def simulated(cls, data_dir: str, n: int = 8, transport: str = "pty", **sim_options):
+        """The virtual twin for the demo and app tests: ``n`` simulated boxes (hardware.sim) that
+        start and stop with this source. ``source.sim`` presses, unplugs and injects faults."""
+        from hardware.sim import SimulatedBoxes
+        sim = SimulatedBoxes(n=n, transport=transport, **sim_options)
+        source = cls(data_dir, ports=sim.ports)
+        source.sim = sim
+        return source
+
+    sim = None
+
+    def start(self, post: Callable[[Command], None]) -> None:
+        if self.sim is not None:
+            self.sim.start()
+        self.manager.start(post)
+
+    def stop(self) -> None:
+        self.manager.stop()
+        if self.sim is not None:
+            self.sim.stop()
+
+    def devices(self) -> list[DeviceInfo]:
+        out = []
+        for u in self.manager.units():
+            label = "Box %s" % u.ident
+            out.append(DeviceInfo(kind="box", ident=u.ident, label=label, seat=u.seat,
+                                  connected=u.connected, last_seen=u.last_seen,
+                                  firmware=u.firmware, battery=u.battery,
+                                  detail=u.detail or u.url))
+        return out
+
+    def on_events(self, events) -> None:
+        """Follows the vote engine's recorded events (call it with every batch the session
+        records, on the main thread) and tells the boxes: vote open with N options, this seat's
+        box ballot recorded ("vote received" LED), revealed, closed."""
+        for event in events:
+            kind, data = event.kind, event.data
+            if kind == "vote_opened":
+                self._voters = list(data.get("voters", ()))
+                self.manager.vote_opened(len(data.get("options", ())))
+            elif kind == "ballot_cast" and str(event.source).startswith("box:"):
+                voter = data.get("voter")
+                if voter in self._voters:
+                    self.manager.ballot_acknowledged(self._voters.index(voter) + 1)
+            elif kind == "vote_revealed":
+                self.manager.revealed()
+            elif kind == "vote_cancelled":
+                self.manager.vote_closed()
+
+    def on_refused(self, command, error) -> None:
+        """A box ballot the rules refused (e.g. a vote for oneself where that is not allowed):
+        the box flashes red and the seat has no standing box ballot."""
+        if command.kind == "cast_ballot" and str(command.source).startswith("box:"):
+            self.manager.ballot_refused(command.data.get("seat"))
+
+    # the vote's life, called by the app when the vote engine's events happen
+    def vote_opened(self, n_options: int) -> None:
+        self.manager.vote_opened(n_options)
+
+    def ballot_acknowledged(self, seat: int) -> None:
+        self.manager.ballot_acknowledged(seat)
+
+    def ballot_refused(self, seat: int) -> None:
+        self.manager.ballot_refused(seat)
+
+    def revealed(self) -> None:
+        self.manager.revealed()
+
+    def vote_closed(self) -> None:
+        self.manager.vote_closed()
+
+    # pairing, from the devices panel
+    def pair(self, seat: int) -> None:
+        self.manager.pair(seat)
+
+    def cancel_pairing(self) -> None:
+        self.manager.cancel_pairing()
+
+    def unpair(self, seat: int) -> None:
+        self.manager.unpair(seat)
+
+    def repost(self) -> None:
+        self.manager.repost()

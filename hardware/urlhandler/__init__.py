@@ -1,0 +1,1 @@
+"""pyserial URL handlers of this project (serial.protocol_handler_packages looks here)."""

@@ -1,0 +1,61 @@
+"""pyserial handler for ``vbox://NAME``: the host end of a hardware.transport.VirtualWire."""
+from __future__ import annotations
+
+import urllib.parse
+
+from serial.serialutil import PortNotOpenError, SerialBase, SerialException
+
+
+class Serial(SerialBase):
+    def open(self):
+        from hardware.transport import VirtualWire
+        if self.is_open:
+            raise SerialException("Port is already open.")
+        parts = urllib.parse.urlsplit(self.port)
+        if parts.scheme != "vbox" or not parts.netloc:
+            raise SerialException("expected vbox://NAME, got %r" % self.port)
+        self._wire = VirtualWire.lookup(parts.netloc)
+        self.is_open = True
+
+    def close(self):
+        self.is_open = False
+
+    def _reconfigure_port(self, *args):
+        pass
+
+    def _update_dtr_state(self):
+        pass
+
+    def _update_rts_state(self):
+        pass
+
+    def _update_break_state(self):
+        pass
+
+    @property
+    def in_waiting(self):
+        if not self.is_open:
+            raise PortNotOpenError()
+        return self._wire.host_waiting()
+
+    def read(self, size=1):
+        if not self.is_open:
+            raise PortNotOpenError()
+        return self._wire.host_read(size, self._timeout)
+
+    def write(self, data):
+        if not self.is_open:
+            raise PortNotOpenError()
+        self._wire.host_write(bytes(data))
+        return len(data)
+
+    def reset_input_buffer(self):
+        pass
+
+    def reset_output_buffer(self):
+        pass
+
+    def flush(self):
+        pass
+
+    cts = dsr = ri = cd = property(lambda self: True)

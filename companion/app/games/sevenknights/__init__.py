@@ -1,0 +1,53 @@
+"""Seven Knights Bewitched on the tablet: the game's screens and how the shell drives them.
+
+Screens: search (round setup + Search Phase), questions (the shared Question log, also for the
+Captain's additional question, reached from the captain screen), recommend (before the secret vote; the vote itself and its
+reveal are the shell's shared screens), captain (Order Phase), score (Cleanup and the end).
+"""
+from __future__ import annotations
+
+from companion.app.gameui import GameUI, OptionField
+from companion.games.sevenknights import SevenKnightsRules
+from companion.games.sevenknights.narration import cues, script, start_cues
+
+SCREENS = {
+    "search": "search", "questions": "questions", "order_question": "captain",
+    "recommendation": "recommend", "captain_reveal": "captain", "formation": "captain",
+    "cleanup": "score", "game_over": "score",
+}
+
+
+class SevenKnightsUI(GameUI):
+    def make_setup(self, table, options):
+        return {"players": list(table["players"]), "first": table["first"],
+                "colours": list(table.get("colours") or []), "mode": options.get("mode", "basic")}
+
+    def build_screens(self, app):
+        from . import captain, questions, recommend, score, search
+        self._last = app.session.state if app.session is not None else None
+        if app.session is not None and len(app.session.events) <= 1 and app.narrator is not None:
+            self._speak(app, start_cues(app.session.state))  # a new game, not a resumed one
+        return [m.make(app) for m in (search, questions, recommend, captain, score)]
+
+    def screen_for(self, view):
+        return "sevenknights." + SCREENS.get(view.get("phase"), "search")
+
+    def on_events(self, app, events, view):
+        before, after = getattr(self, "_last", None), app.session.state
+        self._last = after
+        # An undo walks back: narrating the phase we return to would repeat old lines.
+        if before is None or any(e.kind == "undo" for e in events) or app.narrator is None:
+            return
+        self._speak(app, cues(before, after))
+
+    def _speak(self, app, pairs):
+        for name, context in pairs:
+            app.narrator.enqueue_script(script(name), context)
+
+
+UI = SevenKnightsUI(
+    game_id="sevenknights", rules=SevenKnightsRules(), title="game.sevenknights",
+    blurb="sevenknights.blurb",
+    options=[OptionField("mode", "sevenknights.option.mode", kind="choice", default="basic",
+                         choices=("basic", "groping", "advanced", "unity"), help="sevenknights.option.mode_help")],
+)

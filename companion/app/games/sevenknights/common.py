@@ -1,0 +1,98 @@
+"""What every Seven Knights screen shares: the table view, the header, player colours."""
+from __future__ import annotations
+
+from kivy.factory import Factory
+from kivy.properties import BooleanProperty, ColorProperty, DictProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+
+from companion.app.screens import load_kv
+from companion.app.theme import COLOUR_RGBA, MUTED, PANEL, TEXT
+from companion.app.widgets import BigButton
+
+
+# Widgets with their own properties are Python classes (a kv dynamic class cannot take its
+# properties as constructor arguments); their looks are in common.kv.
+class SKPlayerButton(BigButton):
+    """A player's (or a tile place's) button, with the seat colour as a stripe."""
+    key = ObjectProperty(None, allownone=True)
+    player = StringProperty("")
+    seat_colour = ColorProperty(PANEL)
+    selected = BooleanProperty(False)
+
+
+class SKSmallButton(BigButton):
+    key = ObjectProperty(None, allownone=True)
+    selected = BooleanProperty(False)
+
+
+class SKCount(Label):
+    highlight = BooleanProperty(False)
+
+
+class SKScoreRow(BoxLayout):
+    """One line of the score table: the player, one cell per round played, the total."""
+    player = StringProperty("")
+    won = BooleanProperty(False)
+    heading = BooleanProperty(False)
+    seat_colour = ColorProperty((0, 0, 0, 0))
+
+    def set_cells(self, cells):
+        for w in list(self.children)[:-1]:  # keep the name label (added first, so last)
+            self.remove_widget(w)
+        for i, text in enumerate(cells):
+            self.add_widget(Factory.SKScoreCell(text=text, bold=self.heading or i == len(cells) - 1,
+                                                color=MUTED if self.heading else TEXT))
+
+
+load_kv(__file__)
+
+
+class SKScreen(Screen):
+    """A screen of play: shows ``app.view`` (the table's view; never a secret) and sends
+    commands through ``app.send``. Subclasses rebuild their dynamic parts in ``refresh``."""
+
+    app = ObjectProperty()
+    view = DictProperty({})
+
+    def on_kv_post(self, *_):
+        self.app.bind(view=lambda *_: self._update())
+
+    def on_pre_enter(self, *_):
+        self._update()
+
+    def _update(self):
+        # A screen of a game that was left (no longer in the manager) ignores the next game's views.
+        if self.manager is None or self.app.game_id != "sevenknights":
+            return
+        self.view = dict(self.app.view or {})
+        if self.manager.current == self.name:
+            self.refresh()
+
+    def refresh(self):
+        pass
+
+    # helpers for subclasses
+    def colour(self, player: str):
+        session = self.app.session
+        setup = session.setup if session is not None else {}
+        players, colours = setup.get("players", []), setup.get("colours") or []
+        if player in players and players.index(player) < len(colours):
+            return COLOUR_RGBA.get(colours[players.index(player)], PANEL)
+        return (0, 0, 0, 0)  # a tile place, not a seat: no stripe
+
+    def fill(self, box, items, make):
+        box.clear_widgets()
+        for item in items:
+            box.add_widget(make(item))
+
+
+def player_button(screen: SKScreen, name: str, text: str | None = None, on_press=None, selected=False):
+    b = Factory.SKPlayerButton(text=text or name)
+    b.player = name
+    b.seat_colour = screen.colour(name)
+    b.selected = selected
+    if on_press is not None:
+        b.bind(on_release=lambda btn: on_press(btn.player))
+    return b

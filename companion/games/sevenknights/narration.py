@@ -1,0 +1,73 @@
+"""Which narration scripts the table hears when Seven Knights' state moves on (no Kivy).
+
+``cues(before, after)`` compares two states and returns ``[(script, context)]`` to queue, in
+order; ``script(name)`` loads one (``shared:NAME`` is a script from companion/narration/). The
+app queues them on its Narrator; the golden transcript test resolves them into text.
+"""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+from companion.core.i18n import tr
+from companion.core.narration import Script, load_script, shared_script
+
+from .rules import TIE_HOW, SevenKnightsState, winners
+
+SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
+
+
+@lru_cache(maxsize=None)
+def script(name: str) -> Script:
+    if name.startswith("shared:"):
+        return shared_script(name.split(":", 1)[1])
+    return load_script(os.path.join(SCRIPTS, f"{name}.txt"))
+
+
+def start_cues(state: SevenKnightsState) -> list[tuple[str, dict]]:
+    """What is said when a game (or a round) starts."""
+    mode, n = state.rules_mode, len(state.players)
+    deal = "deal_groping" if mode.witch and not mode.witch_dealt else \
+        "deal_center" if mode.center.get(n) else "deal"
+    what = tr("sevenknights.say.what_center_allowed") if mode.center_in_player_search and mode.center.get(n) \
+        else tr("sevenknights.say.what_player")
+    return [("round_start", {"round": state.round.number, "rounds": mode.rounds, "first": state.round.first,
+                             "deal": tr(f"sevenknights.say.{deal}")}),
+            ("search", {"first": state.round.first, "what": what})]
+
+
+def cues(before: SevenKnightsState, after: SevenKnightsState) -> list[tuple[str, dict]]:
+    out: list[tuple[str, dict]] = []
+    first = after.round.first
+    if after.round.number != before.round.number:  # a new round: Cleanup ended
+        return start_cues(after)
+    if after.search != before.search and after.phase == "search":
+        out.append(("search_center", {"first": first}))
+    if after.phase != before.phase:
+        ph, rnd = after.phase, after.round
+        if ph == "questions":
+            out.append(("questions", {"first": first}))
+        elif ph == "recommendation":
+            out.append(("recommendation", {}))
+        elif ph == "order_question":
+            # The votes were in secret; the table sees them together on "Go!".
+            how = tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by, "how_most"))
+            out += [("shared:ready_set_go", {}), ("captain", {"captain": rnd.captain, "how": how})]
+        elif ph == "captain_reveal":
+            out.append(("captain_tile", {}))
+        elif ph == "formation":
+            out.append(("formation", {"tile": rnd.captain_tile}))
+        elif ph in ("cleanup", "game_over"):
+            if rnd.result.why == "captain_witch":
+                out.append(("captain_witch", {}))
+            else:
+                out.append(("result", {"result": tr(f"sevenknights.result.{rnd.result.winner}")}))
+            if after.rules_mode.scored:
+                out.append(("cards", {}))
+            if ph == "cleanup":
+                out.append(("next_first", {}))
+            else:
+                w = winners(after)
+                text = tr("sevenknights.say.winners", winners=", ".join(w)) if w else tr("sevenknights.result.none")
+                out.append(("game_over", {"winners": text}))
+    return out

@@ -1,0 +1,605 @@
+"""Seven Knights Bewitched: the rules as pure functions (no Kivy).
+
+The tiles stay face down on the real table, so the tablet never knows who holds what. It keeps
+what the table makes public: the Search arrows, the shared Question log, the secret
+Recommendation vote and its reveal, the Captain's revealed tile, the formation's result, where
+Witch Myrmamius turned out to be (from which the arrows name every TORIKO) and the scores.
+
+"Witch Myrmamius cannot recommend TORIKO. TORIKO cannot recommend Witch Myrmamius." The tablet
+cannot know who is TORIKO or the Witch while the vote is secret, so it cannot refuse such a
+recommendation: it shows and speaks the rule as a reminder before the vote.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from companion.core import votes
+from companion.core.events import BadInput, Command, Event, RuleError
+from companion.core.i18n import tr
+from companion.core.rules import GameRules
+from companion.core.tally import CaptainRule
+
+from .setup import MODES, SET_ASIDE, WITCH, Mode, round_points
+
+# The rulebook's sentences that the refusals quote.
+R_SEARCH = ("Starting with the First player and moving clockwise, each player looks at one "
+            "face-down tile of another player. (In a 4- or 5-player game, looking at the tile in "
+            "the center is also allowed.)")
+R_SEARCH_CENTER = "In the second round, look at one face-down tile in the center of the table."
+R_QUESTION = ("Starting with the First player and moving clockwise, each player asks any other "
+              "player one question about the numbers, which can be answered either \"Yes\" or \"No.\"")
+R_FORBIDDEN = "You cannot ask questions to spread information you already know."
+R_RECOMMEND = ("all players simultaneously place their second Player Token in front of the player "
+               "they think should be the Captain")
+R_CAPTAIN_QUESTION = "The Captain asks one more question, following the same rules as in the Question Phase."
+R_CAPTAIN_REVEAL = ("The Captain reveals their own tile. If it's Witch Myrmamius, Witch Myrmamius and "
+                    "TORIKO win immediately!")
+R_GROPING_DEAL = "Shuffle only the Knight Tiles (excluding the Witch Tile) and deal one tile face-down to each player"
+R_NO_WITCH = "Do not use the Witch Tile."
+R_TILES = "Refer to the table above and prepare the corresponding Knight Tiles and Witch Tile."
+R_NEXT_FIRST = ("the player who had the \"1 Eins\" tile (or, if none, the player having the tile with "
+                "the smallest number) takes the Start Player Marker")
+R_END = "The game ends after 3 rounds."
+R_TUTORIAL_END = "When playing as a tutorial, it ends after one round, and there are no points."
+R_TORIKO = "If you see Witch Myrmamius, you immediately become TORIKO (join the Witch Team)."
+
+# CaptainRule.decided_by -> the catalogue key that explains it to the table.
+TIE_HOW = {"did not recommend themself": "how_humble", "farthest clockwise from the First player": "how_farthest"}
+
+PHASES = ("search", "questions", "recommendation", "order_question", "captain_reveal",
+          "formation", "cleanup", "game_over")
+
+# Question templates: the rulebook's "Example Questions". Those marked "about the target" ask
+# the target about their own number; "other" names a third tile the question is about.
+TEMPLATES = ("odd", "at_least", "is_number", "larger_than", "other_is", "free")
+NEEDS_N = frozenset({"at_least", "is_number", "other_is"})
+NEEDS_OTHER = frozenset({"larger_than", "other_is"})
+ABOUT_TARGET = frozenset({"odd", "at_least", "is_number", "larger_than"})
+MAX_QUESTION_CHARS = 200
+RESERVED_NAMES = frozenset({"center", "center 1", "center 2", "center 3", SET_ASIDE, WITCH, "table", "narrator"})
+
+
+# -- state ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Arrow:
+    looker: str
+    at: str          # a player's name, "center", "center 1".. 3
+    search: int      # which Search pass (1, or 2 for the center pass in Groping in the Dark)
+
+
+@dataclass(frozen=True)
+class Question:
+    asker: str
+    target: str
+    template: str
+    answer: str      # "yes" | "no"
+    n: int | None = None
+    other: str | None = None
+    text: str = ""   # the free question's own words
+    by_captain: bool = False
+
+
+@dataclass(frozen=True)
+class Result:
+    winner: str                   # "knights" | "witch" | "none"
+    why: str                      # "captain_witch" | "captain_toriko" | "in_order" | "out_of_order"
+    witch: str | None             # where Witch Myrmamius was: a player, a center tile, set_aside, None
+    toriko: tuple[str, ...]
+    points: tuple[tuple[str, int], ...]
+    in_order: bool | None = None
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    first: str
+    arrows: tuple[Arrow, ...] = ()
+    questions: tuple[Question, ...] = ()
+    captain: str | None = None
+    counts: tuple[tuple[str, int], ...] = ()
+    tie: bool = False
+    decided_by: str | None = None
+    captain_tile: Any = None      # a Knight number, or "witch"
+    result: Result | None = None
+    next_first: str | None = None
+
+
+@dataclass(frozen=True)
+class SevenKnightsState:
+    players: tuple[str, ...]
+    mode: str
+    round: Round
+    phase: str = "search"
+    search: int = 1               # the Search pass in progress (1-based)
+    turn: int = 0                 # index into the clockwise order from the First player
+    totals: tuple[int, ...] = ()
+    past: tuple[Round, ...] = ()
+    book: votes.VoteBook = votes.VoteBook()
+
+    @property
+    def rules_mode(self) -> Mode:
+        return MODES[self.mode]
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        return clockwise_from(self.players, self.round.first)
+
+
+def clockwise_from(players, first) -> tuple[str, ...]:
+    i = players.index(first)
+    return tuple(players[i:]) + tuple(players[:i])
+
+
+# -- pure rule functions (the referee uses these same ones) -------------------------------------
+
+def choose_captain(players, first, recommendations):
+    """The Recommendation Phase's rule, through the shared CaptainRule tally."""
+    return CaptainRule().decide(tuple(players), first, recommendations)
+
+
+def check_setup(setup: Mapping[str, Any]) -> tuple[tuple[str, ...], str, Mode]:
+    if not isinstance(setup, Mapping):
+        raise BadInput("setup must be an object with players, first and mode")
+    mode_key = setup.get("mode", "basic")
+    if mode_key not in MODES:
+        raise BadInput(f"unknown mode {mode_key!r}; modes: {', '.join(MODES)}")
+    mode = MODES[mode_key]
+    players = setup.get("players")
+    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in players):
+        raise BadInput("players must be a list of names in clockwise seat order")
+    players = tuple(players)
+    if len(set(players)) != len(players):
+        raise BadInput("a player's name appears twice")
+    bad = [p for p in players if p.lower() in RESERVED_NAMES]
+    if bad:
+        raise BadInput(f"{bad[0]!r} cannot be a player's name here (it names a tile place)")
+    if not mode.min_players <= len(players) <= mode.max_players:
+        raise BadInput(f"{tr('sevenknights.mode.' + mode_key)} is for {mode.min_players}-"
+                       f"{mode.max_players} players, not {len(players)}")
+    first = setup.get("first", players[0])
+    if first not in players:
+        raise BadInput(f"first player {first!r} is not at the table")
+    return players, first, mode
+
+
+def look_targets(state: SevenKnightsState, looker: str) -> tuple[str, ...]:
+    mode, n = state.rules_mode, len(state.players)
+    if mode.searches[state.search - 1] == "center":
+        return mode.centers(n)
+    others = tuple(p for p in state.players if p != looker)
+    return others + (mode.centers(n) if mode.center_in_player_search else ())
+
+
+def witch_places(state: SevenKnightsState) -> tuple[str, ...]:
+    """Where Witch Myrmamius may have been, once the Captain's own tile is a Knight."""
+    mode, n = state.rules_mode, len(state.players)
+    if not mode.witch:
+        return ()
+    places = tuple(p for p in state.players if p != state.round.captain) if mode.witch_dealt else ()
+    places += mode.centers(n)
+    if mode.set_aside(n) > 0:
+        places += (SET_ASIDE,)
+    return places
+
+
+def toriko_of(arrows, witch_place: str | None, players) -> tuple[str, ...]:
+    """Everyone whose arrow points at the Witch's tile saw her and became TORIKO."""
+    seen = {a.looker for a in arrows if a.at == witch_place}
+    return tuple(p for p in players if p in seen)
+
+
+def round_result(state: SevenKnightsState, witch_place: str | None, in_order: bool | None,
+                 captain_witch: bool = False) -> Result:
+    """Who won the round and what each player scores (see setup.POINTS for the reading)."""
+    rnd, mode = state.round, state.rules_mode
+    toriko = toriko_of(rnd.arrows, witch_place, state.players)
+    witch_team = set(toriko) | ({witch_place} if witch_place in state.players else set())
+    if captain_witch:
+        winner, why = "witch", "captain_witch"
+    elif rnd.captain in toriko:
+        # FAQ: "What happens if the Captain is TORIKO? A: It's a victory for the Witch Team."
+        winner, why = "witch", "captain_toriko"
+    elif in_order:
+        winner, why = "knights", "in_order"
+    else:
+        # FAQ: with no Witch team, "All players receive zero points as knights."
+        winner, why = ("witch" if witch_team else "none"), "out_of_order"
+    points = []
+    for p in state.players:
+        team = "witch" if p in witch_team else "knights"
+        pts = round_points(rnd.number, team) if mode.scored and team == winner else 0
+        points.append((p, pts))
+    return Result(winner, why, witch_place, toriko, tuple(points), in_order)
+
+
+def standings(state: SevenKnightsState) -> list[dict]:
+    rows = [{"player": p, "total": t} for p, t in zip(state.players, state.totals)]
+    return sorted(rows, key=lambda r: -r["total"])
+
+
+def winners(state: SevenKnightsState) -> list[str]:
+    if state.rules_mode.scored:
+        best = max(state.totals)
+        return [p for p, t in zip(state.players, state.totals) if t == best]
+    # Unity is cooperative: everyone shares a Knights' victory.
+    last = (state.past + (state.round,))[-1]
+    return list(state.players) if last.result and last.result.winner == "knights" else []
+
+
+def question_text(q: Question | Mapping[str, Any]) -> str:
+    d = q if isinstance(q, Mapping) else q.__dict__
+    if d["template"] == "free":
+        return d["text"]
+    return tr(f"sevenknights.q.{d['template']}", n=d.get("n"), other=d.get("other"))
+
+
+# -- the game ---------------------------------------------------------------------------------
+
+class SevenKnightsRules(GameRules):
+    game_id = "sevenknights"
+    title = "sevenknights.title"
+    min_players, max_players = 3, 8
+
+    def initial_state(self, setup):
+        players, first, mode = check_setup(setup)
+        return SevenKnightsState(players, mode.key, Round(1, first), totals=(0,) * len(players))
+
+    # -- decide -------------------------------------------------------------------------------
+    def decide(self, state: SevenKnightsState, command: Command):
+        d = command.data if isinstance(command.data, Mapping) else {}
+        kind = command.kind
+        handler = {
+            "look": self._look, "ask_question": self._ask,
+            "open_recommendation": self._open_recommendation,
+            "cast_ballot": self._cast, "reveal_vote": self._reveal_vote,
+            "reveal_captain_tile": self._reveal_captain_tile, "enter_result": self._enter_result,
+            "start_next_round": self._next_round,
+        }.get(kind)
+        if handler is None:
+            raise BadInput(f"unknown command {kind!r} for Seven Knights Bewitched")
+        return handler(state, d, command.source)
+
+    def _phase(self, state, *phases, rule=None):
+        if state.phase not in phases:
+            raise RuleError(tr("sevenknights.err.phase", phase=tr(f"sevenknights.phase.{state.phase}")), rule)
+
+    def _player(self, name, what):
+        if not isinstance(name, str):
+            raise BadInput(f"{what} must be a player's name, got {name!r}")
+
+    def _look(self, state, d, source):
+        self._phase(state, "search", rule=R_SEARCH)
+        looker = state.order[state.turn]
+        if "looker" in d and d["looker"] != looker:
+            raise RuleError(tr("sevenknights.err.not_your_look", player=looker), R_SEARCH)
+        at = d.get("at")
+        self._player(at, "the tile looked at")
+        targets = look_targets(state, looker)
+        if at not in targets:
+            center_pass = state.rules_mode.searches[state.search - 1] == "center"
+            if at == looker:
+                raise RuleError(tr("sevenknights.err.own_tile"), R_SEARCH)
+            raise RuleError(tr("sevenknights.err.no_such_tile", at=at, choices=", ".join(targets)),
+                            R_SEARCH_CENTER if center_pass else R_SEARCH)
+        return [("tile_looked", {"round": state.round.number, "search": state.search, "looker": looker, "at": at})]
+
+    def _ask(self, state, d, source):
+        self._phase(state, "questions", "order_question", rule=R_QUESTION)
+        by_captain = state.phase == "order_question"
+        asker = state.round.captain if by_captain else state.order[state.turn]
+        rule = R_CAPTAIN_QUESTION if by_captain else R_QUESTION
+        if "asker" in d and d["asker"] != asker:
+            raise RuleError(tr("sevenknights.err.not_your_question", player=asker), rule)
+        target = d.get("target")
+        self._player(target, "the player asked")
+        if target not in state.players:
+            raise BadInput(f"{target!r} is not at the table")
+        if target == asker:
+            raise RuleError(tr("sevenknights.err.ask_yourself"), R_QUESTION)
+        template = d.get("template", "free")
+        if template not in TEMPLATES:
+            raise BadInput(f"unknown question template {template!r}; templates: {', '.join(TEMPLATES)}")
+        out: dict[str, Any] = {"round": state.round.number, "asker": asker, "target": target,
+                               "template": template, "by_captain": by_captain}
+        if template in NEEDS_N:
+            n = d.get("n")
+            if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 7:
+                raise BadInput(f"question number {n!r} must be a Knight number from 1 to 7")
+            out["n"] = n
+        if template in NEEDS_OTHER:
+            other = d.get("other")
+            self._player(other, "the other player in the question")
+            if other not in state.players:
+                raise BadInput(f"{other!r} is not at the table")
+            if other == target:
+                raise BadInput(f"the question names {target} twice")
+            out["other"] = other
+        if template == "free":
+            text = d.get("text")
+            if not isinstance(text, str) or not text.strip() or "\n" in text or len(text) > MAX_QUESTION_CHARS:
+                raise BadInput(f"a question is one line of 1 to {MAX_QUESTION_CHARS} characters")
+            out["text"] = text.strip()
+        answer = d.get("answer")
+        if answer not in ("yes", "no"):
+            raise BadInput(f"answer {answer!r} must be \"yes\" or \"no\"")
+        out["answer"] = answer
+        # The forbidden questions we can recognise: every tile the question is about is one the
+        # asker already knows (their own, or one their arrow points at). A free question is only
+        # reminded of the rule: the tablet cannot read it.
+        known = {a.at for a in state.round.arrows if a.looker == asker} | {asker}
+        about = {"odd": {target}, "at_least": {target}, "is_number": {target},
+                 "larger_than": {target, out.get("other")}, "other_is": {out.get("other")}}.get(template)
+        if about is not None and about <= known:
+            raise RuleError(tr("sevenknights.err.forbidden", asker=asker), R_FORBIDDEN)
+        return [("question_asked", out)]
+
+    def _open_recommendation(self, state, d, source):
+        self._phase(state, "recommendation", rule=R_RECOMMEND)
+        spec = votes.VoteSpec(
+            vote_id=f"recommendation-{state.round.number}", kind="pick", voters=state.players,
+            options=state.players, allow_self=True, question=tr("sevenknights.vote.question"))
+        return votes.open_vote(state.book, spec)
+
+    def _cast(self, state, d, source):
+        self._phase(state, "recommendation", rule=R_RECOMMEND)
+        if "choice" in d and d["choice"] is None or "option" in d and d["option"] is None:
+            raise RuleError(tr("sevenknights.err.must_recommend"), R_RECOMMEND)
+        return votes.cast(state.book, d, source)
+
+    def _reveal_vote(self, state, d, source):
+        self._phase(state, "recommendation", rule=R_RECOMMEND)
+        current = state.book.current
+        if current is not None and current.waiting:
+            # The Captain rule counts every player's token: no reveal with one missing.
+            raise RuleError(tr("sevenknights.err.waiting", players=", ".join(current.waiting)), R_RECOMMEND)
+        return votes.reveal(state.book, False)
+
+    def _reveal_captain_tile(self, state, d, source):
+        self._phase(state, "captain_reveal", rule=R_CAPTAIN_REVEAL)
+        mode, n = state.rules_mode, len(state.players)
+        tile = d.get("tile")
+        if tile == WITCH:
+            if not mode.witch:
+                raise RuleError(tr("sevenknights.err.no_witch_in_mode"), R_NO_WITCH)
+            if not mode.witch_dealt:
+                raise RuleError(tr("sevenknights.err.witch_not_dealt"), R_GROPING_DEAL)
+            result = round_result(state, state.round.captain, None, captain_witch=True)
+            return [("captain_tile_revealed", {"round": state.round.number, "captain": state.round.captain,
+                                               "tile": WITCH, "result": result_data(result)})]
+        if not isinstance(tile, int) or isinstance(tile, bool) or not 1 <= tile <= 7:
+            raise BadInput(f"tile {tile!r} must be a Knight number from 1 to 7 or \"witch\"")
+        if tile not in mode.tiles(n):
+            raise RuleError(tr("sevenknights.err.tile_not_prepared", tile=tile, count=n), R_TILES)
+        return [("captain_tile_revealed", {"round": state.round.number, "captain": state.round.captain, "tile": tile})]
+
+    def _enter_result(self, state, d, source):
+        self._phase(state, "formation")
+        in_order = d.get("in_order")
+        if not isinstance(in_order, bool):
+            raise BadInput(f"in_order must be true or false, got {in_order!r}")
+        places = witch_places(state)
+        witch = d.get("witch")
+        if not places:
+            if witch is not None:
+                raise RuleError(tr("sevenknights.err.no_witch_in_mode"), R_NO_WITCH)
+        elif witch not in places:
+            if witch == state.round.captain:
+                raise RuleError(tr("sevenknights.err.captain_was_knight", captain=witch), R_CAPTAIN_REVEAL)
+            if witch in state.players:
+                raise RuleError(tr("sevenknights.err.witch_not_dealt"), R_GROPING_DEAL)
+            raise BadInput(f"where was Witch Myrmamius? {witch!r} is not one of: {', '.join(places)}")
+        result = round_result(state, witch, in_order)
+        return [("formation_revealed", {"round": state.round.number, "in_order": in_order, "witch": witch,
+                                        "result": result_data(result)})]
+
+    def _next_round(self, state, d, source):
+        if state.phase == "game_over":
+            raise RuleError(tr("sevenknights.err.game_over"),
+                            R_TUTORIAL_END if state.rules_mode.rounds == 1 else R_END)
+        self._phase(state, "cleanup", rule=R_NEXT_FIRST)
+        first = d.get("first")
+        self._player(first, "the next First player")
+        if first not in state.players:
+            raise BadInput(f"{first!r} is not at the table")
+        rnd = state.round
+        if rnd.result.witch == first:
+            raise RuleError(tr("sevenknights.err.witch_has_no_number", player=first), R_NEXT_FIRST)
+        if rnd.captain_tile == 1 and first != rnd.captain:
+            raise RuleError(tr("sevenknights.err.captain_had_one", captain=rnd.captain), R_NEXT_FIRST)
+        return [("round_started", {"round": rnd.number + 1, "first": first})]
+
+    # -- evolve -------------------------------------------------------------------------------
+    def evolve(self, state: SevenKnightsState, event: Event) -> SevenKnightsState:
+        k, d = event.kind, event.data
+        rnd = state.round
+        if k in votes.VOTE_EVENTS:
+            book = votes.apply_vote_event(state.book, event)
+            state = replace(state, book=book)
+            if k == "vote_revealed":
+                tally = choose_captain(state.players, rnd.first, book.last().choices())
+                rnd = replace(rnd, captain=tally.winner, counts=tuple(sorted(tally.counts.items())),
+                              tie=tally.tie, decided_by=tally.decided_by)
+                state = replace(state, round=rnd, phase="order_question")
+            return state
+        if k == "tile_looked":
+            rnd = replace(rnd, arrows=rnd.arrows + (Arrow(d["looker"], d["at"], d["search"]),))
+            turn, search, phase = state.turn + 1, state.search, state.phase
+            if turn == len(state.players):
+                turn = 0
+                if search < len(state.rules_mode.searches):
+                    search += 1
+                else:
+                    phase = "questions"
+            return replace(state, round=rnd, turn=turn, search=search, phase=phase)
+        if k == "question_asked":
+            q = Question(d["asker"], d["target"], d["template"], d["answer"], d.get("n"), d.get("other"),
+                         d.get("text", ""), bool(d.get("by_captain")))
+            rnd = replace(rnd, questions=rnd.questions + (q,))
+            if q.by_captain:
+                return replace(state, round=rnd, phase="captain_reveal")
+            turn = state.turn + 1
+            if turn == len(state.players):
+                return replace(state, round=rnd, turn=0, phase="recommendation")
+            return replace(state, round=rnd, turn=turn)
+        if k == "captain_tile_revealed":
+            rnd = replace(rnd, captain_tile=d["tile"])
+            if "result" in d:
+                return self._scored(state, replace(rnd, result=result_from(d["result"])))
+            return replace(state, round=rnd, phase="formation")
+        if k == "formation_revealed":
+            return self._scored(state, replace(rnd, result=result_from(d["result"])))
+        if k == "round_started":
+            done = replace(rnd, next_first=d["first"])
+            return replace(state, round=Round(d["round"], d["first"]), past=state.past + (done,),
+                           phase="search", search=1, turn=0)
+        return state
+
+    def _scored(self, state, rnd):
+        pts = dict(rnd.result.points)
+        totals = tuple(t + pts.get(p, 0) for p, t in zip(state.players, state.totals))
+        over = rnd.number >= state.rules_mode.rounds
+        return replace(state, round=rnd, totals=totals, phase="game_over" if over else "cleanup")
+
+    # -- views --------------------------------------------------------------------------------
+    def view(self, state: SevenKnightsState, viewer: str) -> dict:
+        mode, n, rnd = state.rules_mode, len(state.players), state.round
+        turn_player = None
+        if state.phase in ("search", "questions"):
+            turn_player = state.order[state.turn]
+        elif state.phase in ("order_question", "captain_reveal", "formation"):
+            turn_player = rnd.captain
+        v: dict[str, Any] = {
+            "game": self.game_id, "mode": mode.key, "mode_title": tr(f"sevenknights.mode.{mode.key}"),
+            "phase": state.phase, "phase_title": tr(f"sevenknights.phase.{state.phase}"),
+            "prompt": self.prompt(state),
+            "round": rnd.number, "rounds": mode.rounds, "players": list(state.players),
+            "first": rnd.first, "order": list(state.order), "turn": turn_player,
+            "search": state.search, "searches": len(mode.searches),
+            "setup": setup_view(mode, n),
+            "arrows": [{"looker": a.looker, "at": a.at, "search": a.search} for a in rnd.arrows],
+            "questions": [question_view(q) for q in rnd.questions],
+            "captain": rnd.captain, "tie": rnd.tie, "decided_by": rnd.decided_by,
+            "captain_how": tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by, "how_most")) if rnd.captain else None,
+            "recommendations": dict(rnd.counts),
+            "captain_tile": rnd.captain_tile,
+            "result": result_view(rnd.result),
+            "totals": dict(zip(state.players, state.totals)),
+            "standings": standings(state),
+            "past_rounds": [{"round": r.number, "first": r.first, "captain": r.captain,
+                             "captain_tile": r.captain_tile, "result": result_view(r.result)} for r in state.past],
+            "reminders": [tr("sevenknights.reminder.forbidden"), tr("sevenknights.reminder.recommend")],
+            "vote": votes.table_view(state.book.current),
+            "vote_history": [votes.table_view(x) for x in state.book.history],
+        }
+        if state.phase == "search":
+            v["look_options"] = list(look_targets(state, turn_player))
+        if state.phase in ("questions", "order_question"):
+            v["ask_options"] = [p for p in state.players if p != turn_player]
+        if state.phase == "formation":
+            v["witch_places"] = list(witch_places(state))
+        if state.phase == "captain_reveal":
+            v["tile_options"] = [t for t in mode.tiles(n) if t != WITCH or mode.witch_dealt]
+        if state.phase == "game_over":
+            v["winners"] = winners(state)
+        cur = state.book.current
+        if viewer in state.players and cur is not None and viewer in cur.ballots:
+            v["my_recommendation"] = cur.ballots[viewer].choice  # only the viewer's own token
+        return v
+
+    def prompt(self, state: SevenKnightsState) -> str:
+        rnd, ph = state.round, state.phase
+        if ph == "search":
+            key = "search_center" if state.rules_mode.searches[state.search - 1] == "center" else "search"
+            return tr(f"sevenknights.prompt.{key}", player=state.order[state.turn])
+        if ph == "questions":
+            return tr("sevenknights.prompt.questions", player=state.order[state.turn])
+        if ph == "recommendation":
+            cur = state.book.current
+            if cur is None:
+                return tr("sevenknights.prompt.recommendation_open")
+            return tr("sevenknights.prompt.recommendation", players=", ".join(cur.waiting))
+        if ph in ("order_question", "captain_reveal", "formation"):
+            return tr(f"sevenknights.prompt.{ph}", captain=rnd.captain)
+        if ph == "cleanup":
+            return tr("sevenknights.prompt.cleanup")
+        return tr("sevenknights.prompt.game_over", winners=", ".join(winners(state)) or tr("sevenknights.nobody"))
+
+    def outcome(self, state: SevenKnightsState):
+        if state.phase != "game_over":
+            return None
+        w = winners(state)
+        summary = ", ".join(f"{p} {t}" for p, t in zip(state.players, state.totals))
+        return {"winners": w, "summary": summary if state.rules_mode.scored else tr(
+            "sevenknights.result.knights" if w else "sevenknights.result.none")}
+
+
+# -- helpers: event data <-> state, views -----------------------------------------------------
+
+def result_data(r: Result) -> dict:
+    return {"winner": r.winner, "why": r.why, "witch": r.witch, "toriko": list(r.toriko),
+            "points": dict(r.points), "in_order": r.in_order}
+
+
+def result_from(d: Mapping[str, Any]) -> Result:
+    return Result(d["winner"], d["why"], d.get("witch"), tuple(d.get("toriko", ())),
+                  tuple(d.get("points", {}).items()), d.get("in_order"))
+
+
+def result_view(r: Result | None) -> dict | None:
+    if r is None:
+        return None
+    out = result_data(r)
+    out["text"] = tr(f"sevenknights.result.{r.winner}")
+    out["why_text"] = tr(f"sevenknights.why.{r.why}")
+    return out
+
+
+def question_view(q: Question) -> dict:
+    return {"asker": q.asker, "target": q.target, "template": q.template, "n": q.n, "other": q.other,
+            "text": question_text(q), "answer": q.answer, "answer_text": tr(f"sevenknights.answer.{q.answer}"),
+            "by_captain": q.by_captain}
+
+
+def setup_view(mode: Mode, n: int) -> dict:
+    tiles = mode.tiles(n)
+    unused = [k for k in range(1, 8) if k not in tiles]
+    return {
+        "tiles": [str(t) for t in tiles],
+        "tiles_text": tiles_text(tiles),
+        "center": list(mode.centers(n)),
+        "set_aside": mode.set_aside(n),
+        "unused_knights": unused if mode.show_unused_knights else [],
+        "player_cards": mode.player_cards(),
+        "arrow_cards": len(mode.searches),
+        "only_knights_dealt": mode.witch and not mode.witch_dealt,
+        "steps": setup_steps(mode, n),
+    }
+
+
+def tiles_text(tiles) -> str:
+    knights = [t for t in tiles if t != WITCH]
+    text = f"{knights[0]}-{knights[-1]}"
+    return text + (" + " + tr("sevenknights.tile.witch") if WITCH in tiles else "")
+
+
+def setup_steps(mode: Mode, n: int) -> list[str]:
+    """What the table does before each round, in order, already translated."""
+    tiles = mode.tiles(n)
+    steps = [tr("sevenknights.setup.cards", cards=mode.player_cards(), arrows=len(mode.searches))]
+    steps.append(tr("sevenknights.setup.tiles", tiles=tiles_text(tiles)))
+    unused = [str(k) for k in range(1, 8) if k not in tiles]
+    if mode.show_unused_knights and unused:
+        steps.append(tr("sevenknights.setup.unused", tiles=", ".join(unused)))
+    if mode.witch and not mode.witch_dealt:
+        steps.append(tr("sevenknights.setup.deal_knights"))
+        steps.append(tr("sevenknights.setup.center_groping", aside=mode.set_aside(n)))
+    else:
+        steps.append(tr("sevenknights.setup.deal"))
+        if mode.center.get(n):
+            steps.append(tr("sevenknights.setup.center_one"))
+        if mode.set_aside(n):
+            steps.append(tr("sevenknights.setup.set_aside", aside=mode.set_aside(n)))
+    steps.append(tr("sevenknights.setup.check"))
+    return steps

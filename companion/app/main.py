@@ -51,6 +51,7 @@ class CompanionApp(App):
     # True while one player holds the tablet for a secret choice: the top bar is locked so no
     # tap there (undo, history) can touch anyone else's ballot.
     private = BooleanProperty(False)
+    narration_paused = BooleanProperty(False)
 
     def __init__(self, data_dir: str | os.PathLike | None = None, engine_clock=None,
                  speaker=None, audio_out=None, **kwargs):
@@ -137,6 +138,13 @@ class CompanionApp(App):
     def say(self, line_id: str, text: str):
         self.narrator.say(line_id, text)
 
+    def narration_toggle_pause(self):
+        if self.narrator.paused:
+            self.narrator.resume()
+        else:
+            self.narrator.pause()
+        self.narration_paused = self.narrator.paused
+
     def set_caption(self, text):
         self.caption = text or ""
 
@@ -208,6 +216,9 @@ class CompanionApp(App):
         self.game_id = ""
         self.view = {}
         self.bar_title = i18n.tr("app.title")
+        if self.narrator is not None:  # the last game's words must not hang over the picker
+            self.narrator.cancel()
+        self.caption = ""
         Window.allow_screensaver = True
         self.goto("picker")
 

@@ -121,10 +121,20 @@ class Driver:
         walk(root or self.app.root)
         return out
 
+    def settle(self, widget, frames: int = 30):
+        """Draw frames until the widget stops moving (layouts run over several frames)."""
+        last = None
+        for _ in range(frames):
+            self.pump(1)
+            where = (tuple(widget.to_window(*widget.center)), tuple(widget.size))
+            if where == last:
+                break
+            last = where
+        return last[0]
+
     def tap(self, widget):
         """A real touch at the widget's centre, through the window's input dispatch."""
-        self.pump(2)
-        x, y = widget.to_window(*widget.center)
+        x, y = self.settle(widget)
         touch = UnitTestTouch(x, y)
         # Down and up reach the window in the same frame: a tap, however slow the machine.
         touch.touch_down()
@@ -133,8 +143,7 @@ class Driver:
 
     def hold(self, widget, timeout: float = 20.0):
         """Press and hold a HoldButton until it acts (real time; frames may be slow under load)."""
-        self.pump(2)
-        x, y = widget.to_window(*widget.center)
+        x, y = self.settle(widget)
         touch = UnitTestTouch(x, y)
         touch.touch_down()
         end = time.monotonic() + timeout

@@ -152,3 +152,29 @@ def test_an_unfinished_game_is_offered_for_resume(driver):
     finally:
         games.load_ui = original
     assert app.session.game_id == game_id and app.view["counter"] == 5
+
+
+@pytest.mark.app
+def test_narration_is_captioned_and_the_table_can_pause_repeat_and_skip(driver):
+    setup = _start_toy(driver)
+    driver.tap(setup.ids.start_button)
+    app = driver.app
+    app.say("toy.one", "Everyone, close your eyes.")
+    app.say("toy.two", "Everyone, open your eyes.")
+    driver.advance(0.1)
+    assert app.caption == "Everyone, close your eyes."
+    driver.screenshot("app/caption_and_narration_controls")
+    driver.tap(app.root.ids.narration_pause)
+    assert app.narrator.paused and app.narration_paused
+    driver.advance(30)
+    assert app.caption in ("", "Everyone, close your eyes.")  # nothing new while paused
+    driver.tap(app.root.ids.narration_pause)
+    assert not app.narrator.paused
+    driver.advance(0.1)
+    driver.tap(app.root.ids.narration_skip)
+    driver.advance(0.1)
+    assert app.caption == "Everyone, open your eyes."
+    driver.tap(app.root.ids.narration_repeat)
+    driver.advance(30)
+    spoken = [h.line_id for h in app.narrator.history]
+    assert spoken[-2:] == ["toy.two", "toy.two"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from kivy.clock import Clock
 from kivy.factory import Factory
-from kivy.properties import ObjectProperty
+from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
 from companion.app.screens import load_kv
@@ -33,7 +33,23 @@ def describe(info, now: float) -> str:
 
 class DevicesScreen(Screen):
     app = ObjectProperty()
+    last_press = StringProperty("")
     _ev = None
+
+    def on_kv_post(self, *_):
+        self.app.listen("box_pressed", self.on_box_pressed)
+
+    def on_box_pressed(self, command):
+        """A press that is not a ballot: a pairing press, or an unpaired box (ignored, shown)."""
+        d = command.data
+        box = d.get("box", command.source)
+        if d.get("ignored") or not d.get("seat"):
+            self.last_press = tr("devices.press_ignored", box=box, button=d.get("button", "?"))
+            self.app.toast(self.last_press)
+        else:
+            self.last_press = tr("devices.press_paired", box=box, seat=d["seat"])
+        if self.app.sm.current == "devices":
+            self.refresh()
 
     def on_pre_enter(self, *_):
         self.refresh()

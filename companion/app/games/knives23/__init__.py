@@ -79,6 +79,7 @@ class Knives23UI(GameUI):
         session = app.session
         if any(e.kind == "undo" for e in events):
             app.narrator.cancel()   # an undone action's lines are no longer true
+            app.narrator.stop_background()
             self._refresh(app)
             return
         rules = session.rules
@@ -87,6 +88,11 @@ class Knives23UI(GameUI):
         # the state before this batch: kept from the last batch, folded again only after a resume
         state = cached[2] if cached else rules.fold(session.setup, session.events[:before])
         for ev in events:
+            # The masking sound covers the rustle of cards while eyes are closed.
+            if ev.kind == "eyes_closed" and app.settings.masking_loop:
+                app.narrator.start_background()
+            elif ev.kind == "eyes_opened":
+                app.narrator.stop_background()
             after = rules.evolve(state, ev) if ev.kind not in ("game_started",) else state
             for name, ctx in k23cues.cues(state, ev, after):
                 if name == "eyes_closed":

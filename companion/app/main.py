@@ -267,6 +267,8 @@ class CompanionApp(App):
         self._publish(events, force_screen=True)
 
     def _drain(self, dt):
+        for src in self.sources:
+            src.poll()
         refused = self.commands.drain(self._handle_device_command)
         for cmd, exc in refused:
             self.toast(f"{cmd.source}: {exc}")
@@ -283,10 +285,16 @@ class CompanionApp(App):
             for cb in list(self._device_listeners.get(command.kind, ())):
                 cb(command)
             return
+        self.execute_from_device(command)
+
+    def execute_from_device(self, command: Command):
+        """Run a device's command through the rules on the main thread and show the result;
+        a refusal raises (RuleError/BadInput) so the device can be told why."""
         if self.session is None:
             raise RuleError("No game is in progress")
         events = self.session.execute(command)
         self._publish(events)
+        return events
 
     def _publish(self, events, force_screen=False):
         self.view = dict(self.session.view("table"))

@@ -55,6 +55,10 @@ class InputSource(ABC):
     def on_refused(self, command: Command, error: Exception) -> None:
         """A command from this (or any) source that the rules refused, with the reason."""
 
+    def poll(self) -> None:
+        """Main-thread work the source needs regularly (e.g. answering a phone that waits for
+        the rules' verdict). Called with every drain of the command queue."""
+
 
 class CommandQueue:
     """Thread-safe hand-over from device threads to the main thread."""

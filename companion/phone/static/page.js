@@ -1,0 +1,226 @@
+// The Curia scanner page. Plain JS, no build step, talks only to the server that served it.
+// Every scan gets an answer shown large; scans that could not be sent (the phone lost the
+// network) wait in a queue (texts also in localStorage) and are sent again with the same
+// scan_id, so the server answers a retry with its first answer instead of counting twice.
+"use strict";
+
+const WORDS = {
+  counted: "Counted", duplicate: "Already counted", not_fate: "Not a Fate card",
+  unreadable: "Unreadable", refused: "Refused", offline: "Not sent yet",
+};
+const MAX_SIDE = 2000;            // photos are shrunk to this before upload (4 MB limit)
+const $ = (id) => document.getElementById(id);
+let pending = [];                 // [{kind: "text"|"photo", scan_id, text?, blob?}]
+
+function newId() {
+  const a = new Uint8Array(8);
+  crypto.getRandomValues(a);
+  return Array.from(a, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function showTotals(reply) {
+  if (reply && typeof reply.total === "number") {
+    $("total").textContent = String(reply.total);
+    $("count").textContent = reply.count != null ? `${reply.count} cards revealed` : "";
+  }
+}
+
+function describe(a) {
+  if (a.status === "counted" || a.status === "duplicate") {
+    return `${a.label || ""} (card ${a.serial})` +
+      (typeof a.total === "number" ? ` — total ${a.total}` : "");
+  }
+  return a.error || "";
+}
+
+function showAnswer(a) {
+  const box = $("answer");
+  box.className = "answer " + a.status;
+  $("answer-status").textContent = WORDS[a.status] || a.status;
+  $("answer-detail").textContent = describe(a);
+}
+
+function addHistory(a) {
+  const li = document.createElement("li");
+  li.textContent = `${WORDS[a.status] || a.status}: ${describe(a)}`;
+  li.dataset.status = a.status;
+  $("history").prepend(li);
+}
+
+function handleReply(reply) {
+  for (const a of reply.answers || []) {
+    showAnswer(a);
+    if (!reply.replayed) addHistory(a);
+  }
+  showTotals(reply);
+}
+
+function savePending() {
+  const texts = pending.filter((p) => p.kind === "text");
+  try { localStorage.setItem("curia-pending", JSON.stringify(texts)); } catch (e) { /* private mode */ }
+  $("pending").textContent = pending.length ? `${pending.length} scan(s) waiting to be sent…` : "";
+}
+
+async function send(item) {
+  let res;
+  if (item.kind === "text") {
+    res = await fetch("/scan", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ text: item.text, scan_id: item.scan_id }),
+    });
+  } else {
+    res = await fetch("/photo", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": item.blob.type, "X-Scan-Id": item.scan_id },
+      body: item.blob,
+    });
+  }
+  const reply = await res.json();
+  if (!res.ok) {
+    if (res.status === 429) throw new Error("busy");   // try again later, keep it queued
+    return { answers: [{ status: "refused", error: reply.error || res.statusText }] };
+  }
+  return reply;
+}
+
+let flushing = false;
+async function flush() {
+  if (flushing) return;
+  flushing = true;
+  try {
+    while (pending.length) {
+      let reply;
+      try {
+        reply = await send(pending[0]);
+      } catch (e) {
+        showAnswer({ status: "offline", error: "No answer from the tablet; will retry." });
+        break;
+      }
+      pending.shift();
+      savePending();
+      handleReply(reply);
+    }
+  } finally {
+    flushing = false;
+    savePending();
+  }
+}
+
+function enqueue(item) {
+  pending.push(item);
+  savePending();
+  $("answer").className = "answer idle";
+  $("answer-status").textContent = "Checking…";
+  $("answer-detail").textContent = "";
+  return flush();
+}
+
+async function shrink(file) {
+  // Phones take 12-megapixel photos; 2000 px keeps a card's code readable and the upload small.
+  try {
+    const bmp = await createImageBitmap(file);
+    const f = Math.min(1, MAX_SIDE / Math.max(bmp.width, bmp.height));
+    if (f === 1 && ["image/jpeg", "image/png", "image/webp"].includes(file.type)) return file;
+    const c = document.createElement("canvas");
+    c.width = Math.round(bmp.width * f);
+    c.height = Math.round(bmp.height * f);
+    c.getContext("2d").drawImage(bmp, 0, 0, c.width, c.height);
+    return await new Promise((ok) => c.toBlob(ok, "image/jpeg", 0.92));
+  } catch (e) {
+    return file;  // the server says what is wrong with it
+  }
+}
+
+$("photo").addEventListener("change", async (ev) => {
+  const file = ev.target.files && ev.target.files[0];
+  ev.target.value = "";
+  if (!file) return;
+  const blob = await shrink(file);
+  await enqueue({ kind: "photo", scan_id: newId(), blob });
+});
+
+$("typed").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const text = $("code").value.trim();
+  if (!text) return;
+  $("code").value = "";
+  enqueue({ kind: "text", scan_id: newId(), text });
+});
+
+// Live scanning: the browser's own BarcodeDetector, which needs a secure context (https or
+// this phone itself) and a browser that has one (Chrome on Android does; many do not).
+async function setupLive() {
+  const can = window.isSecureContext && "BarcodeDetector" in window &&
+    navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
+  if (!can) {
+    $("live-note").textContent = "Live scanning is not available in this browser here; " +
+      "take a photo of each card instead.";
+    return;
+  }
+  let formats = [];
+  try { formats = await BarcodeDetector.getSupportedFormats(); } catch (e) { /* none */ }
+  if (!formats.includes("qr_code")) {
+    $("live-note").textContent = "This browser cannot read QR codes live; take photos instead.";
+    return;
+  }
+  const detector = new BarcodeDetector({ formats: ["qr_code"] });
+  const recent = new Map();   // text -> time last sent, so a card held in view is sent once
+  $("live").hidden = false;
+  $("live").addEventListener("click", async () => {
+    const video = $("video");
+    try {
+      video.srcObject = await navigator.mediaDevices.getUserMedia(
+        { video: { facingMode: "environment" }, audio: false });
+    } catch (e) {
+      $("live-note").textContent = "The camera could not be opened: " + e.message;
+      return;
+    }
+    video.hidden = false;
+    await video.play();
+    $("live").hidden = true;
+    const tick = async () => {
+      try {
+        for (const code of await detector.detect(video)) {
+          const now = Date.now();
+          if (now - (recent.get(code.rawValue) || 0) > 5000) {
+            recent.set(code.rawValue, now);
+            enqueue({ kind: "text", scan_id: newId(), text: code.rawValue });
+          }
+        }
+      } catch (e) { /* a frame that could not be read */ }
+      setTimeout(tick, 250);
+    };
+    tick();
+  });
+}
+
+async function refresh() {
+  // Totals change from tablet taps and other phones too; the tablet's journal is the truth.
+  try {
+    const res = await fetch("/state", { credentials: "same-origin" });
+    if (!res.ok) return;
+    const st = await res.json();
+    showTotals(st);
+    return st;
+  } catch (e) { return null; }
+}
+
+async function start() {
+  try {
+    pending = JSON.parse(localStorage.getItem("curia-pending") || "[]")
+      .filter((p) => p && p.kind === "text" && typeof p.text === "string");
+  } catch (e) { pending = []; }
+  const st = await refresh();
+  if (st && Array.isArray(st.history)) {
+    // a phone that reloads or reconnects gets its earlier answers back from the server
+    for (const a of st.history) addHistory(a);
+    if (st.history.length) showAnswer(st.history[st.history.length - 1]);
+  }
+  setupLive();
+  flush();
+  setInterval(() => { refresh(); flush(); }, 3000);
+  window.addEventListener("online", flush);
+}
+
+start();

@@ -1,0 +1,302 @@
+"""Read QR codes from phone photos: OpenCV's two detectors behind a chain of pre-processing.
+
+Each stage is tried only while the photo still has codes left to read: first the photo as it is
+(most photos stop here), then fixes for what goes wrong in phone photos: local contrast (CLAHE)
+and flattened lighting for glare and shadow, sharpening for blur, upscaling and tiles for a code
+small in the frame, and, for a code the detector found but could not read, a straightened crop
+that is binarised several ways. ``benchmarks/qr_decode.py`` measures what each stage is worth.
+"""
+from __future__ import annotations
+
+import io
+import os
+import threading
+import warnings
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from companion.core.events import BadInput
+
+WORK_SIDE = 1600          # long side photos are read at first (phones send 4000 px)
+MAX_PIXELS = 40_000_000   # refuse bigger images before decoding them (decompression bombs)
+
+_local = threading.local()  # OpenCV detectors are not safe to share between threads
+
+
+def _detectors():
+    if not hasattr(_local, "dets"):
+        _local.dets = (cv2.QRCodeDetectorAruco(), cv2.QRCodeDetector())
+    return _local.dets
+
+
+def _gray(img: np.ndarray) -> np.ndarray:
+    if img.ndim == 3:
+        return cv2.cvtColor(img, cv2.COLOR_BGR2GRAY if img.shape[2] == 3 else cv2.COLOR_BGRA2GRAY)
+    return img
+
+
+def _scaled(gray: np.ndarray, side: int) -> tuple[np.ndarray, float]:
+    h, w = gray.shape[:2]
+    f = side / max(h, w)
+    if f >= 1:
+        return gray, 1.0
+    return cv2.resize(gray, (int(w * f), int(h * f)), interpolation=cv2.INTER_AREA), f
+
+
+class _Found:
+    """The texts read so far and the quads that were detected but not read."""
+
+    def __init__(self):
+        self.texts: list[str] = []
+        self.unread: list[np.ndarray] = []   # quads in full-image coordinates
+
+    def add(self, texts, quads, scale=1.0, offset=(0, 0)):
+        new = False
+        for t, q in zip(texts, quads):
+            q = np.asarray(q, np.float32).reshape(4, 2) / scale + np.float32(offset)
+            if t:
+                if t not in self.texts:
+                    self.texts.append(t)
+                    new = True
+                self.unread = [u for u in self.unread if not _overlaps(u, q)]
+            elif not any(_overlaps(u, q) for u in self.unread):
+                self.unread.append(q)
+        return new
+
+
+def _overlaps(a, b) -> bool:
+    ca, cb = a.mean(axis=0), b.mean(axis=0)
+    ra = np.linalg.norm(a - ca, axis=1).max()
+    return float(np.linalg.norm(ca - cb)) < ra
+
+
+def _run(img: np.ndarray, found: _Found, scale=1.0, offset=(0, 0), which=(0, 1)) -> None:
+    for i in which:
+        det = _detectors()[i]
+        try:
+            ok, texts, quads, _ = det.detectAndDecodeMulti(img)
+        except cv2.error:
+            continue
+        if ok or (quads is not None and len(quads)):
+            found.add(list(texts) if texts is not None else [""] * len(quads),
+                      quads if quads is not None else [], scale, offset)
+
+
+def _clahe(g):
+    return cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8)).apply(g)
+
+
+def _flatten(g):
+    """Divide out the lighting (glare, shadow): what is left is the print."""
+    k = max(15, (min(g.shape[:2]) // 12) | 1)
+    bg = cv2.morphologyEx(g, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    return cv2.divide(g, bg, scale=230)
+
+
+def _sharpen(g, sigma=2.0, amount=1.5):
+    blur = cv2.GaussianBlur(g, (0, 0), sigma)
+    return cv2.addWeighted(g, 1 + amount, blur, -amount, 0)
+
+
+def _adaptive(g):
+    block = max(11, (min(g.shape[:2]) // 40) | 1)
+    return cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_GAUSSIAN_C, cv2.THRESH_BINARY,
+                                 block, 5)
+
+
+def _straighten(gray, quad, size=231):
+    """The quad mapped to a square with a quiet zone, at about 11 px per module of version 1."""
+    m = size // 7
+    dst = np.float32([[m, m], [size - m, m], [size - m, size - m], [m, size - m]])
+    t = cv2.getPerspectiveTransform(np.float32(quad), dst)
+    return cv2.warpPerspective(gray, t, (size, size), flags=cv2.INTER_CUBIC,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _read_unread(gray: np.ndarray, found: _Found) -> None:
+    for quad in list(found.unread):
+        crop = _straighten(gray, quad)
+        for variant in (crop, _sharpen(crop), _clahe(crop),
+                        cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1],
+                        _adaptive(_sharpen(crop))):
+            for det in _detectors():
+                try:
+                    text, _, _ = det.detectAndDecode(variant)
+                except cv2.error:
+                    text = ""
+                if text:
+                    if text not in found.texts:
+                        found.texts.append(text)
+                    found.unread = [u for u in found.unread if u is not quad]
+                    break
+            else:
+                continue
+            break
+
+
+def _candidates(gray: np.ndarray, max_n: int = 8) -> list[tuple[int, int, int, int]]:
+    """Boxes (full-image x, y, w, h) of compact patches of dense dark/light edges: stickers.
+
+    A code a few dozen pixels wide is too small for the detectors to find in the whole photo,
+    but it is the densest texture on a card: find it here, then read an enlarged crop.
+    """
+    h, w = gray.shape[:2]
+    f = min(1.0, 800 / max(h, w))
+    small = cv2.resize(gray, (int(w * f), int(h * f)), interpolation=cv2.INTER_AREA) \
+        if f < 1 else gray
+    grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    _, bw = cv2.threshold(grad, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    bw = cv2.morphologyEx(bw, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    bw = cv2.morphologyEx(bw, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    _, _, stats, _ = cv2.connectedComponentsWithStats(bw)
+    found = []
+    for x, y, bw_, bh, area in stats[1:]:
+        if bw_ < 10 or bh < 10 or bw_ > 0.7 * small.shape[1] or bh > 0.7 * small.shape[0]:
+            continue
+        if area < 0.3 * bw_ * bh:  # a ring or a line, not a filled patch
+            continue
+        found.append((int(area), int(x / f), int(y / f), int(bw_ / f), int(bh / f)))
+    found.sort(reverse=True)
+    return [b[1:] for b in found[:max_n]]
+
+
+def _unskewed(crop: np.ndarray) -> list[np.ndarray]:
+    """The crop with the code's slant undone: a card photographed at an angle.
+
+    A square's pixels have the same spread in every direction; a tilted view squashes it into a
+    slanted parallelogram. Whitening the dark blob's covariance (x -> C^-1/2 x) makes it square
+    again, whatever the tilt's direction, up to a rotation the detectors handle. The blob is
+    found at three closing sizes because the module size is not known yet.
+    """
+    _, dark = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    h, w = crop.shape[:2]
+    out = []
+    for k in (5, 9, 15):
+        merged = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(merged)
+        best = None
+        for i in range(1, n):
+            _, _, bw_, bh, area = stats[i]
+            if area < 0.02 * h * w or bw_ > 0.95 * w or bh > 0.95 * h:
+                continue
+            if best is None or area > stats[best][4]:
+                best = i
+        if best is None:
+            continue
+        ys, xs = np.nonzero(labels == best)
+        pts = np.stack([xs, ys], 1).astype(np.float64)
+        c = pts.mean(axis=0)
+        ev, evec = np.linalg.eigh(np.cov((pts - c).T))
+        if ev[0] <= 0 or ev[1] / ev[0] < 1.2:  # already square: nothing to undo
+            continue
+        m = evec @ np.diag(1 / np.sqrt(ev)) @ evec.T * np.sqrt(np.sqrt(ev.prod()))
+        size = int(max(h, w) * 1.3)
+        affine = np.hstack([m, (np.array([size / 2, size / 2]) - m @ c)[:, None]])
+        out.append(cv2.warpAffine(crop, affine, (size, size), flags=cv2.INTER_CUBIC,
+                                  borderMode=cv2.BORDER_REPLICATE))
+    return out
+
+
+def _read_candidates(gray: np.ndarray, found: _Found, side: int = 500) -> None:
+    H, W = gray.shape[:2]
+    for x, y, w, h in _candidates(gray):
+        m = int(0.25 * max(w, h))
+        x0, y0 = max(0, x - m), max(0, y - m)
+        x1, y1 = min(W, x + w + m), min(H, y + h + m)
+        crop = gray[y0:y1, x0:x1]
+        z = max(1.0, side / max(crop.shape[:2]))
+        big = cv2.resize(crop, None, fx=z, fy=z, interpolation=cv2.INTER_CUBIC) if z > 1 else crop
+        for variant in (big, _sharpen(big, 2.0, 1.5), _clahe(big), _sharpen(big, 4.0, 2.5),
+                        cv2.threshold(_sharpen(big, 3.0, 2.0), 0, 255,
+                                      cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]):
+            before = len(found.texts)
+            _run(variant, found, z, (x0, y0))
+            if len(found.texts) > before:
+                break
+        else:
+            for variant in _unskewed(big):
+                # positions in an unskewed crop do not map back: keep only what was read
+                here = _Found()
+                _run(variant, here)
+                if here.texts:
+                    found.texts += [t for t in here.texts if t not in found.texts]
+                    break
+
+
+def decode_array(img: np.ndarray, preprocess: bool = True) -> list[str]:
+    """Texts of the QR codes in a BGR or grayscale image; [] when none can be read.
+
+    With ``preprocess=False`` only OpenCV's two detectors run on the photo as it is (the
+    benchmark's baseline).
+    """
+    if img is None or img.size == 0:
+        return []
+    gray = _gray(img)
+    found = _Found()
+    work, f = _scaled(gray, WORK_SIDE)
+    _run(work, found, f)
+    if not preprocess:
+        return found.texts
+
+    def done():
+        return found.texts and not found.unread
+
+    # cheapest and most often useful first; each runs only while something is left to read
+    stages = [
+        lambda: _read_unread(gray, found),
+        lambda: _read_candidates(gray, found),
+        lambda: _run(_clahe(work), found, f),
+        lambda: _run(_flatten(work), found, f),
+        lambda: _run(_sharpen(work), found, f),
+        lambda: _read_unread(gray, found),
+        lambda: _run(_adaptive(_flatten(work)), found, f),
+        lambda: _read_unread(gray, found),
+    ]
+    for stage in stages:
+        if done():
+            break
+        stage()
+    return found.texts
+
+def read_image(path: str | os.PathLike) -> np.ndarray:
+    """Load an image file; BadInput (one line) if it is missing, too big, or not an image."""
+    p = os.fspath(path)
+    if not os.path.exists(p):
+        raise BadInput(f"no such file: {p}")
+    if os.path.isdir(p):
+        raise BadInput(f"is a directory, not an image: {p}")
+    try:
+        with open(p, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise BadInput(f"cannot read {p}: {exc.strerror}") from None
+    return image_from_bytes(data, p)
+
+
+def image_from_bytes(data: bytes, name: str = "upload") -> np.ndarray:
+    """Decode JPEG/PNG/WebP bytes; BadInput if they are not an image or are too many pixels."""
+    if not data:
+        raise BadInput(f"{name}: empty file")
+    arr = np.frombuffer(data, np.uint8)
+    # The header gives the size before the pixels are decoded: refuse bombs first.
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as im:  # reads only the header
+                w, h = im.size
+    except Image.DecompressionBombError:
+        raise BadInput(f"{name}: image too large (more than {MAX_PIXELS} pixels)") from None
+    except Exception:
+        raise BadInput(f"{name}: not an image file (JPEG, PNG or WebP expected)") from None
+    if w * h > MAX_PIXELS:
+        raise BadInput(f"{name}: image too large ({w}x{h} pixels, limit {MAX_PIXELS})")
+    img = cv2.imdecode(arr, cv2.IMREAD_COLOR)
+    if img is None:
+        raise BadInput(f"{name}: not an image file (JPEG, PNG or WebP expected)")
+    return img
+
+
+def decode_file(path: str | os.PathLike, preprocess: bool = True) -> list[str]:
+    return decode_array(read_image(path), preprocess)

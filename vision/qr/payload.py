@@ -137,9 +137,9 @@ def new_key() -> bytes:
 
 
 def default_key_path() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local",
-                                                           "share")
-    return Path(base) / "table-companion" / "23-knives.deck-key"
+    """The deck key lives in the app's data folder (the same one as the journal)."""
+    from companion.core.journal import default_data_dir
+    return default_data_dir() / "23-knives.deck-key"
 
 
 def load_key(path: str | os.PathLike) -> bytes:

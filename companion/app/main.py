@@ -52,6 +52,10 @@ class CompanionApp(App):
     # tap there (undo, history) can touch anyone else's ballot.
     private = BooleanProperty(False)
     narration_paused = BooleanProperty(False)
+    # The narration controls show while the narrator speaks or is paused, and for a while after
+    # its last line, so "repeat" is there when someone asks "what did it say?".
+    narration_active = BooleanProperty(False)
+    NARRATION_LINGER = 12.0  # engine-clock seconds
 
     def __init__(self, data_dir: str | os.PathLike | None = None, engine_clock=None,
                  speaker=None, audio_out=None, **kwargs):
@@ -151,6 +155,10 @@ class CompanionApp(App):
     def _tick_engines(self, dt):
         if self.narrator is not None:
             self.narrator.tick()
+            n = self.narrator
+            last = n.history[-1].ended_at if n.history else None
+            recent = last is not None and self.engine_clock.now() - last < self.NARRATION_LINGER
+            self.narration_active = bool(n.busy or n.paused or recent)
         if self.game_ui is not None and hasattr(self.game_ui, "tick"):
             self.game_ui.tick(self)
 

@@ -18,7 +18,7 @@ def settle(driver):
     """Let the narrator catch up (its clock is the test's), so the caption is the current line."""
     app = driver.app
     for _ in range(2400):  # at most 20 minutes of narration, ticked without drawing frames
-        if not app.narrator.busy:
+        if not app.narrator.busy and not app.narration_active:  # controls gone too
             break
         driver.clock.advance(0.5)
         app._tick_engines(0.5)

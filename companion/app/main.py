@@ -77,6 +77,7 @@ class CompanionApp(App):
         self.narrator = None
         self._seen_reveals = 0
         self._device_listeners: dict[str, list] = {}
+        self.voice_problem = ""
 
     # -- start-up --------------------------------------------------------------------------
     def build(self):
@@ -358,7 +359,11 @@ class CompanionApp(App):
         self.caption_size = self.settings.caption_size
         if self.settings.language != i18n.language():
             i18n.set_language(self.settings.language)
+        self.voice_problem = ""
+        self._speaker_override = None  # the table chose a voice: it wins over the start-up one
         self._make_narrator()
+        if self.voice_problem:
+            self.toast(i18n.tr("settings.voice_unavailable", problem=self.voice_problem))
 
 
 def main(argv=None):

@@ -62,6 +62,7 @@ def make_narrator(app, speaker=None, audio_out=None) -> Narrator:
             speaker = make_speaker(s.voice, **opts)
         except Exception as exc:  # no espeak-ng, no plyer, a missing pack: captions still work
             log.warning("voice %s unavailable (%s); showing captions only", s.voice, exc)
+            app.voice_problem = f"{s.voice}: {exc}"
             speaker = CaptionSpeaker()
     old = getattr(app, "narrator", None)
     if old is not None:

@@ -178,3 +178,31 @@ def test_narration_is_captioned_and_the_table_can_pause_repeat_and_skip(driver):
     driver.advance(30)
     spoken = [h.line_id for h in app.narrator.history]
     assert spoken[-2:] == ["toy.two", "toy.two"]
+
+
+@pytest.mark.app
+def test_settings_voice_pack_missing_is_refused_in_one_line_and_captions_go_on(driver, tmp_path):
+    app = driver.app
+    app.goto("settings")
+    driver.pump(4)
+    screen = app.screen("settings")
+    screen.ids.voice.text = tr("settings.voice.voicepack")
+    screen.ids.voice_pack.text = str(tmp_path / "no-such-pack")
+    driver.tap(screen.ids.save)
+    assert "cannot be used" in app.root.ids.toast.message
+    assert type(app.narrator.speaker).__name__ == "CaptionSpeaker"
+    # A real pack: one recorded clip keyed by its line id.
+    import subprocess
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    subprocess.run(["espeak-ng", "-w", str(pack / "settings.test.wav"), "Recorded voice"], check=True)
+    app.goto("settings")
+    driver.pump(4)
+    screen.ids.voice.text = tr("settings.voice.voicepack")
+    screen.ids.voice_pack.text = str(pack)
+    driver.screenshot("app/settings_voice_pack")
+    driver.tap(screen.ids.save)
+    assert type(app.narrator.speaker).__name__ == "VoicePackSpeaker"
+    app.settings.voice = "captions"  # leave the shared app as the other tests expect
+    app.settings.voice_pack = ""
+    app.save_settings()

@@ -28,12 +28,14 @@ class SettingsScreen(Screen):
         ids.random_pauses.state = "down" if s.random_pauses else "normal"
         ids.caption_size.value = s.caption_size
         ids.language.text = s.language
+        ids.voice_pack.text = s.voice_pack
 
     def apply(self):
         s = self.app.settings
         ids = self.ids
         labels = {tr(f"settings.voice.{v}"): v for v in VOICES}
         s.voice = labels.get(ids.voice.text, s.voice)
+        s.voice_pack = ids.voice_pack.text.strip()
         s.pace = round(float(ids.pace.value), 2)
         s.volume = round(float(ids.volume.value), 2)
         s.loop_volume = round(float(ids.loop_volume.value), 2)

@@ -1,0 +1,106 @@
+"""Cicero on the tablet: the draft and first Princeps, the round guide (the Automatii of the
+2-player game, the weighted Princeps election with its debate timer, Cicero's pleading, the
+Servants on the board, the tribute and the Triumvirate, the majorities, the Prestige phase) and
+the winner. The secret vote and its reveal are the shell's shared screens."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from companion.app.gameui import GameUI, OptionField
+from companion.core.events import Event
+from companion.core.timers import END_LINE, Countdown, spoken_warning
+from companion.games.cicero import CiceroRules
+from companion.games.cicero import narration
+
+SCREENS = {
+    "draft": "start", "first_princeps": "start",
+    "automatii": "election", "automatii_actions": "election", "election": "election", "debate": "election",
+    "ballot": "election", "election_tie": "election",
+    "accusation": "board", "servants": "board",
+    "tribute": "tribute", "triumvirate": "tribute", "second_tribute": "tribute",
+    "castes": "majorities", "guilds": "majorities",
+    "prestige": "prestige", "round_end": "prestige", "game_over": "prestige",
+}
+SCREEN_NAMES = ("start", "election", "board", "tribute", "majorities", "prestige")
+
+
+class CiceroUI(GameUI):
+    def __init__(self):
+        super().__init__(game_id="cicero", rules=CiceroRules(), title="game.cicero", blurb="cicero.blurb",
+                         seat_fields=[OptionField("age", "cicero.ui.age", "int", 30, minimum=0, maximum=120)])
+        self._last = None
+        self.debate: Countdown | None = None
+        self._debate_key = None
+
+    def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
+        seats = table.get("seats") or {}
+        setup = {"players": list(table["players"]), "colours": list(table.get("colours") or []),
+                 "ages": {p: seats.get(p, {}).get("age") for p in table["players"]}}
+        # Ages tied for the youngest: the table's first player starts the draft if among them.
+        ages = {p: a for p, a in setup["ages"].items() if isinstance(a, int)}
+        if ages:
+            tied = [p for p in table["players"] if ages.get(p) == min(ages.values())]
+            if len(tied) > 1:
+                setup["youngest"] = table.get("first") if table.get("first") in tied else tied[0]
+        return setup
+
+    def build_screens(self, app) -> list:
+        from . import board, election, majorities, prestige, start, tribute
+        self._last = app.session.state if app.session is not None else None
+        self.debate, self._debate_key = None, None
+        if app.session is not None and len(app.session.events) <= 1 and app.narrator is not None:
+            self._speak(app, narration.cues(self._last, self._last, app.session.events))  # a new game
+        return [m.make(app) for m in (start, election, board, tribute, majorities, prestige)]
+
+    def screen_for(self, view: Mapping[str, Any]) -> str:
+        return "cicero." + SCREENS.get(view.get("phase"), "start")
+
+    def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
+        before, after = self._last, app.session.state
+        self._last = after
+        if before is None or app.narrator is None:
+            return
+        if any(e.kind == "undo" for e in events):
+            app.narrator.cancel()  # an undone action's lines are no longer true
+            return
+        self._speak(app, narration.cues(before, after, events))
+
+    def _speak(self, app, pairs):
+        for script, context in pairs:
+            app.narrator.enqueue_script(script, context)
+
+    # the debate timer ------------------------------------------------------------------------
+    def tick(self, app) -> None:
+        view = app.view or {}
+        session = app.session
+        if session is None:
+            return
+        if view.get("phase") == "debate":
+            key = (session.game_id, view.get("round"))
+            if self.debate is None or self._debate_key != key:
+                self._debate_key = key
+                self.debate = Countdown(float(view["election"]["debate_seconds"]), app.engine_clock,
+                                        warnings=(60, 10), name="cicero.debate",
+                                        on_warning=lambda m: app.narrator.say(*spoken_warning(m)),
+                                        on_end=lambda: app.narrator.say(*END_LINE))
+            self.debate.poll()
+            try:
+                app.screen("cicero.election").show_time(self.debate.remaining())
+            except Exception:  # the screen is not built: nothing to show the time on
+                pass
+        elif self.debate is not None:
+            self.debate, self._debate_key = None, None
+
+    def debate_remaining(self) -> float | None:
+        return self.debate.remaining() if self.debate is not None else None
+
+    def debate_add(self, seconds: float) -> None:
+        if self.debate is not None:
+            self.debate.add(seconds)
+
+    def debate_toggle(self) -> None:
+        if self.debate is not None:
+            (self.debate.pause if self.debate.running else self.debate.resume)()
+
+
+UI = CiceroUI()

@@ -1,0 +1,155 @@
+"""What every Cicero screen shares: the table view, the header, the side panel (Prestige track and
+the round summary's checklist), number steppers and seat-coloured buttons."""
+from __future__ import annotations
+
+from kivy.factory import Factory
+from kivy.properties import (BooleanProperty, ColorProperty, DictProperty, NumericProperty, ObjectProperty,
+                             StringProperty)
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+
+from companion.app.screens import load_kv
+from companion.app.theme import COLOUR_RGBA, PANEL
+from companion.app.widgets import BigButton
+from companion.core.events import BadInput, Command, NeedsTieBreak, RuleError
+from companion.core.i18n import tr
+
+
+class CButton(BigButton):
+    """A button with an optional seat-colour stripe; ``selected`` shows it chosen."""
+    selected = BooleanProperty(False)
+    stripe = ColorProperty((0, 0, 0, 0))
+    value = StringProperty("")
+
+
+class CStepper(BoxLayout):
+    """A number with − and + (votes, PP): big enough to tap across a table."""
+    label = StringProperty("")
+    number = NumericProperty(0)
+    minimum = NumericProperty(0)
+    step = NumericProperty(1)
+    stripe = ColorProperty((0, 0, 0, 0))
+    key = StringProperty("")
+
+    def change(self, sign: int):
+        self.number = max(self.minimum, self.number + sign * self.step)
+
+
+class CSeatRow(BoxLayout):
+    """A player's row: their name with the seat colour, then widgets added by the screen."""
+    player = StringProperty("")
+    stripe = ColorProperty((0, 0, 0, 0))
+
+
+class CCheck(Label):
+    status = StringProperty("todo")
+
+
+class CPrestigeRow(BoxLayout):
+    player = StringProperty("")
+    points = StringProperty("")
+    princeps = BooleanProperty(False)
+    stripe = ColorProperty((0, 0, 0, 0))
+
+
+load_kv(__file__)
+
+
+class CiceroScreen(Screen):
+    """A screen of play: shows ``app.view`` (the table's view: never a secret) and sends commands
+    through ``app.send``. Subclasses rebuild their dynamic parts in ``refresh``."""
+
+    app = ObjectProperty()
+    view = DictProperty({})
+
+    def on_kv_post(self, *_):
+        self.app.bind(view=lambda *_: self._update())
+
+    def on_pre_enter(self, *_):
+        self._update()
+
+    def _update(self):
+        view = dict(self.app.view or {})
+        # A screen of a game the table has left stays bound to the app: it ignores other views.
+        if view.get("game") != "cicero":
+            return
+        self.view = view
+        if self.manager is not None and self.manager.current == self.name:
+            self.refresh_side()
+            self.refresh()
+
+    def refresh(self):
+        pass
+
+    # the side panel ----------------------------------------------------------------------
+    def refresh_side(self):
+        """The Prestige track (highest first) and the checklist, updated in place: building Kivy
+        widgets is the slow part of a refresh, and these change a little at a time."""
+        side = self.ids.get("side")
+        v = self.view
+        if side is None or not v.get("players"):
+            return
+        rows = side.ids.prestige
+        if len(rows.children) != len(v["players"]):
+            rows.clear_widgets()
+            for _ in v["players"]:
+                row = Factory.CPrestigeRow()
+                row.ids.minus.bind(on_release=lambda b, row=row: self.adjust(row.player, -1))
+                row.ids.plus.bind(on_release=lambda b, row=row: self.adjust(row.player, +1))
+                rows.add_widget(row)
+        ordered = sorted(v["players"], key=lambda p: -v["prestige"][p])
+        for row, p in zip(reversed(rows.children), ordered):
+            row.player, row.points, row.princeps = p, str(v["prestige"][p]), p == v.get("princeps")
+            row.stripe = self.colour(p)
+        checks = side.ids.checklist
+        items = v.get("checklist", [])
+        if len(checks.children) != len(items):
+            checks.clear_widgets()
+            for _ in items:
+                checks.add_widget(Factory.CCheck())
+        for label, item in zip(reversed(checks.children), items):
+            label.text, label.status = item["short"], item["status"]
+
+    def adjust(self, player: str, delta: int):
+        self.app.send("adjust_prestige", player=player, delta=delta, note=tr("cicero.ui.by_hand"))
+
+    # helpers -----------------------------------------------------------------------------
+    def colour(self, player: str):
+        session = self.app.session
+        setup = session.setup if session is not None else {}
+        players, colours = setup.get("players", []), setup.get("colours") or []
+        if player in players and players.index(player) < len(colours):
+            return COLOUR_RGBA.get(colours[players.index(player)], PANEL)
+        return (0, 0, 0, 0)
+
+    def button(self, text, on_press, selected=False, player=None, value="", **kw):
+        b = Factory.CButton(text=text, selected=selected, value=value, **kw)
+        if player:
+            b.stripe = self.colour(player)
+        b.bind(on_release=lambda btn: on_press(btn))
+        return b
+
+    def stepper(self, label, number=0, player=None, key="", step=1, minimum=0):
+        s = Factory.CStepper(label=label, number=number, key=key, step=step, minimum=minimum)
+        if player:
+            s.stripe = self.colour(player)
+        return s
+
+    def tie_needed(self, kind: str, **data) -> NeedsTieBreak | None:
+        """Asks the rules (pure ``decide``, nothing recorded) whether this command needs the
+        Princeps to break a tie first; other refusals are left to ``app.send`` to show."""
+        session = self.app.session
+        try:
+            session.rules.decide(session.state, Command(kind, data))
+        except NeedsTieBreak as tie:
+            return tie
+        except (RuleError, BadInput):
+            return None
+        return None
+
+
+def fill(box, widgets):
+    box.clear_widgets()
+    for w in widgets:
+        box.add_widget(w)

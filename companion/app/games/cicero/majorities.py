@@ -1,0 +1,142 @@
+"""Phase VI: the majorities. Caste by Caste, each player's votes -> Primus and Secundus; Guild by
+Guild, the symbols -> the Guild card and its holder's choice (its power, or 3 PP). Ties go to the
+Princeps. The table shows who holds every card (cards stay with their holder until lost)."""
+from __future__ import annotations
+
+from kivy.factory import Factory
+from kivy.properties import BooleanProperty
+from kivy.uix.label import Label
+
+from companion.app.games.cicero.common import CiceroScreen
+from companion.app.screens import load_kv
+from companion.core.i18n import tr
+
+
+
+class CCardCell(Label):
+    now = BooleanProperty(False)  # the card being counted now
+
+
+load_kv(__file__)
+
+
+class MajoritiesScreen(CiceroScreen):
+    tie = None          # the NeedsTieBreak the Princeps is answering
+    choices: dict = {}  # the Princeps' answers so far for this count
+    _entered: dict = {}  # the numbers entered, kept while the Princeps breaks a tie
+    _entered_for = None
+
+    def refresh(self):
+        v = self.view
+        if not v:
+            return
+        self._cards_table()
+        body = self.ids.body
+        body.clear_widgets()
+        if v["phase"] not in ("castes", "guilds"):
+            return
+        if v.get("pending_guild"):
+            g = v["pending_guild"]
+            holder = next(x["holder"] for x in v["guilds"] if x["guild"] == g)
+            body.add_widget(Factory.CHeading(text=tr("cicero.ui.guild_choice", guild=g, holder=holder)))
+            row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="80dp")
+            row.add_widget(self.button(tr("cicero.ui.use_power"), lambda b: self.app.send("guild_use", use="power")))
+            row.add_widget(self.button(tr("cicero.ui.score_pp"), lambda b: self.app.send("guild_use", use="prestige")))
+            body.add_widget(row)
+            body.add_widget(Factory.Widget())
+            return
+        name = v["count_next"]
+        caste = v["phase"] == "castes"
+        body.add_widget(Factory.CHeading(text=tr("cicero.ui.count_caste" if caste else "cicero.ui.count_guild",
+                                                 name=name), shorten=False))
+        if self.tie is not None:
+            body.add_widget(Factory.CLine(text=str(self.tie.args[0]), font_size="22sp", color=(0.86, 0.69, 0.26, 1)))
+            row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="76dp")
+            for p in self.tie.among:
+                row.add_widget(self.button(p, lambda b: self._break(b.value), value=p, player=p))
+            body.add_widget(row)
+            body.add_widget(Factory.Widget())
+            return
+        # The rows are made once and reused: a count is 12 refreshes a round, and making Kivy
+        # widgets is the slow part.
+        if getattr(self, "_rows", None) is None or [r.player for r, _ in self._rows] != v["players"]:
+            self._rows = []
+            for p in v["players"]:
+                row = Factory.CSeatRow(player=p, stripe=self.colour(p), height="60dp")
+                s = self.stepper("", 0, key=p)
+                row.add_widget(s)
+                self._rows.append((row, s))
+        self._steppers = [s for _, s in self._rows]
+        for row, s in self._rows:
+            s.label = tr("cicero.ui.votes") if caste else tr("cicero.ui.symbols")
+            s.number = self._entered.get(row.player, 0) if self._entered_for == name else 0
+            body.add_widget(row)
+        body.add_widget(Factory.Widget())
+        body.add_widget(self.button(tr("cicero.ui.count"), lambda b: self._count(), height="76dp"))
+
+    def _cards_table(self):
+        """Who holds each card: 12 rows of 3 cells, made once and then updated in place."""
+        v = self.view
+        grid = self.ids.cards
+        heads = {tr("cicero.ui.col_caste"), tr("cicero.ui.col_guild")}
+        rows = [(tr("cicero.ui.col_caste"), tr("cicero.ui.col_primus"), tr("cicero.ui.col_secundus"))]
+        rows += [(c["caste"], c["primus"] or "—", c["secundus"] or "—") for c in v["castes"]]
+        rows += [(tr("cicero.ui.col_guild"), tr("cicero.ui.col_holder"), tr("cicero.ui.col_choice"))]
+        rows += [(g["guild"], g["holder"] or "—", tr(f"cicero.ui.use_{g['use']}") if g["use"] else "")
+                 for g in v["guilds"]]
+        if len(grid.children) != 3 * len(rows):
+            grid.clear_widgets()
+            for _ in range(3 * len(rows)):
+                grid.add_widget(Factory.CCardCell())
+        cells = list(reversed(grid.children))
+        now = v.get("count_next") or v.get("pending_guild")
+        for i, (name, a, b) in enumerate(rows):
+            head, first, second = cells[3 * i:3 * i + 3]
+            head.text, head.bold, head.now = name, True, name == now
+            first.text, second.text = a, b
+            first.now = second.now = name == now
+            first.bold = second.bold = name in heads
+            first.color = second.color = head.color = ((0.7, 0.7, 0.72, 1) if name in heads else
+                                                       (0.86, 0.69, 0.26, 1) if name == now else (0.96, 0.95, 0.90, 1))
+
+    def _data(self):
+        v = self.view
+        key = "votes" if v["phase"] == "castes" else "symbols"
+        self._entered = {s.key: int(s.number) for s in self._steppers}
+        self._entered_for = v["count_next"]
+        data = {key: dict(self._entered), **self.choices}
+        data["caste" if v["phase"] == "castes" else "guild"] = v["count_next"]
+        return data
+
+    def _count(self):
+        kind = "count_caste" if self.view["phase"] == "castes" else "count_guild"
+        data = self._data()
+        tie = self.tie_needed(kind, **data)
+        if tie is not None:
+            self.tie, self._pending = tie, (kind, data)
+            self.refresh()
+            return
+        self._send(kind, data)
+
+    def _break(self, player):
+        kind, data = self._pending
+        data = {**data, getattr(self.tie, "field", "choice"): player}
+        self.choices = {k: data[k] for k in ("primus", "secundus", "choice") if k in data}
+        self.tie = None
+        tie = self.tie_needed(kind, **data)
+        if tie is not None:  # a Primus tie, then a Secundus tie in the same count
+            self.tie, self._pending = tie, (kind, data)
+            self.refresh()
+            return
+        self._send(kind, data)
+
+    def _send(self, kind, data):
+        self.tie, self.choices = None, {}
+        if self.app.send(kind, **data):
+            self._entered, self._entered_for = {}, None
+        else:
+            self.refresh()
+
+
+def make(app):
+    return MajoritiesScreen(name="cicero.majorities", app=app)

@@ -1,0 +1,56 @@
+"""Phase VII and the end: the PP of each player's Primus, Secundus and Guild cards (counted by the
+tablet), the PP their Senators earn (entered), the next round, and the winner."""
+from __future__ import annotations
+
+from kivy.factory import Factory
+
+from companion.app.games.cicero.common import CiceroScreen
+from companion.app.screens import load_kv
+from companion.core.i18n import tr
+
+load_kv(__file__)
+
+
+class PrestigeScreen(CiceroScreen):
+    def refresh(self):
+        v = self.view
+        if not v:
+            return
+        body = self.ids.body
+        body.clear_widgets()
+        phase = v["phase"]
+        self.ids.winner.text = ""
+        if phase == "prestige":
+            self._steppers = []
+            for p in v["players"]:
+                pts = v["card_points"][p]
+                row = Factory.CSeatRow(player=p, stripe=self.colour(p), height="64dp")
+                row.add_widget(Factory.CLine(text=tr("cicero.ui.card_points", primus=pts["primus"],
+                                                     secundus=pts["secundus"], guilds=pts["guilds"],
+                                                     total=pts["total"]), font_size="19sp", size_hint_x=0.75))
+                s = self.stepper(tr("cicero.ui.senators_short"), 0, key=p)
+                row.add_widget(s)
+                self._steppers.append(s)
+                body.add_widget(row)
+            body.add_widget(Factory.Widget())
+            body.add_widget(self.button(tr("cicero.ui.score"), lambda b: self._score(), height="80dp"))
+        else:
+            score = v.get("last_score") or {}
+            for p in v["players"]:
+                cards = (score.get("cards") or {}).get(p, {}).get("total", 0)
+                senators = (score.get("senators") or {}).get(p, 0)
+                body.add_widget(Factory.CLine(text=tr("cicero.ui.scored", player=p, cards=cards, senators=senators,
+                                                      total=v["prestige"][p]), font_size="26sp"))
+            body.add_widget(Factory.Widget())
+            if phase == "round_end":
+                body.add_widget(self.button(tr("cicero.ui.next_round", round=v["round"] + 1),
+                                            lambda b: self.app.send("next_step"), height="80dp"))
+            else:
+                self.ids.winner.text = tr("cicero.ui.winner", winners=tr("cicero.word.and").join(v["winners"]))
+
+    def _score(self):
+        self.app.send("score_prestige", senators={s.key: int(s.number) for s in self._steppers})
+
+
+def make(app):
+    return PrestigeScreen(name="cicero.prestige", app=app)

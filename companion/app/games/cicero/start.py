@@ -1,0 +1,71 @@
+"""Start of the game: the opening Senator draft (whose turn, one card or two) and the first
+Princeps (each player's Senate votes and Oratores votes)."""
+from __future__ import annotations
+
+from kivy.factory import Factory
+
+from companion.app.games.cicero.common import CiceroScreen, fill
+from companion.app.screens import load_kv
+from companion.core.i18n import tr
+
+load_kv(__file__)
+
+
+class StartScreen(CiceroScreen):
+    def refresh(self):
+        v = self.view
+        if not v:
+            return
+        draft = v["draft"]
+        rows = []
+        for i, (player, cards) in enumerate(draft["order"]):
+            status = "done" if i < draft["step"] else "now" if i == draft["step"] else "todo"
+            text = tr("cicero.ui.draft_turn", player=player, cards=cards)
+            rows.append(Factory.CCheck(text=text, status=status, font_size="24sp"))
+        fill(self.ids.draft_order, rows)
+        first = v["phase"] == "first_princeps"
+        self.ids.draft_button.disabled = first
+        self.ids.draft_button.text = (tr("cicero.ui.draft_done", player=draft["player"], cards=draft["cards"])
+                                      if draft["player"] else tr("cicero.ui.draft_complete"))
+        box = self.ids.first
+        if first and not box.children:
+            self._steppers = []
+            for p in v["players"]:
+                row = Factory.CSeatRow(player=p, stripe=self.colour(p))
+                for field, label in (("votes", "cicero.ui.senate_votes"), ("oratores", "cicero.ui.oratores_votes")):
+                    s = self.stepper(tr(label), 0, key=f"{field}:{p}")
+                    row.add_widget(s)
+                    self._steppers.append(s)
+                box.add_widget(row)
+        elif not first:
+            box.clear_widgets()
+        self.ids.elect_button.disabled = not first
+
+    def pick(self):
+        self.app.send("draft_pick", player=self.view["draft"]["player"])
+
+    def elect(self):
+        data = {"votes": {}, "oratores": {}}
+        for s in self._steppers:
+            field, player = s.key.split(":", 1)
+            data[field][player] = int(s.number)
+        tie = self.tie_needed("first_princeps", **data)
+        if tie is None:
+            self.app.send("first_princeps", **data)
+            return
+        # Tied on votes, Oratores and age in years: the table says who is the oldest.
+        box = self.ids.oldest
+        box.clear_widgets()
+        box.add_widget(Factory.CLine(text=str(tie.args[0]), color=(0.86, 0.69, 0.26, 1)))
+        row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="68dp")
+        for p in tie.among:
+            row.add_widget(self.button(p, lambda b: self._oldest(data, b.value), value=p, player=p))
+        box.add_widget(row)
+
+    def _oldest(self, data, player):
+        self.ids.oldest.clear_widgets()
+        self.app.send("first_princeps", **data, oldest=player)
+
+
+def make(app):
+    return StartScreen(name="cicero.start", app=app)

@@ -1,0 +1,5 @@
+"""Cicero: the round guide, the weighted Princeps election, the 2-player Automatii, the majorities
+and the Prestige track (rules only; no Kivy)."""
+from .rules import CiceroRules, CiceroState
+
+__all__ = ["CiceroRules", "CiceroState"]

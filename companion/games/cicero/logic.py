@@ -1,0 +1,310 @@
+"""Cicero's rule functions: pure, Kivy-free, shared by the game (rules.py) and the referee.
+
+Each function validates what it is given and raises ``BadInput`` (malformed input: an unknown
+name, a negative number) or ``RuleError``/``NeedsTieBreak`` (the rules forbid it, or a person must
+break a tie) with the rulebook's words.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from companion.core.events import BadInput, NeedsTieBreak, RuleError
+from companion.core.i18n import tr
+from companion.core.tally import WeightedPlurality
+
+from .tables import AUTOMATII, AUTOMATII_VOTES, CASTES, GUILDS, ROUNDS, SERVANTS, ZONES
+
+# The rulebook's sentences, quoted by refusals and tie-breaks.
+R_PLAYERS = "A game lasts 5 rounds with 2, 3 or 4 players, or 4 rounds with 5 players."
+R_FIRST_PRINCEPS = ("Each player adds up the total votes in the Senate of their 2 Senators. If one player has a "
+                    "strict majority, they become Princeps and receive the corresponding token. In case of a tie, "
+                    "the player with the most votes in the Oratores Caste becomes Princeps. If there is still a "
+                    "tie, the oldest of the tied players is designated.")
+R_ELECTION = "The player who receives the most votes becomes Princeps."
+R_ELECTION_TIE = "In case of a tie, the outgoing Princeps decides the winner from among the tied players."
+R_AUTOMATII_VOTES = ("When the Princeps is elected, the Automatii Family systematically gives 5 votes to whichever "
+                     "of the players has the fewest PP. If the 2 players have the same number of PP, the 5 votes "
+                     "go to the opponent of the current Princeps.")
+R_AUTOMATII_SAME_THREE = "If all 3 revealed Senators belong to the same Caste, draw again."
+R_AUTOMATII_SAME_TWO = ("If 2 of the revealed Senators belong to the same Caste, place only 2 of the 3 Servants. "
+                        "However, the 2 players then each recover an influence and draw an Action card on that space.")
+R_CASTE_TIE = ("In case of a tie, the Princeps breaks the tie and decides which player wins the majority (the "
+               "Princeps may choose to break the tie in their own favour).")
+R_GUILD_TIE = ("The most influential player takes the card of that Guild (there is no second place, unlike with "
+               "the Castes). In case of a tie, the Princeps again breaks the tie.")
+R_KEEP_CARDS = ("The Primus and Secundus cards remain the property of the players who acquired them until they "
+                "lose their majority at a later count. The majority card that is lost is then transferred to the "
+                "player who took it.")
+
+
+def and_list(names: Sequence[str]) -> str:
+    """"A, B and C" (the catalogue's word for "and")."""
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + tr("cicero.word.and") + names[-1]
+
+
+def whole(value: Any, what: str, low: int = 0) -> int:
+    """A whole number from ``low`` (bools are not numbers here)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise BadInput(tr("cicero.err.not_whole", what=what, low=low, value=repr(value)))
+    return value
+
+
+def signed(value: Any, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise BadInput(tr("cicero.err.not_integer", what=what, value=repr(value)))
+    return value
+
+
+def check_players(names: Any) -> tuple[str, ...]:
+    """2 to 5 different, non-empty names; "Automatii" is the 2-player game's third Family."""
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) and n.strip() for n in names):
+        raise BadInput(tr("cicero.err.players_shape"))
+    names = tuple(n.strip() for n in names)
+    if len(set(names)) != len(names):
+        raise BadInput(tr("cicero.err.players_twice"))
+    if not 2 <= len(names) <= 5:
+        raise BadInput(tr("cicero.err.player_count", n=len(names)) + f' (rule: "{R_PLAYERS}")')
+    if AUTOMATII in names:
+        raise BadInput(tr("cicero.err.automatii_name", name=AUTOMATII))
+    return names
+
+
+def known(name: Any, players: Sequence[str], what: str) -> str:
+    if name not in players:
+        raise BadInput(tr("cicero.err.unknown_name", what=what, name=repr(name), players=", ".join(players)))
+    return name
+
+
+def check_caste(name: Any) -> str:
+    if name not in CASTES:
+        raise BadInput(tr("cicero.err.unknown_caste", name=repr(name), castes=", ".join(CASTES)))
+    return name
+
+
+def check_guild(name: Any) -> str:
+    if name not in GUILDS:
+        raise BadInput(tr("cicero.err.unknown_guild", name=repr(name), guilds=", ".join(GUILDS)))
+    return name
+
+
+def numbers_for(players: Sequence[str], values: Any, what: str, *, all_needed: bool = True) -> dict[str, int]:
+    """``{player: whole number >= 0}``: every name known; every player present when needed."""
+    if not isinstance(values, Mapping):
+        raise BadInput(tr("cicero.err.numbers_shape", what=what))
+    out = {}
+    for name, n in values.items():
+        known(name, players, what)
+        out[name] = whole(n, f"{what} of {name}")
+    if all_needed:
+        missing = [p for p in players if p not in out]
+        if missing:
+            raise BadInput(tr("cicero.err.numbers_missing", what=what, names=", ".join(missing)))
+    return {p: out[p] for p in players if p in out}
+
+
+# -- setup ------------------------------------------------------------------------------------
+
+def servants_for(n_players: int) -> int:
+    """"They take their Servants (3 for a 2- or 3-player game, 2 for a 4- or 5-player game).\""""
+    return SERVANTS[n_players]
+
+
+def rounds_for(n_players: int) -> int:
+    """"A game lasts 5 rounds with 2, 3 or 4 players, or 4 rounds with 5 players.\""""
+    return ROUNDS[n_players]
+
+
+def draft_turns(players: Sequence[str], youngest: str) -> tuple[tuple[str, int], ...]:
+    """Who takes how many white-backed Senators, in order.
+
+    "They then choose one Senator card and pass the remaining cards to their left-hand neighbour.
+    [...] Once the pack reaches the last player, that player immediately chooses two cards and
+    passes the pack to their right-hand neighbour." Seat order is the order the pack goes left.
+    """
+    start = players.index(youngest)
+    seats = list(players[start:]) + list(players[:start])
+    out = [(p, 1) for p in seats[:-1]] + [(seats[-1], 2)]
+    out += [(p, 1) for p in reversed(seats[:-1])]
+    return tuple(out)
+
+
+# -- the first Princeps -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FirstPrinceps:
+    princeps: str
+    decided_by: str  # "votes", "oratores" or "age"
+
+
+def first_princeps(names: Sequence[str], votes: Mapping[str, int], oratores: Mapping[str, int],
+                   ages: Mapping[str, int], oldest: str | None = None) -> FirstPrinceps:
+    """The most Senate votes; a tie goes to the most Oratores votes, then to the oldest.
+    ``oldest`` names the older of players the same age in years, when the table knows."""
+    pool = list(names)
+    for key, scores in (("votes", votes), ("oratores", oratores)):
+        top = max(scores[p] for p in pool)
+        pool = [p for p in pool if scores[p] == top]
+        if len(pool) == 1:
+            return FirstPrinceps(pool[0], key)
+    eldest_age = max(ages[p] for p in pool)
+    pool = [p for p in pool if ages[p] == eldest_age]
+    if len(pool) == 1:
+        return FirstPrinceps(pool[0], "age")
+    if oldest in pool:
+        return FirstPrinceps(oldest, "age")
+    # Not a malformed input: a fact the table must add (who is older, born the same year).
+    need = NeedsTieBreak(tr("cicero.err.first_princeps_same_age", names=and_list(pool), age=eldest_age),
+                         None, pool, R_FIRST_PRINCEPS)
+    need.field = "oldest"
+    raise need
+
+
+# -- electing the Princeps ----------------------------------------------------------------------
+
+def automatii_beneficiary(prestige: Mapping[str, int], current_princeps: str) -> str:
+    """Who the Automatii give their 5 votes to (2-player game)."""
+    a, b = prestige
+    if prestige[a] != prestige[b]:
+        return a if prestige[a] < prestige[b] else b
+    return b if current_princeps == a else a
+
+
+@dataclass(frozen=True)
+class Election:
+    princeps: str
+    tally: Mapping[str, int]       # weighted votes per player who received any
+    tie: bool
+    tied: tuple[str, ...] = ()     # the players tied for the most votes, when tied
+    automatii_to: str | None = None
+    missing: tuple[str, ...] = field(default=())  # players who gave no ballot
+
+
+def elect_princeps(names: Sequence[str], senate_votes: Mapping[str, int], ballots: Mapping[str, str | None],
+                   outgoing: str, outgoing_choice: str | None = None,
+                   automatii_prestige: Mapping[str, int] | None = None) -> Election:
+    """Each player gives all their Senate votes to one player; the most votes wins; "In case of a
+    tie, the outgoing Princeps decides the winner from among the tied players." In the 2-player
+    game the Automatii add 5 votes for the player with the fewest PP.
+
+    Raises NeedsTieBreak (chooser: the outgoing Princeps) on a tie with no choice given, BadInput
+    when the choice names someone not tied.
+    """
+    for voter, choice in ballots.items():
+        known(voter, names, "voter")
+        if choice is not None:
+            known(choice, names, f"the player {voter} votes for")
+    known(outgoing, names, "outgoing Princeps")
+    weights = dict(senate_votes)
+    given = {v: c for v, c in ballots.items() if c is not None}
+    automatii_to = None
+    if automatii_prestige is not None:
+        automatii_to = automatii_beneficiary(automatii_prestige, outgoing)
+        weights[AUTOMATII] = AUTOMATII_VOTES
+        given[AUTOMATII] = automatii_to
+    if not given:
+        raise RuleError(tr("cicero.err.no_votes"), R_ELECTION)
+    tally = WeightedPlurality(tie_breaker=outgoing, rule=R_ELECTION_TIE)
+    try:
+        result = tally.decide(given, weights, tie_choice=outgoing_choice, order=names)
+    except NeedsTieBreak as tie:
+        need = NeedsTieBreak(tr("cicero.err.election_tie", names=and_list(tie.among),
+                                votes=max(tally_counts(given, weights).values()), outgoing=outgoing),
+                             outgoing, tie.among, R_ELECTION_TIE)
+        need.field = "outgoing_choice"
+        raise need from None
+    counts = {p: result.counts[p] for p in names if p in result.counts}
+    return Election(result.winner, counts, result.tie, result.leaders if result.tie else (), automatii_to,
+                    tuple(p for p in names if p not in given))
+
+
+def tally_counts(given: Mapping[str, str], weights: Mapping[str, int]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for voter, choice in given.items():
+        out[choice] = out.get(choice, 0) + weights[voter]
+    return out
+
+
+# -- the 2-player Automatii ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AutomatiiPlacement:
+    castes: tuple[str, ...]       # the Castes of the 3 revealed Senators, as revealed
+    spaces: tuple[str, ...]       # where the Automatii's Servants go (second spaces)
+    doubled: str | None           # the Caste revealed twice: both actions on that space
+
+
+def automatii_placement(castes: Sequence[str]) -> AutomatiiPlacement:
+    """"Place one Servant on the second space of the zone corresponding to the Castes of the 3
+    revealed Senators.\" With the two special cases."""
+    if not isinstance(castes, (list, tuple)) or len(castes) != 3:
+        raise BadInput(tr("cicero.err.automatii_three"))
+    castes = tuple(check_caste(c) for c in castes)
+    distinct = tuple(dict.fromkeys(castes))
+    if len(distinct) == 1:
+        raise RuleError(tr("cicero.err.automatii_draw_again", caste=castes[0]), R_AUTOMATII_SAME_THREE)
+    doubled = next((c for c in distinct if castes.count(c) == 2), None)
+    return AutomatiiPlacement(castes, tuple(f"{c}_2" for c in distinct), doubled)
+
+
+# -- majorities ---------------------------------------------------------------------------------
+
+def _ranked_winner(scores: Mapping[str, int], order: Sequence[str], princeps: str, choice: str | None,
+                   message_key: str, what: str, rule: str, field_name: str) -> str | None:
+    """The player with the most (at least 1); a tie is the Princeps' to break. The NeedsTieBreak
+    raised names in ``field`` the command field that carries the Princeps' choice."""
+    contenders = {p: n for p, n in scores.items() if n > 0}
+    if not contenders:
+        return None
+    tally = WeightedPlurality(tie_breaker=princeps, rule=rule)
+    try:
+        return tally.decide({p: p for p in contenders}, contenders, tie_choice=choice, order=order).winner
+    except NeedsTieBreak as tie:
+        need = NeedsTieBreak(tr(message_key, what=what, names=and_list(tie.among),
+                                n=contenders[tie.among[0]], princeps=princeps),
+                             princeps, tie.among, rule)
+        need.field = field_name
+        raise need from None
+
+
+@dataclass(frozen=True)
+class CasteCount:
+    primus: str | None      # who holds the Primus card after the count
+    secundus: str | None    # who holds the Secundus card after the count
+    taken: tuple[str, ...]  # "primus"/"secundus": the cards a player took at this count
+
+
+def caste_majority(names: Sequence[str], votes: Mapping[str, int], princeps: str,
+                   held: tuple[str | None, str | None] = (None, None),
+                   primus_choice: str | None = None, secundus_choice: str | None = None,
+                   caste: str = "") -> CasteCount:
+    """Primus to the most votes in the Caste, Secundus to the next; ties broken by the Princeps.
+
+    Reading where the text is open: a card moves only to a player who takes it ("transferred to
+    the player who took it"), and taking one needs at least 1 vote; with nobody to take it, a card
+    stays with its holder — except a player never holds both cards of one Caste: a Secundus holder
+    who becomes Primus with nobody to take Secundus returns Secundus to the supply.
+    """
+    primus = _ranked_winner(votes, names, princeps, primus_choice, "cicero.err.tie_primus", caste, R_CASTE_TIE,
+                            "primus")
+    rest = {p: n for p, n in votes.items() if p != primus}
+    secundus = _ranked_winner(rest, names, princeps, secundus_choice, "cicero.err.tie_secundus", caste,
+                              R_CASTE_TIE, "secundus") if primus else None
+    taken = tuple(k for k, v in (("primus", primus), ("secundus", secundus)) if v)
+    new_primus = primus or held[0]
+    new_secundus = secundus or (held[1] if held[1] != new_primus else None)
+    return CasteCount(new_primus, new_secundus, taken)
+
+
+def guild_majority(names: Sequence[str], symbols: Mapping[str, int], princeps: str, held: str | None = None,
+                   choice: str | None = None, guild: str = "") -> tuple[str | None, bool]:
+    """The Guild card to the player with the most symbols (ties: the Princeps); the same reading
+    as the Castes when nobody has a symbol. Returns (holder, taken at this count)."""
+    winner = _ranked_winner(symbols, names, princeps, choice, "cicero.err.tie_guild", guild, R_GUILD_TIE,
+                            "choice")
+    return (winner, True) if winner else (held, False)
+
+
+def zone_of(caste: str) -> str:
+    return ZONES[caste]

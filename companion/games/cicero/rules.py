@@ -1,0 +1,569 @@
+"""Cicero as a fold of events: the round guide beside the real board and cards.
+
+The tablet does not simulate the board: influences, Action cards and cenacles stay on the table.
+It keeps what the table must agree on and remember: the draft order, the Princeps (with the secret
+weighted election), the Automatii of the 2-player game, whose turn it is to place a Servant and
+which spaces are taken, Cicero's demand and who paid how, the Triumvirate, the majority cards and
+their holders, and the Prestige track. The rules are in ``logic.py``; this module only routes
+commands to them and folds the events.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from companion.core import votes
+from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
+from companion.core.i18n import tr
+from companion.core.rules import GameRules, require
+
+from . import logic
+from .logic import check_caste, check_guild, check_players, known, numbers_for, signed, whole
+from .tables import (AUTOMATII, CASTES, GENERALS, GUILD_PP, GUILD_USES, GUILDS, PRESTIGE_START, PRIMUS_PP,
+                     SECUNDUS_PP, SPACES, TRIBUTE_PP, TRIBUTE_WAYS, ZONES, space_caste)
+
+R_PLACE_ORDER = ("Starting with the Princeps, each player in turn sends one of their Servants to a place of "
+                 "power to work for the Prestige of their Family. The players take turns placing one Servant "
+                 "each, until all players have placed all of their Servants.")
+R_OCCUPIED = "A Servant cannot be placed on an occupied space."
+R_DRAFT = ("They then choose one Senator card and pass the remaining cards to their left-hand neighbour. [...] "
+           "Once the pack reaches the last player, that player immediately chooses two cards and passes the "
+           "pack to their right-hand neighbour.")
+R_VOTE = ("Then each player raises a finger and, after a count of 3, clearly indicates the player to whom they "
+          "give all of their votes (they may of course vote for themselves).")
+R_ANNOUNCE = ("To vote, each player announces aloud the total number of votes they hold in the Senate (adding "
+              "the votes of all the Senators in their cenacle, plus any votes provided by certain Action cards).")
+R_TRIBUTE = ("Consult the Cicero card and: spend 2 influences from among the 4 shown on the card; or discard a "
+             "Senator from your cenacle belonging to one of the 2 Castes indicated. If you cannot, or do not "
+             "wish to, pay either of these tributes, you immediately lose 10 Prestige Points (-10 PP).")
+R_TRIUMVIRATE = ("Otherwise, the players must complete the payment of their tribute to Cicero in a different way "
+                 "from the first time: by paying the other 2 influences, by discarding 1 Senator from one of the "
+                 "2 Castes indicated, or by losing 10 PP.")
+R_MAJORITIES = "Use the aid sheet to call out the 6 Castes and the 6 Guilds."
+R_GUILD_CHOICE = ("The winner reads their card and must immediately choose whether to use the power of the Guild "
+                  "for the next round, or to score the Prestige Points of that card during the next phase.")
+R_ROUND = "A round is played in 7 successive phases."
+R_END = ("After the last Prestige phase of the last round, the most prestigious Family is declared the winner "
+         "and takes control of Roman politics.")
+
+# Phases, in the order a round goes through them.
+ELECTION_PHASES = ("election", "debate", "ballot", "election_tie")
+# The round summary's checklist; a phase points at the item the table is on.
+CHECKLIST = ("elect", "cicero", "influences", "servants", "tribute", "triumvirate", "castes", "guilds",
+             "cards_pp", "senators_pp", "recover")
+PHASE_ITEM = {"automatii": -1, "automatii_actions": -1, "election": 0, "debate": 0, "ballot": 0,
+              "election_tie": 0, "accusation": 1, "servants": 3, "tribute": 4, "triumvirate": 5,
+              "second_tribute": 5, "castes": 6, "guilds": 7, "prestige": 8, "round_end": 10,
+              "game_over": 11}
+
+
+@dataclass(frozen=True)
+class CiceroState:
+    players: tuple[str, ...]
+    ages: Mapping[str, int]
+    youngest: str
+    servants: int
+    rounds: int
+    phase: str = "draft"
+    round: int = 0
+    draft: tuple[tuple[str, int], ...] = ()
+    draft_step: int = 0
+    princeps: str | None = None
+    first_princeps: Mapping[str, Any] | None = None
+    prestige: Mapping[str, int] = field(default_factory=dict)
+    prestige_log: tuple[Mapping[str, Any], ...] = ()
+    senate_votes: Mapping[int, Mapping[str, int]] = field(default_factory=dict)  # per round
+    debate_seconds: int | None = None
+    book: votes.VoteBook = votes.VoteBook()
+    elections: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)      # per round
+    tied: tuple[str, ...] = ()
+    automatii: Mapping[str, Any] | None = None   # this round's placement (2-player game)
+    cicero: Mapping[str, Any] | None = None      # this round's Cicero card
+    placements: tuple[tuple[str, str], ...] = ()  # (player, space) this round, in order
+    tribute: Mapping[str, str] = field(default_factory=dict)
+    second_tribute: Mapping[str, str] = field(default_factory=dict)
+    triumvirate: Mapping[str, Any] | None = None
+    caste_cards: Mapping[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    guild_cards: Mapping[str, str | None] = field(default_factory=dict)
+    guild_use: Mapping[str, str] = field(default_factory=dict)
+    caste_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # this round
+    guild_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # this round
+    pending_guild: str | None = None             # a Guild card whose holder must choose
+    last_score: Mapping[str, Any] | None = None
+    winners: tuple[str, ...] = ()
+
+    @property
+    def two_player(self) -> bool:
+        return len(self.players) == 2
+
+    # -- derived facts the rules and views share -------------------------------------------
+    def placing_order(self) -> tuple[str, ...]:
+        """From the Princeps, in seat order."""
+        if self.princeps is None:
+            return self.players
+        i = self.players.index(self.princeps)
+        return self.players[i:] + self.players[:i]
+
+    def next_to_place(self) -> str | None:
+        total = len(self.players) * self.servants
+        if self.phase != "servants" or len(self.placements) >= total:
+            return None
+        order = self.placing_order()
+        return order[len(self.placements) % len(order)]
+
+    def occupied(self) -> dict[str, str]:
+        """Space -> who holds it (the Automatii too)."""
+        out = {space: AUTOMATII for space in (self.automatii or {}).get("spaces", ())}
+        out.update({space: player for player, space in self.placements})
+        return out
+
+    def servants_left(self) -> dict[str, int]:
+        used = {p: 0 for p in self.players}
+        for player, _space in self.placements:
+            used[player] += 1
+        return {p: self.servants - used[p] for p in self.players}
+
+    def drafting(self) -> tuple[str, int] | None:
+        return self.draft[self.draft_step] if self.draft_step < len(self.draft) else None
+
+    def count_next(self) -> str | None:
+        if self.phase == "castes":
+            return next((c for c in CASTES if c not in self.caste_counts), None)
+        if self.phase == "guilds" and self.pending_guild is None:
+            return next((g for g in GUILDS if g not in self.guild_counts), None)
+        return None
+
+    def votes_this_round(self) -> Mapping[str, int]:
+        return self.senate_votes.get(self.round, {})
+
+    def outgoing(self) -> str:
+        return self.princeps  # until the election ends, the Princeps is the outgoing one
+
+
+class CiceroRules(GameRules):
+    game_id = "cicero"
+    title = "cicero.title"
+    min_players, max_players = 2, 5
+    # The election's result is recorded with the reveal, in the same command: undoing it alone
+    # would leave a revealed vote with no result. (A tie-break, "princeps_chosen", can be undone.)
+    irreversible = frozenset({"vote_revealed", "princeps_elected", "princeps_tied"})
+
+    # -- setup --------------------------------------------------------------------------------
+    def initial_state(self, setup: Mapping[str, Any]) -> CiceroState:
+        """``{"players": [names in seat order, the pack passing left], "ages": {name: years},
+        "youngest": name (only when the youngest share an age)}``."""
+        if not isinstance(setup, Mapping):
+            raise BadInput(tr("cicero.err.setup_shape"))
+        players = check_players(setup.get("players"))
+        ages = numbers_for(players, setup.get("ages"), tr("cicero.word.age"))
+        young = min(ages.values())
+        youngest = [p for p in players if ages[p] == young]
+        if len(youngest) > 1:
+            chosen = setup.get("youngest")
+            if chosen not in youngest:
+                raise BadInput(tr("cicero.err.youngest_tie", names=logic.and_list(youngest), age=young))
+            youngest = [chosen]
+        n = len(players)
+        return CiceroState(players=players, ages=ages, youngest=youngest[0], servants=logic.servants_for(n),
+                           rounds=logic.rounds_for(n), draft=logic.draft_turns(players, youngest[0]),
+                           prestige={p: PRESTIGE_START for p in players})
+
+    # -- commands -----------------------------------------------------------------------------
+    def decide(self, state: CiceroState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
+        handler = getattr(self, f"_cmd_{command.kind}", None)
+        if handler is None:
+            raise BadInput(tr("cicero.err.unknown_command", kind=command.kind))
+        if not isinstance(command.data, Mapping):
+            raise BadInput(tr("cicero.err.command_shape", kind=command.kind))
+        if state.phase == "game_over":
+            raise RuleError(tr("cicero.err.game_over"), R_END)
+        return handler(state, dict(command.data), command)
+
+    def _phase(self, state: CiceroState, *phases: str) -> None:
+        require(state.phase in phases, tr("cicero.err.wrong_phase", phase=tr(f"cicero.phase.{state.phase}")),
+                R_ROUND)
+
+    def _cmd_draft_pick(self, state, d, command):
+        self._phase(state, "draft")
+        player, cards = state.drafting()
+        if "player" in d:
+            known(d["player"], state.players, tr("cicero.word.player"))
+            require(d["player"] == player, tr("cicero.err.not_draft_turn", player=d["player"], turn=player), R_DRAFT)
+        events = [("senators_drafted", {"player": player, "cards": cards})]
+        return events
+
+    def _cmd_first_princeps(self, state, d, command):
+        self._phase(state, "first_princeps")
+        senate = numbers_for(state.players, d.get("votes"), tr("cicero.word.senate_votes"))
+        oratores = numbers_for(state.players, d.get("oratores"), tr("cicero.word.oratores_votes"))
+        oldest = d.get("oldest")
+        if oldest is not None:
+            known(oldest, state.players, tr("cicero.word.oldest"))
+        result = logic.first_princeps(state.players, senate, oratores, state.ages, oldest)
+        # One event per command, so one undo takes back one table action; it also starts round 1.
+        return [("first_princeps_elected", {"princeps": result.princeps, "decided_by": result.decided_by,
+                                            "votes": senate, "oratores": oratores})]
+
+    def _cmd_automatii_reveal(self, state, d, command):
+        self._phase(state, "automatii")
+        placed = logic.automatii_placement(d.get("castes"))
+        return [("automatii_placed", {"castes": list(placed.castes), "spaces": list(placed.spaces),
+                                      "doubled": placed.doubled})]
+
+    def _cmd_next_step(self, state, d, command):
+        self._phase(state, "automatii_actions", "round_end")
+        if state.phase == "automatii_actions":
+            return [("automatii_actions_done", {})]
+        return [("round_started", {"round": state.round + 1})]
+
+    def _cmd_senate_votes(self, state, d, command):
+        self._phase(state, "election", "debate")
+        entered = numbers_for(state.players, d.get("votes"), tr("cicero.word.senate_votes"), all_needed=False)
+        require(bool(entered), tr("cicero.err.no_numbers"), logic.R_ELECTION)
+        return [("senate_votes_announced", {"round": state.round, "votes": entered})]
+
+    def _cmd_start_debate(self, state, d, command):
+        self._phase(state, "election", "debate")
+        self._all_announced(state)
+        seconds = whole(d.get("seconds"), tr("cicero.word.debate_seconds"), 1)
+        return [("debate_started", {"seconds": seconds})]
+
+    def _all_announced(self, state):
+        missing = [p for p in state.players if p not in state.votes_this_round()]
+        require(not missing, tr("cicero.err.votes_missing", names=", ".join(missing)), R_ANNOUNCE)
+
+    def _cmd_open_ballot(self, state, d, command):
+        self._phase(state, "election", "debate")
+        self._all_announced(state)
+        spec = votes.VoteSpec(f"princeps-{state.round}", "weighted", state.players, state.players,
+                              allow_self=True, weights=dict(state.votes_this_round()),
+                              question=tr("cicero.vote.question", round=state.round))
+        return votes.open_vote(state.book, spec)
+
+    def _cmd_cast_ballot(self, state, d, command):
+        self._phase(state, "ballot")
+        return self._with_result(state, votes.cast(state.book, d, command.source))
+
+    def _cmd_reveal_vote(self, state, d, command):
+        self._phase(state, "ballot")
+        return self._with_result(state, votes.reveal(state.book, bool(d.get("force"))))
+
+    def _with_result(self, state, events):
+        """When the ballots are revealed, the election's result follows as its own event."""
+        if events[-1][0] != "vote_revealed":
+            return events
+        ballots = dict(state.book.current.choices())
+        for kind, data in events:
+            if kind == "ballot_cast":
+                ballots[data["voter"]] = data["choice"]
+        try:
+            result = self._elect(state, ballots)
+        except NeedsTieBreak as tie:
+            return events + [("princeps_tied", {"round": state.round, "tied": list(tie.among),
+                                                "outgoing": state.princeps,
+                                                "tally": logic.tally_counts(*self._given(state, ballots)),
+                                                "automatii_to": self._automatii_to(state)})]
+        return events + [self._elected(state, result, by_tie_break=False)]
+
+    def _given(self, state, ballots):
+        weights = dict(state.votes_this_round())
+        given = {v: c for v, c in ballots.items() if c is not None}
+        to = self._automatii_to(state)
+        if to is not None:
+            weights[AUTOMATII], given[AUTOMATII] = logic.AUTOMATII_VOTES, to
+        return given, weights
+
+    def _automatii_to(self, state):
+        return logic.automatii_beneficiary(state.prestige, state.princeps) if state.two_player else None
+
+    def _elect(self, state, ballots, choice=None):
+        return logic.elect_princeps(state.players, state.votes_this_round(), ballots, state.princeps, choice,
+                                    dict(state.prestige) if state.two_player else None)
+
+    def _elected(self, state, result, by_tie_break):
+        return ("princeps_elected", {"round": state.round, "princeps": result.princeps, "tally": dict(result.tally),
+                                     "tie": result.tie, "tied": list(result.tied), "outgoing": state.princeps,
+                                     "automatii_to": result.automatii_to, "by_tie_break": by_tie_break})
+
+    def _cmd_tie_break(self, state, d, command):
+        self._phase(state, "election_tie")
+        choice = d.get("choice")
+        known(choice, state.players, tr("cicero.word.tie_choice"))
+        result = self._elect(state, state.book.last().choices(), choice)
+        return [("princeps_chosen", self._elected(state, result, by_tie_break=True)[1])]
+
+    def _cmd_cicero_card(self, state, d, command):
+        self._phase(state, "accusation")
+        influences = d.get("influences")
+        if not isinstance(influences, (list, tuple)) or len(influences) != 4:
+            raise BadInput(tr("cicero.err.cicero_influences"))
+        senators = d.get("senator_castes")
+        if not isinstance(senators, (list, tuple)) or len(senators) != 2 or len(set(senators)) != 2:
+            raise BadInput(tr("cicero.err.cicero_senators"))
+        return [("cicero_revealed", {"influences": [check_caste(c) for c in influences],
+                                     "senator_castes": [check_caste(c) for c in senators]})]
+
+    def _cmd_place_servant(self, state, d, command):
+        self._phase(state, "servants")
+        turn = state.next_to_place()
+        player = d.get("player", turn)
+        known(player, state.players, tr("cicero.word.player"))
+        require(player == turn, tr("cicero.err.not_your_turn", player=player, turn=turn), R_PLACE_ORDER)
+        space = d.get("space")
+        if space not in SPACES:
+            raise BadInput(tr("cicero.err.unknown_space", space=repr(space), spaces=", ".join(SPACES)))
+        holder = state.occupied().get(space)
+        require(holder is None, tr("cicero.err.occupied_by", space=space_name(space), holder=holder), R_OCCUPIED)
+        return [("servant_placed", {"player": player, "space": space})]
+
+    def _cmd_pay_tribute(self, state, d, command):
+        self._phase(state, "tribute", "second_tribute")
+        player = known(d.get("player"), state.players, tr("cicero.word.player"))
+        how = d.get("how")
+        if how not in TRIBUTE_WAYS:
+            raise BadInput(tr("cicero.err.tribute_way", how=repr(how), ways=", ".join(TRIBUTE_WAYS)))
+        second = state.phase == "second_tribute"
+        paid = state.second_tribute if second else state.tribute
+        require(player not in paid, tr("cicero.err.already_paid", player=player),
+                R_TRIUMVIRATE if second else R_TRIBUTE)
+        return [("tribute_paid", {"player": player, "how": how, "second": second})]
+
+    def _cmd_triumvirate(self, state, d, command):
+        self._phase(state, "triumvirate")
+        satisfied = d.get("satisfied")
+        if not isinstance(satisfied, bool):
+            raise BadInput(tr("cicero.err.triumvirate_shape"))
+        general = d.get("general")
+        if general is not None and general not in GENERALS:
+            raise BadInput(tr("cicero.err.general", general=repr(general), generals=", ".join(GENERALS)))
+        return [("triumvirate_revealed", {"general": general, "satisfied": satisfied})]
+
+    def _cmd_count_caste(self, state, d, command):
+        self._phase(state, "castes")
+        caste = d.get("caste", state.count_next())
+        check_caste(caste)
+        require(caste == state.count_next(), tr("cicero.err.count_order", name=caste, next=state.count_next()),
+                R_MAJORITIES)
+        counted = numbers_for(state.players, d.get("votes"), tr("cicero.word.caste_votes", caste=caste))
+        for key in ("primus", "secundus"):
+            if d.get(key) is not None:
+                known(d[key], state.players, tr(f"cicero.word.{key}_choice"))
+        held = tuple(state.caste_cards.get(caste, (None, None)))
+        result = logic.caste_majority(state.players, counted, state.princeps, held, d.get("primus"),
+                                      d.get("secundus"), caste)
+        return [("caste_counted", {"caste": caste, "votes": counted, "primus": result.primus,
+                                   "secundus": result.secundus, "taken": list(result.taken),
+                                   "before": list(held)})]
+
+    def _cmd_count_guild(self, state, d, command):
+        self._phase(state, "guilds")
+        require(state.pending_guild is None,
+                tr("cicero.err.guild_choice_first", guild=state.pending_guild,
+                   holder=state.guild_cards.get(state.pending_guild)), R_GUILD_CHOICE)
+        guild = d.get("guild", state.count_next())
+        check_guild(guild)
+        require(guild == state.count_next(), tr("cicero.err.count_order", name=guild, next=state.count_next()),
+                R_MAJORITIES)
+        counted = numbers_for(state.players, d.get("symbols"), tr("cicero.word.guild_symbols", guild=guild))
+        if d.get("choice") is not None:
+            known(d["choice"], state.players, tr("cicero.word.tie_choice"))
+        held = state.guild_cards.get(guild)
+        holder, taken = logic.guild_majority(state.players, counted, state.princeps, held, d.get("choice"), guild)
+        return [("guild_counted", {"guild": guild, "symbols": counted, "holder": holder, "taken": taken,
+                                   "before": held})]
+
+    def _cmd_guild_use(self, state, d, command):
+        self._phase(state, "guilds")
+        require(state.pending_guild is not None, tr("cicero.err.no_guild_choice"), R_GUILD_CHOICE)
+        use = d.get("use")
+        if use not in GUILD_USES:
+            raise BadInput(tr("cicero.err.guild_use", use=repr(use), uses=", ".join(GUILD_USES)))
+        return [("guild_used", {"guild": state.pending_guild, "holder": state.guild_cards[state.pending_guild],
+                                "use": use})]
+
+    def _cmd_score_prestige(self, state, d, command):
+        self._phase(state, "prestige")
+        senators = numbers_for(state.players, d.get("senators", {}), tr("cicero.word.senator_pp"), all_needed=False)
+        cards = card_points(state)
+        data = {"round": state.round, "cards": cards, "senators": {p: senators.get(p, 0) for p in state.players},
+                "last": state.round == state.rounds}
+        if data["last"]:  # "the most prestigious Family is declared the winner"
+            final = {p: state.prestige[p] + cards[p]["total"] + data["senators"][p] for p in state.players}
+            data["final"] = final
+            data["winners"] = [p for p in state.players if final[p] == max(final.values())]
+        return [("prestige_scored", data)]
+
+    def _cmd_adjust_prestige(self, state, d, command):
+        require(state.round >= 1, tr("cicero.err.not_started"), R_ROUND)
+        player = known(d.get("player"), state.players, tr("cicero.word.player"))
+        delta = signed(d.get("delta"), tr("cicero.word.prestige_change"))
+        require(delta != 0, tr("cicero.err.zero_change"))
+        note = d.get("note", "")
+        if not isinstance(note, str):
+            raise BadInput(tr("cicero.err.note_shape"))
+        return [("prestige_changed", {"player": player, "delta": delta, "reason": "table", "note": note.strip()})]
+
+    # -- the fold -----------------------------------------------------------------------------
+    def evolve(self, state: CiceroState, event: Event) -> CiceroState:
+        if event.kind in votes.VOTE_EVENTS:
+            state = replace(state, book=votes.apply_vote_event(state.book, event))
+            if event.kind == "vote_opened":
+                state = replace(state, phase="ballot")
+            elif event.kind == "vote_cancelled":
+                state = replace(state, phase="election")
+            return state
+        fold = getattr(self, f"_on_{event.kind}", None)
+        return fold(state, event.data) if fold else state
+
+    def _on_senators_drafted(self, s, d):
+        step = s.draft_step + 1
+        return replace(s, draft_step=step, phase="draft" if step < len(s.draft) else "first_princeps")
+
+    def _on_first_princeps_elected(self, s, d):
+        s = replace(s, princeps=d["princeps"], first_princeps=dict(d))
+        return self._on_round_started(s, {"round": 1})
+
+    def _on_round_started(self, s, d):
+        r = int(d["round"])
+        phase = "automatii" if s.two_player else ("election" if r > 1 else "accusation")
+        return replace(s, round=r, phase=phase, automatii=None, cicero=None, placements=(), tribute={},
+                       second_tribute={}, triumvirate=None, caste_counts={}, guild_counts={}, guild_use={},
+                       pending_guild=None, debate_seconds=None, tied=(), last_score=None)
+
+    def _on_automatii_placed(self, s, d):
+        return replace(s, phase="automatii_actions",
+                       automatii={"castes": tuple(d["castes"]), "spaces": tuple(d["spaces"]), "doubled": d["doubled"]})
+
+    def _on_automatii_actions_done(self, s, d):
+        return replace(s, phase="election" if s.round > 1 else "accusation")
+
+    def _on_senate_votes_announced(self, s, d):
+        r = int(d["round"])
+        merged = dict(s.senate_votes.get(r, {}))
+        merged.update({p: int(n) for p, n in d["votes"].items()})
+        table = dict(s.senate_votes)
+        table[r] = {p: merged[p] for p in s.players if p in merged}
+        return replace(s, senate_votes=table)
+
+    def _on_debate_started(self, s, d):
+        return replace(s, phase="debate", debate_seconds=int(d["seconds"]))
+
+    def _on_princeps_tied(self, s, d):
+        return replace(s, phase="election_tie", tied=tuple(d["tied"]))
+
+    def _on_princeps_elected(self, s, d):
+        elections = dict(s.elections)
+        elections[int(d["round"])] = {"princeps": d["princeps"], "tally": dict(d["tally"]), "tie": d["tie"],
+                                      "tied": tuple(d["tied"]), "outgoing": d["outgoing"],
+                                      "automatii_to": d["automatii_to"]}
+        return replace(s, princeps=d["princeps"], elections=elections, phase="accusation", tied=())
+
+    _on_princeps_chosen = _on_princeps_elected
+
+    def _on_cicero_revealed(self, s, d):
+        return replace(s, cicero={"influences": tuple(d["influences"]), "senator_castes": tuple(d["senator_castes"])},
+                       phase="servants")
+
+    def _on_servant_placed(self, s, d):
+        placements = s.placements + ((d["player"], d["space"]),)
+        done = len(placements) >= len(s.players) * s.servants
+        return replace(s, placements=placements, phase="tribute" if done else "servants")
+
+    def _on_tribute_paid(self, s, d):
+        key = "second_tribute" if d["second"] else "tribute"
+        paid = dict(getattr(s, key))
+        paid[d["player"]] = d["how"]
+        s = replace(s, **{key: paid})
+        if d["how"] == "prestige":
+            s = self._on_prestige_changed(s, {"player": d["player"], "delta": TRIBUTE_PP, "reason": key})
+        if len(paid) == len(s.players):
+            s = replace(s, phase="castes" if d["second"] else "triumvirate")
+        return s
+
+    def _on_prestige_changed(self, s, d):
+        prestige = dict(s.prestige)
+        prestige[d["player"]] += int(d["delta"])
+        entry = {"round": s.round, "player": d["player"], "delta": int(d["delta"]), "reason": d["reason"],
+                 "note": d.get("note", "")}
+        return replace(s, prestige=prestige, prestige_log=s.prestige_log + (entry,))
+
+    def _on_triumvirate_revealed(self, s, d):
+        return replace(s, triumvirate={"general": d["general"], "satisfied": d["satisfied"]},
+                       phase="castes" if d["satisfied"] else "second_tribute")
+
+    def _on_caste_counted(self, s, d):
+        cards = dict(s.caste_cards)
+        cards[d["caste"]] = (d["primus"], d["secundus"])
+        counts = dict(s.caste_counts)
+        counts[d["caste"]] = dict(d["votes"])
+        return replace(s, caste_cards=cards, caste_counts=counts,
+                       phase="guilds" if len(counts) == len(CASTES) else "castes")
+
+    def _on_guild_counted(self, s, d):
+        cards = dict(s.guild_cards)
+        cards[d["guild"]] = d["holder"]
+        counts = dict(s.guild_counts)
+        counts[d["guild"]] = dict(d["symbols"])
+        s = replace(s, guild_cards=cards, guild_counts=counts, pending_guild=d["guild"] if d["holder"] else None)
+        return _after_guild(s)
+
+    def _on_guild_used(self, s, d):
+        use = dict(s.guild_use)
+        use[d["guild"]] = d["use"]
+        return _after_guild(replace(s, guild_use=use, pending_guild=None))
+
+    def _on_prestige_scored(self, s, d):
+        prestige = dict(s.prestige)
+        log = s.prestige_log
+        for p in s.players:
+            for reason, points in (("cards", int(d["cards"][p]["total"])), ("senators", int(d["senators"][p]))):
+                if points:
+                    prestige[p] += points
+                    log += ({"round": s.round, "player": p, "delta": points, "reason": reason, "note": ""},)
+        s = replace(s, prestige=prestige, prestige_log=log, phase="round_end",
+                    last_score={"cards": d["cards"], "senators": dict(d["senators"])})
+        if d.get("last"):
+            s = replace(s, phase="game_over", winners=tuple(d["winners"]))
+        return s
+
+    def outcome(self, state: CiceroState):
+        if state.phase != "game_over":
+            return None
+        final = ", ".join(f"{p} {state.prestige[p]}" for p in state.players)
+        return {"winners": list(state.winners),
+                "summary": tr("cicero.summary", winners=" & ".join(state.winners), final=final)}
+
+    # -- views --------------------------------------------------------------------------------
+    def view(self, state: CiceroState, viewer: str) -> dict:
+        from .view import table_view  # the view is long; it lives beside the rules
+        return table_view(state, viewer)
+
+
+def _after_guild(s: CiceroState) -> CiceroState:
+    if s.pending_guild is None and len(s.guild_counts) == len(GUILDS):
+        return replace(s, phase="prestige")
+    return s
+
+
+def card_points(state: CiceroState) -> dict[str, dict[str, int]]:
+    """PP each player's majority cards bring this Prestige phase: "A Primus card is worth 6 PP; a
+    Secundus card is worth only 3 PP." and "3 PP for each card whose power they chose not to use.\""""
+    out = {p: {"primus": 0, "secundus": 0, "guilds": 0, "total": 0} for p in state.players}
+    for primus, secundus in state.caste_cards.values():
+        if primus:
+            out[primus]["primus"] += PRIMUS_PP
+        if secundus:
+            out[secundus]["secundus"] += SECUNDUS_PP
+    for guild, holder in state.guild_cards.items():
+        if holder and state.guild_use.get(guild) == "prestige":
+            out[holder]["guilds"] += GUILD_PP
+    for p in out:
+        out[p]["total"] = out[p]["primus"] + out[p]["secundus"] + out[p]["guilds"]
+    return out
+
+
+def space_name(space: str) -> str:
+    caste = space_caste(space)
+    if caste is None:
+        return tr("cicero.space.senate", n=space.rpartition("_")[2])
+    return tr(f"cicero.space.zone_{space.rpartition('_')[2]}", zone=ZONES[caste], caste=caste)

@@ -1,0 +1,170 @@
+"""What a screen may show of a Cicero state, per viewer (JSON-safe).
+
+Everything Cicero's tablet keeps is public at the table except the Princeps ballots before the
+reveal: the table sees who has voted, a player sees only their own ballot.
+"""
+from __future__ import annotations
+
+from companion.core import votes
+from companion.core.i18n import tr
+from companion.core.rules import NARRATOR, TABLE
+
+from . import logic
+from .rules import CHECKLIST, PHASE_ITEM, CiceroState, card_points, space_name
+from .tables import AUTOMATII_VOTES, CASTES, GUILDS, SPACES, ZONES
+
+
+def table_view(s: CiceroState, viewer: str) -> dict:
+    view = {
+        "game": "cicero",
+        "phase": s.phase,
+        "phase_name": tr(f"cicero.phase.{s.phase}"),
+        "prompt": prompt(s),
+        "round": s.round,
+        "rounds": s.rounds,
+        "players": list(s.players),
+        "two_player": s.two_player,
+        "servants": s.servants,
+        "princeps": s.princeps,
+        "prestige": dict(s.prestige),
+        "prestige_log": [dict(e) for e in s.prestige_log],
+        "checklist": checklist(s),
+        "vote": votes.table_view(s.book.current),
+        "vote_history": [votes.table_view(v) for v in s.book.history],
+        "winners": list(s.winners),
+    }
+    turn = s.drafting()
+    view["draft"] = {"order": [[p, n] for p, n in s.draft], "step": s.draft_step,
+                     "player": turn[0] if turn else None, "cards": turn[1] if turn else 0,
+                     "pack": 2 * len(s.players), "youngest": s.youngest}
+    view["first_princeps"] = dict(s.first_princeps) if s.first_princeps else None
+    election = s.elections.get(s.round)
+    view["election"] = {
+        "senate_votes": dict(s.votes_this_round()),
+        "debate_seconds": s.debate_seconds,
+        "outgoing": s.princeps if s.phase in ("election", "debate", "ballot", "election_tie") else
+        (election or {}).get("outgoing"),
+        "tied": list(s.tied),
+        "result": _jsonable(election) if election else None,
+        "automatii_to": logic.automatii_beneficiary(s.prestige, s.princeps)
+        if s.two_player and s.princeps else None,
+        "automatii_votes": AUTOMATII_VOTES if s.two_player else 0,
+    }
+    view["automatii"] = _jsonable(s.automatii) if s.automatii else None
+    view["cicero"] = _jsonable(s.cicero) if s.cicero else None
+    occupied = s.occupied()
+    view["board"] = [{"space": sp, "name": space_name(sp), "holder": occupied.get(sp)} for sp in SPACES]
+    view["placements"] = [[p, sp] for p, sp in s.placements]
+    view["next_to_place"] = s.next_to_place()
+    view["servants_left"] = s.servants_left()
+    view["tribute"] = dict(s.tribute)
+    view["second_tribute"] = dict(s.second_tribute)
+    view["triumvirate"] = dict(s.triumvirate) if s.triumvirate else None
+    view["castes"] = [{"caste": c, "zone": ZONES[c], "primus": s.caste_cards.get(c, (None, None))[0],
+                       "secundus": s.caste_cards.get(c, (None, None))[1],
+                       "votes": dict(s.caste_counts[c]) if c in s.caste_counts else None} for c in CASTES]
+    view["guilds"] = [{"guild": g, "holder": s.guild_cards.get(g), "use": s.guild_use.get(g),
+                       "symbols": dict(s.guild_counts[g]) if g in s.guild_counts else None} for g in GUILDS]
+    view["count_next"] = s.count_next()
+    view["pending_guild"] = s.pending_guild
+    view["card_points"] = card_points(s)
+    view["last_score"] = _jsonable(s.last_score) if s.last_score else None
+    if viewer not in (TABLE, NARRATOR) and viewer in s.players and s.book.current is not None:
+        ballot = s.book.current.ballots.get(viewer)
+        view["my_ballot"] = ballot.choice if ballot else None
+    return view
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def checklist(s: CiceroState) -> list[dict]:
+    """The round summary, each item "done", "now" or "todo" (the election is skipped in round 1)."""
+    at = PHASE_ITEM.get(s.phase, -2)
+    items = [("automatii", -1)] if s.two_player else []
+    items += [(key, i) for i, key in enumerate(CHECKLIST)]
+    out = []
+    for key, i in items:
+        if s.round < 1:
+            status = "todo"
+        elif key == "elect" and s.round == 1:
+            status = "skipped"
+        elif s.phase == "prestige" and key == "senators_pp":
+            status = "now"
+        elif key == "influences" and s.phase == "servants" and not s.placements:
+            status = "now"
+        else:
+            status = "done" if i < at else "now" if i == at else "todo"
+        out.append({"key": key, "text": tr(f"cicero.check.{key}"), "short": tr(f"cicero.check_short.{key}"),
+                    "status": status})
+    return out
+
+
+def prompt(s: CiceroState) -> str:
+    p = s.phase
+    if p == "draft":
+        player, cards = s.drafting()
+        if s.draft_step == 0:
+            return tr("cicero.prompt.draft_first", player=player, pack=2 * len(s.players))
+        key = "cicero.prompt.draft_two" if cards == 2 else "cicero.prompt.draft_one"
+        return tr(key, player=player)
+    if p == "first_princeps":
+        return tr("cicero.prompt.first_princeps")
+    if p == "automatii":
+        return tr("cicero.prompt.automatii", round=s.round)
+    if p == "automatii_actions":
+        a = s.automatii
+        zones = ", ".join(ZONES[sp.rpartition("_")[0]] for sp in a["spaces"])
+        text = tr("cicero.prompt.automatii_actions", zones=zones)
+        if a["doubled"]:
+            text += " " + tr("cicero.prompt.automatii_doubled", zone=ZONES[a["doubled"]])
+        return text
+    if p == "election":
+        missing = [x for x in s.players if x not in s.votes_this_round()]
+        if missing:
+            return tr("cicero.prompt.election_announce", round=s.round, names=", ".join(missing))
+        return tr("cicero.prompt.election_debate")
+    if p == "debate":
+        return tr("cicero.prompt.debate", minutes=_minutes(s.debate_seconds))
+    if p == "ballot":
+        waiting = s.book.current.waiting if s.book.current else ()
+        return tr("cicero.prompt.ballot", names=", ".join(waiting))
+    if p == "election_tie":
+        return tr("cicero.prompt.election_tie", outgoing=s.princeps, names=" / ".join(s.tied))
+    if p == "accusation":
+        return tr("cicero.prompt.accusation")
+    if p == "servants":
+        text = tr("cicero.prompt.servants", player=s.next_to_place(), left=s.servants_left()[s.next_to_place()])
+        if not s.placements:
+            text = tr("cicero.prompt.origin_influences") + " " + text
+        return text
+    if p in ("tribute", "second_tribute"):
+        paid = s.second_tribute if p == "second_tribute" else s.tribute
+        names = ", ".join(x for x in s.players if x not in paid)
+        return tr(f"cicero.prompt.{p}", names=names)
+    if p == "triumvirate":
+        return tr("cicero.prompt.triumvirate", princeps=s.princeps)
+    if p in ("castes", "guilds"):
+        if s.pending_guild:
+            return tr("cicero.prompt.guild_use", holder=s.guild_cards[s.pending_guild], guild=s.pending_guild)
+        return tr(f"cicero.prompt.count_{p}", name=s.count_next(), princeps=s.princeps)
+    if p == "prestige":
+        return tr("cicero.prompt.prestige")
+    if p == "round_end":
+        return tr("cicero.prompt.round_end", round=s.round + 1)
+    if p == "game_over":
+        return tr("cicero.prompt.game_over", winners=" & ".join(s.winners))
+    return ""
+
+
+def _minutes(seconds: int | None) -> str:
+    if not seconds:
+        return "0:00"
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+

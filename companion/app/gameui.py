@@ -59,5 +59,10 @@ class GameUI:
         """Which of the game's screens shows this table view."""
         raise NotImplementedError
 
+    def reveal_note(self, view: Mapping[str, Any], vote: Mapping[str, Any]) -> str:
+        """A line the reveal screen adds under the counts (e.g. votes given by no player at the
+        table, like Cicero's Automatii). Default: none."""
+        return ""
+
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         """Called after each recorded batch: start narration, timers, sounds. Default: nothing."""

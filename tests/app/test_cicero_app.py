@@ -227,6 +227,8 @@ def test_two_players_with_the_automatii(driver):
     on(driver, "vote")
     driver.vote({"Livia": "Livia", "Marcus": "Marcus"})
     on(driver, "reveal")
+    # The reveal shows the players' ballots and the totals the rules decided by.
+    assert driver.screen.note == "With the Automatii's 5 votes to Marcus: Marcus 8, Livia 7"
     shot(driver, "22a_automatii_reveal")
     driver.tap(driver.screen.ids.continue_button)
     assert app.view["princeps"] == "Marcus"  # 3 + the Automatii's 5 beat 7

@@ -35,6 +35,7 @@ class RevealScreen(Screen):
     vote = DictProperty({})
     heading = StringProperty("")
     missing = StringProperty("")
+    note = StringProperty("")
 
     def on_pre_enter(self, *_):
         history = (self.app.view or {}).get("vote_history") or []
@@ -42,6 +43,8 @@ class RevealScreen(Screen):
         self.heading = tr("reveal.heading") + "\n" + self.vote.get("question", "")
         missing = self.vote.get("missing") or []
         self.missing = tr("reveal.forced", names=", ".join(missing)) if missing else ""
+        ui = self.app.game_ui
+        self.note = ui.reveal_note(self.app.view or {}, self.vote) if ui is not None and self.vote else ""
         counts = self.ids.counts
         counts.clear_widgets()
         for label, n in count_rows(self.vote):

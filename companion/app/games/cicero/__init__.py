@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
+from companion.core.i18n import tr
 from companion.core.timers import END_LINE, Countdown, spoken_warning
 from companion.games.cicero import CiceroRules
 from companion.games.cicero import narration
@@ -101,6 +102,15 @@ class CiceroUI(GameUI):
     def debate_toggle(self) -> None:
         if self.debate is not None:
             (self.debate.pause if self.debate.running else self.debate.resume)()
+
+    def reveal_note(self, view: Mapping[str, Any], vote: Mapping[str, Any]) -> str:
+        """The reveal shows the players' own ballots; in the 2-player game the Automatii's 5
+        votes also count, and the table must see the totals the rules decided by."""
+        result = (view.get("election") or {}).get("result") or {}
+        if not result.get("automatii_to"):
+            return ""
+        totals = ", ".join(f"{name} {n}" for name, n in sorted(result["tally"].items(), key=lambda kv: -kv[1]))
+        return tr("cicero.ui.reveal_automatii", to=result["automatii_to"], totals=totals)
 
 
 UI = CiceroUI()

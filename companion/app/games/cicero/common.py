@@ -3,11 +3,12 @@ the round summary's checklist), number steppers and seat-coloured buttons."""
 from __future__ import annotations
 
 from kivy.factory import Factory
-from kivy.properties import (BooleanProperty, ColorProperty, DictProperty, NumericProperty, ObjectProperty,
+from kivy.properties import (BooleanProperty, ColorProperty, NumericProperty,
                              StringProperty)
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
-from kivy.uix.screenmanager import Screen
+
+from companion.app.gamescreen import GameScreen
 
 from companion.app.screens import load_kv
 from companion.app.theme import COLOUR_RGBA, PANEL
@@ -56,31 +57,14 @@ class CPrestigeRow(BoxLayout):
 load_kv(__file__)
 
 
-class CiceroScreen(Screen):
-    """A screen of play: shows ``app.view`` (the table's view: never a secret) and sends commands
-    through ``app.send``. Subclasses rebuild their dynamic parts in ``refresh``."""
+class CiceroScreen(GameScreen):
+    """A screen of play with Cicero's side panel (Prestige track and round checklist)."""
 
-    app = ObjectProperty()
-    view = DictProperty({})
+    game_id = "cicero"
 
-    def on_kv_post(self, *_):
-        self.app.bind(view=lambda *_: self._update())
-
-    def on_pre_enter(self, *_):
-        self._update()
-
-    def _update(self):
-        view = dict(self.app.view or {})
-        # A screen of a game the table has left stays bound to the app: it ignores other views.
-        if view.get("game") != "cicero":
-            return
-        self.view = view
-        if self.manager is not None and self.manager.current == self.name:
-            self.refresh_side()
-            self.refresh()
-
-    def refresh(self):
-        pass
+    def refresh_all(self):
+        self.refresh_side()
+        self.refresh()
 
     # the side panel ----------------------------------------------------------------------
     def refresh_side(self):

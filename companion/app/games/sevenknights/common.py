@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 from kivy.factory import Factory
-from kivy.properties import BooleanProperty, ColorProperty, DictProperty, ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, ColorProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
-from kivy.uix.screenmanager import Screen
+
+from companion.app.gamescreen import GameScreen
 
 from companion.app.screens import load_kv
 from companion.app.theme import COLOUR_RGBA, MUTED, PANEL, TEXT
@@ -49,29 +50,10 @@ class SKScoreRow(BoxLayout):
 load_kv(__file__)
 
 
-class SKScreen(Screen):
-    """A screen of play: shows ``app.view`` (the table's view; never a secret) and sends
-    commands through ``app.send``. Subclasses rebuild their dynamic parts in ``refresh``."""
+class SKScreen(GameScreen):
+    """A screen of play of Seven Knights."""
 
-    app = ObjectProperty()
-    view = DictProperty({})
-
-    def on_kv_post(self, *_):
-        self.app.bind(view=lambda *_: self._update())
-
-    def on_pre_enter(self, *_):
-        self._update()
-
-    def _update(self):
-        # A screen of a game that was left (no longer in the manager) ignores the next game's views.
-        if self.manager is None or self.app.game_id != "sevenknights":
-            return
-        self.view = dict(self.app.view or {})
-        if self.manager.current == self.name:
-            self.refresh()
-
-    def refresh(self):
-        pass
+    game_id = "sevenknights"
 
     # helpers for subclasses
     def colour(self, player: str):

@@ -3,7 +3,6 @@ pass-and-play vote with its reveal (through a tiny test game plugged in like a r
 import pytest
 
 from companion.core.i18n import tr
-from companion.core.journal import Journal
 
 
 @pytest.mark.app

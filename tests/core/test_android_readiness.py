@@ -1,7 +1,6 @@
 """What we can check of the Android build here (an Android build cannot run on this machine)."""
 import ast
 import configparser
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]

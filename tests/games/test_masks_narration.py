@@ -8,8 +8,6 @@ same time.
 from __future__ import annotations
 
 import itertools
-import random
-import shutil
 from pathlib import Path
 
 import pytest

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import logging
 
 from kivy.properties import ObjectProperty
 from kivy.uix.screenmanager import Screen
@@ -11,6 +12,7 @@ from companion.app.screens import load_kv
 from companion.core.i18n import tr
 
 load_kv(__file__)
+log = logging.getLogger(__name__)
 
 
 class PickerScreen(Screen):
@@ -37,6 +39,8 @@ class PickerScreen(Screen):
                 except Exception as exc:
                     ui, error = None, f"{type(exc).__name__}: {exc}"
             if ui is None:
+                if error:
+                    log.error("game %s is unavailable: %s", game_id, error)
                 card.blurb = tr("picker.not_available")
                 card.players = ""
                 card.disabled = True

@@ -7,7 +7,7 @@ mode=${1:-run}
 cd "$(dirname "$0")/.."
 
 run_pkgs=(espeak-ng sox libmtdev1 libgl1-mesa-dri libegl1 libgles2 xclip xsel)
-test_pkgs=(xvfb x11-apps imagemagick socat chromium chromium-driver
+test_pkgs=(xvfb x11-apps imagemagick ghostscript socat chromium chromium-driver
            gcc-avr avr-libc binutils-avr simavr libsimavr-dev libsimavrparts1 libelf-dev)
 pkgs=("${run_pkgs[@]}")
 [ "$mode" = test ] && pkgs+=("${test_pkgs[@]}")

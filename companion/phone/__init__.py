@@ -1,2 +1,4 @@
 """Phones at the table: the small web server and page that scan Fate cards for the Curia reveal
-(:mod:`.server`), and the join code the tablet shows (:mod:`.join`). No Kivy here."""
+(:mod:`.server`), the join code the tablet shows (:mod:`.join`), the bridge that runs scans
+through the rules on the main thread (:mod:`.bridge`) and the app's input source that owns both
+(:mod:`.source`). No Kivy here."""

@@ -1,10 +1,16 @@
 """The ``submit``/``status`` callbacks the phone server needs, backed by the real 23 Knives game.
 
 Server threads must not touch the game session, so each call is put on a queue and waits for
-the main thread to run it (the app calls :meth:`CuriaBridge.drain` from Kivy's ``Clock``; tests
-call it in a loop). The answer comes from the rules and the journal: "counted" once the
+the main thread to run it (the app's :class:`companion.phone.source.PhoneSource` calls
+:meth:`CuriaBridge.drain` from its ``poll()``, which the app runs every tick; tests call it in a
+loop). The answer comes from the rules and the journal: "counted" once the
 ``curia_card_revealed`` event is recorded, "duplicate" for a serial the Curia has already shown,
 "refused" with the rule's words for anything the rules forbid.
+
+``execute(command)`` runs a command through the rules and records it. In the app it is
+``app.execute_from_device``, so a scanned card is journalled *and* published like a tapped one
+(screens refresh, the narrator speaks the card and the running total, other sources hear of
+it). Without an app (the tests, the benchmark) it is the session's own ``execute``.
 """
 from __future__ import annotations
 
@@ -12,13 +18,25 @@ import queue
 import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Callable
 
 from companion.core.events import BadInput, Command, RuleError
 
+GAME = "knives23"
+
 
 class CuriaBridge:
-    def __init__(self, session, timeout: float = 10.0):
+    def __init__(self, session=None, timeout: float = 10.0, *,
+                 execute: Callable[[Command], object] | None = None,
+                 state: Callable[[], object] | None = None,
+                 on_answer: Callable[[Command, dict], None] | None = None):
+        if session is None and (execute is None or state is None):
+            raise ValueError("CuriaBridge needs a session, or both execute and state")
         self.session = session
+        self.execute = execute or session.execute
+        # a getter, not a state: the app's session changes (a new game, a resume)
+        self.state = state or (lambda: session.state)
+        self.on_answer = on_answer  # main thread: the tablet shows what the phones were told
         self.timeout = timeout
         self._q: "queue.SimpleQueue[tuple[object, Future]]" = queue.SimpleQueue()
         self._main = threading.current_thread()
@@ -60,22 +78,39 @@ class CuriaBridge:
                 fut.set_exception(exc)
             n += 1
 
-    def _totals(self) -> dict:
+    def _curia_state(self):
+        """The 23 Knives state, or None when no 23 Knives game is on the tablet."""
+        state = self.state()
+        if state is None or not hasattr(state, "curia_revealed"):
+            return None
+        return state
+
+    def _totals(self, state) -> dict:
         from companion.games.knives23.rules import running_total
 
-        state = self.session.state
         return {"total": running_total(state), "count": len(state.curia_revealed),
                 "of": state.curia_count}
 
     def _answer(self, command) -> dict:
+        state = self._curia_state()
         if command is None:
-            return self._totals()
+            return self._totals(state) if state is not None else {}
+        if state is None:
+            answer = {"status": "refused",
+                      "error": "no 23 Knives game is on the tablet: nothing to count"}
+        else:
+            answer = self._decide(state, command)
+        if self.on_answer is not None:
+            self.on_answer(command, answer)
+        return answer
+
+    def _decide(self, state, command) -> dict:
         serial = command.data.get("serial")
-        if serial is not None and any(r.get("serial") == serial
-                                      for r in self.session.state.curia_revealed):
-            return {"status": "duplicate", **self._totals()}
+        if serial is not None and any(r.get("serial") == serial for r in state.curia_revealed):
+            return {"status": "duplicate", **self._totals(state)}
         try:
-            self.session.execute(command)
+            self.execute(command)
         except (RuleError, BadInput) as exc:
-            return {"status": "refused", "error": str(exc), **self._totals()}
-        return {"status": "counted", **self._totals()}
+            return {"status": "refused", "error": " ".join(str(exc).split()),
+                    **self._totals(self._curia_state() or state)}
+        return {"status": "counted", **self._totals(self._curia_state())}

@@ -190,6 +190,8 @@ class PhoneServer:
         self._decoding = threading.BoundedSemaphore(1)  # one photo at a time: 2 cores, a UI
         self._lock = threading.Lock()
         self._phones: OrderedDict[str, dict] = OrderedDict()
+        self._recent: deque = deque(maxlen=HISTORY)  # (phone, answer), newest last, for the tablet
+        self._answered = 0  # answers given since start: the tablet asks for the ones it has not shown
         self._httpd: http.server.ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -203,7 +205,8 @@ class PhoneServer:
 
         self._httpd = _CappedServer((self.host, self.port), Handler)
         self.port = self._httpd.server_address[1]
-        # a short poll so stop() returns at once (the app stops it when the reveal ends)
+        # a short poll so stop() returns at once: the table stops it from the phone screen, and
+        # the app stops every source when it closes, both on the main thread
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
                                         name="phone-server", daemon=True)
         self._thread.start()
@@ -214,6 +217,10 @@ class PhoneServer:
             self._httpd.shutdown()
             self._httpd.server_close()
             self._httpd = None
+
+    @property
+    def serving(self) -> bool:
+        return self._httpd is not None
 
     @property
     def base_url(self) -> str:
@@ -228,6 +235,21 @@ class PhoneServer:
         """The phones that have joined: id and how many scans each sent (for the tablet)."""
         with self._lock:
             return [{"id": pid, "scans": p["scans"]} for pid, p in self._phones.items()]
+
+    def recent(self, n: int = 10) -> list[dict]:
+        """The last ``n`` answers given to any phone, newest first: what the tablet shows so the
+        table sees a forged or duplicate scan too, not only the phone that sent it."""
+        with self._lock:
+            items = list(self._recent)[-n:]
+        return [{"phone": pid, **a} for pid, a in reversed(items)]
+
+    def recent_since(self, seen: int) -> tuple[int, list[dict]]:
+        """The answers given after the first ``seen`` ones (oldest first, at most ``HISTORY``),
+        and how many have been given in all: pass that back next time."""
+        with self._lock:
+            n = min(self._answered - seen, len(self._recent))
+            items = list(self._recent)[len(self._recent) - n:] if n > 0 else []
+            return self._answered, [{"phone": pid, **a} for pid, a in items]
 
     # --- what requests do ------------------------------------------------------------------
 
@@ -253,6 +275,8 @@ class PhoneServer:
         with self._lock:
             p["scans"] += 1
             p["history"].extend(answers)
+            self._recent.extend((phone_id, a) for a in answers)
+            self._answered += len(answers)
             if scan_id and not any(a.get("retry") for a in answers):
                 p["answers"][scan_id] = reply
                 while len(p["answers"]) > HISTORY:
@@ -284,7 +308,7 @@ class PhoneServer:
     def _totals(self, answers: list[dict]) -> dict:
         for a in reversed(answers):
             if "total" in a:
-                return {"total": a["total"], "count": a.get("count")}
+                return _totals_of(a)
         return self.current_totals()
 
     def current_totals(self) -> dict:
@@ -295,13 +319,21 @@ class PhoneServer:
         except Exception as exc:
             log.warning("phone server: status() failed: %s", exc)
             return {}
-        return {"total": s.get("total"), "count": s.get("count")}
+        return _totals_of(s)
 
     def state(self, phone_id: str) -> dict:
         p = self.phone(phone_id)
         with self._lock:
             history = list(p["history"])
         return {"phone": phone_id, "history": history, **self.current_totals()}
+
+
+def _totals_of(reply: dict) -> dict:
+    """The running total and cards revealed (and of how many, when the rules say) for a phone."""
+    out = {"total": reply.get("total"), "count": reply.get("count")}
+    if reply.get("of") is not None:
+        out["of"] = reply["of"]
+    return out
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):

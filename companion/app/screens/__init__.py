@@ -7,7 +7,7 @@ from pathlib import Path
 from kivy.lang import Builder
 
 HERE = Path(__file__).resolve().parent
-NAMES = ("picker", "setup", "devices", "settings", "history", "past_games", "vote", "reveal", "camera")
+NAMES = ("picker", "setup", "devices", "settings", "history", "past_games", "vote", "reveal", "camera", "phone")
 
 
 def load_kv(module_file: str) -> None:

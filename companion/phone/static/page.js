@@ -21,7 +21,8 @@ function newId() {
 function showTotals(reply) {
   if (reply && typeof reply.total === "number") {
     $("total").textContent = String(reply.total);
-    $("count").textContent = reply.count != null ? `${reply.count} cards revealed` : "";
+    $("count").textContent = reply.count == null ? ""
+      : reply.of != null ? `${reply.count} of ${reply.of} cards revealed` : `${reply.count} cards revealed`;
   }
 }
 

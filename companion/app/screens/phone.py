@@ -1,0 +1,188 @@
+"""The phone screen: phones join by scanning a code on the tablet, then scan the QR stickers on
+the Fate cards at 23 Knives' Curia reveal.
+
+It shows the join code (large: a phone reads it off a glossy screen from arm's length) and its
+address in text, starts and stops serving, lists the phones that joined with their scan counts,
+the Curia's running total and cards revealed "of N" from the table view, and the last answers
+the phones were given. The server's threads never touch this screen: scans are recorded by
+:class:`companion.phone.source.PhoneSource` on the main thread, and this screen re-reads the
+view after each batch (``state_version``) and the server's phone list on a Clock poll.
+"""
+from __future__ import annotations
+
+import io
+
+from kivy.clock import Clock
+from kivy.core.image import Image as CoreImage
+from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+from kivy.utils import escape_markup
+
+from companion.app.screens import load_kv
+from companion.core.events import BadInput
+from companion.core.i18n import tr
+from companion.phone.join import join_qr_png
+from companion.phone.source import PhoneSource, scans_words
+
+load_kv(__file__)
+
+POLL_SECONDS = 0.5  # the phones list: joins happen on the server's threads, seen by polling
+CURIA_PHASES = ("end_abilities", "curia_reveal")
+
+
+class PhoneLine(Label):
+    """One line in the phones list or the last answers (muted: what is not news)."""
+
+    muted = BooleanProperty(False)
+
+
+class PhoneScreen(Screen):
+    app = ObjectProperty()
+    source = ObjectProperty(None, allownone=True)
+    serving = BooleanProperty(False)
+    can_serve = BooleanProperty(False)   # a 23 Knives game is on the tablet
+    at_curia = BooleanProperty(False)
+    portrait = BooleanProperty(False)    # a tablet held upright: the join code above the rest
+    show_total = BooleanProperty(False)  # the game has reached its end: there is a Curia total
+    context_note = StringProperty("")    # why scans do not count now, when they do not
+    reach_warning = StringProperty("")   # why phones cannot reach the server, when they cannot
+    join_url = StringProperty("")
+    join_text = StringProperty("")
+    total = StringProperty("")
+    total_label = StringProperty("")
+    counter = StringProperty("")
+    error = StringProperty("")
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._poll_ev = None
+        self.app.bind(state_version=lambda *_: self.refresh())
+
+    # -- entering and leaving ------------------------------------------------------------
+    def on_pre_enter(self, *_):
+        if self.source is not None and self.source not in self.app.sources:
+            self._forget_source()  # the app stopped it (a reset): start afresh
+        self.refresh()
+        self._poll_ev = Clock.schedule_interval(lambda dt: self.refresh_phones(), POLL_SECONDS)
+
+    def on_leave(self, *_):
+        # Phones keep scanning while the table looks at the Curia screen; only the poll stops.
+        if self._poll_ev is not None:
+            self._poll_ev.cancel()
+            self._poll_ev = None
+
+    # -- starting and stopping -----------------------------------------------------------
+    def toggle(self):
+        if self.serving:
+            self.stop_serving()
+        else:
+            self.start_serving()
+
+    def start_serving(self, host: str | None = None, **kwargs) -> bool:
+        """Serve phones on this tablet's LAN address (or ``host``: loopback in tests)."""
+        if self.serving:
+            self.stop_serving()
+        if not self._is_knives():
+            self._fail(tr("phone.not_knives"))
+            return False
+        try:
+            source = PhoneSource.for_app(self.app, host=host, **kwargs)
+            self.app.add_source(source)
+        except (BadInput, OSError) as exc:  # a bad key file, a port in use, no such address
+            self._fail(tr("phone.start_failed", error=" ".join(str(exc).split())))
+            return False
+        self.source = source
+        self.serving = True
+        self.error = ""
+        self._show_join_code(source.server.join_url)
+        self.refresh()
+        return True
+
+    def stop_serving(self):
+        source = self.source
+        self._forget_source()
+        if source is not None:
+            source.stop()
+            if source in self.app.sources:
+                self.app.sources.remove(source)
+        self.refresh()
+
+    def _forget_source(self):
+        self.source = None
+        self.serving = False
+        self.join_url = ""
+        self.ids.qr.texture = None
+
+    def _fail(self, message: str):
+        self.error = message
+        self.app.toast(message)
+
+    def _show_join_code(self, url: str):
+        self.join_url = url
+        image = CoreImage(io.BytesIO(join_qr_png(url)), ext="png")
+        texture = image.texture
+        # Nearest-neighbour scaling keeps every module's edge sharp for the phone's camera.
+        texture.mag_filter = "nearest"
+        texture.min_filter = "nearest"
+        self.ids.qr.texture = texture
+
+    # -- what is shown -------------------------------------------------------------------
+    def _is_knives(self) -> bool:
+        return (self.app.view or {}).get("game") == "knives23"
+
+    def refresh(self):
+        view = self.app.view or {}
+        self.can_serve = self._is_knives()
+        phase = view.get("phase")
+        self.at_curia = self.can_serve and phase in CURIA_PHASES
+        if not self.can_serve:
+            self.context_note = tr("phone.not_knives")
+        elif self.at_curia:
+            self.context_note = ""
+        elif view.get("end"):
+            self.context_note = tr("phone.after_curia")
+        else:
+            self.context_note = tr("phone.before_curia")
+        end = view.get("end") or {}
+        # Before the game's end the Curia is still filling: no total to show yet.
+        self.show_total = self.can_serve and bool(end)
+        if self.show_total:
+            self.total_label = tr("knives23.ui.curia_total")
+            self.total = str(end.get("running_total", 0))
+            self.counter = tr("knives23.ui.revealed_of", n=end.get("revealed_count", 0),
+                              count=(view.get("curia") or {}).get("count", 0))
+        else:
+            self.total_label, self.total, self.counter = "", "", ""
+        source = self.source
+        if source is None:
+            self.reach_warning = ""
+            self.join_text = tr("phone.off")
+        else:
+            reason = source.unreachable
+            host = source.host
+            self.reach_warning = {"no_lan": lambda: tr("phone.no_lan", host=host),
+                                  "not_local": lambda: tr("phone.not_local", address=source.lan_seen, host=host),
+                                  "loopback": lambda: tr("phone.loopback", host=host)}.get(reason, lambda: "")()
+            self.join_text = tr("phone.join_url", url=self.join_url)
+        self.refresh_phones()
+
+    def refresh_phones(self):
+        box = self.ids.phones
+        box.clear_widgets()
+        source = self.source
+        phones = source.server.devices() if source is not None else []
+        if not phones:
+            box.add_widget(PhoneLine(text=tr("phone.none_joined"), muted=True))
+        for p in phones:
+            box.add_widget(PhoneLine(text=f"[b]{tr('phone.name', id=p['id'])}[/b]   {scans_words(p['scans'])}"))
+        recent = self.ids.recent
+        recent.clear_widgets()
+        lines = source.recent(4) if source is not None else []
+        for line in lines or [tr("phone.no_scans")]:
+            # codes and errors come from phones: never let them be read as markup
+            recent.add_widget(PhoneLine(text=escape_markup(line), muted=True, font_size="19sp"))
+
+
+def make(app):
+    return PhoneScreen(name="phone", app=app)

@@ -1,0 +1,133 @@
+"""Phones as an input source of the app: the phone server and the Curia bridge behind the one
+:class:`~companion.core.inputs.InputSource` interface.
+
+A phone needs the rules' verdict in its reply ("counted, the total is 8", "already counted"), so
+its scans do not go through the fire-and-forget command queue: the server's thread waits on the
+:class:`CuriaBridge`, whose queue :meth:`PhoneSource.poll` answers on the main thread (the app
+polls every source each tick). The command then runs through ``app.execute_from_device``: the
+same journal, screens, narration and device feedback as a card tapped on the tablet.
+No Kivy here.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from companion.core.i18n import tr
+from companion.core.inputs import DeviceInfo, InputSource
+from vision.qr import payload as qrpayload
+
+from .bridge import CuriaBridge
+from .server import HISTORY, PhoneServer, RateLimiter, is_local_peer, lan_address
+
+# The same file name the sticker printer uses (vision.qr.payload.default_key_path); the app's
+# default data dir is that printer's default folder, so stickers printed with the defaults work.
+KEY_FILE = "23-knives.deck-key"
+LOOPBACK = "127.0.0.1"
+
+
+def key_path(data_dir: str | os.PathLike) -> Path:
+    return Path(data_dir) / KEY_FILE
+
+
+def choose_host(requested: str | None = None, lan: Callable[[], str] = lan_address
+                ) -> tuple[str, str | None, str]:
+    """Where to serve: ``(address to bind, why phones cannot reach it or None, LAN address seen)``.
+
+    Phones reach the tablet only on a local-network address. With none (no Wi-Fi) or only a
+    public one (which the server refuses to serve on), the server binds loopback and the tablet
+    says plainly that phones cannot reach it: ``"no_lan"``, ``"not_local"`` or, when loopback
+    was asked for (tests), ``"loopback"``.
+    """
+    if requested:
+        return requested, ("loopback" if requested in (LOOPBACK, "::1") else None), requested
+    seen = lan()
+    if seen.startswith("127.") or seen == "::1":
+        return LOOPBACK, "no_lan", seen
+    if not is_local_peer(seen):
+        return LOOPBACK, "not_local", seen
+    return seen, None, seen
+
+
+def phone_name(phone_id: str) -> str:
+    return tr("phone.name", id=phone_id)
+
+
+def scans_words(n: int) -> str:
+    return tr("phone.scans_one") if n == 1 else tr("phone.scans", n=n)
+
+
+def answer_line(answer: dict) -> str:
+    """One line for the tablet about one answer a phone got."""
+    who = phone_name(str(answer.get("phone", "?")))
+    status = answer.get("status")
+    label = answer.get("label", "")
+    if status == "counted":
+        return tr("phone.answer.counted", phone=who, card=label, total=answer.get("total"))
+    if status == "duplicate":
+        return tr("phone.answer.duplicate", phone=who, card=label, serial=answer.get("serial", ""))
+    error = " ".join(str(answer.get("error", "")).split())
+    return tr("phone.answer.refused", phone=who, error=error or str(status))
+
+
+class PhoneSource(InputSource):
+    """Owns the phone server (started by :meth:`start`, stopped by :meth:`stop`) and the bridge.
+
+    ``execute(command)`` records a command (``app.execute_from_device``), ``state()`` gives the
+    current game state or None, ``notify(line)`` tells the table about a scan that was not
+    counted (``app.toast``), on the main thread.
+    """
+
+    name = "phone"
+
+    def __init__(self, key: bytes, *, execute: Callable, state: Callable[[], object],
+                 notify: Callable[[str], None] | None = None, host: str | None = None,
+                 port: int = 0, rate: RateLimiter | None = None, decoder: Callable | None = None,
+                 timeout: float = 10.0, lan: Callable[[], str] = lan_address):
+        self.host, self.unreachable, self.lan_seen = choose_host(host, lan)
+        self.bridge = CuriaBridge(execute=execute, state=state, timeout=timeout)
+        self.server = PhoneServer(self.bridge.submit, key, status=self.bridge.status,
+                                  host=self.host, port=port, rate=rate, decoder=decoder)
+        self.notify = notify
+        self._told = 0
+
+    @classmethod
+    def for_app(cls, app, **kwargs) -> "PhoneSource":
+        """The source for the running app: its deck key under ``app.data_dir`` (made on first
+        use; the sticker printer must be given the same file), its rules and its journal."""
+        key = qrpayload.load_or_create_key(key_path(app.data_dir))
+        return cls(key, execute=app.execute_from_device,
+                   state=lambda: app.session.state if app.session is not None else None,
+                   notify=app.toast, **kwargs)
+
+    # --- InputSource ------------------------------------------------------------------------
+    def start(self, post) -> None:
+        # ``post`` is not used: a phone waits for the verdict, which poll() gives (see above).
+        self.server.start()
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    @property
+    def serving(self) -> bool:
+        return self.server.serving
+
+    def poll(self) -> None:
+        self.bridge.drain()
+        self._told, new = self.server.recent_since(self._told)
+        if self.notify is not None:
+            for answer in new:
+                if answer.get("status") != "counted":  # a counted card is shown and spoken already
+                    self.notify(answer_line(answer))
+
+    def devices(self) -> list[DeviceInfo]:
+        if not self.serving:
+            return []
+        return [DeviceInfo("phone", p["id"], phone_name(p["id"]),
+                           detail=scans_words(p["scans"]))
+                for p in self.server.devices()]
+
+    def recent(self, n: int = 6) -> list[str]:
+        """The last answers phones were given, newest first, as lines for the tablet."""
+        return [answer_line(a) for a in self.server.recent(min(n, HISTORY))]

@@ -1,0 +1,273 @@
+"""Phones scanning Fate cards at 23 Knives' Curia reveal, in the real app under X (1280x800).
+
+The game is the scripted demo game (companion/games/knives23/demo.py) sent as commands up to the
+Curia; the phone screen is opened from the Curia screen's button and serves on loopback. Phones
+are real HTTP clients (urllib, with a cookie jar like a phone's browser) on worker threads, while
+the test's main thread draws frames so the app's poll answers them, as Kivy's Clock does in the
+app. "Reveal the cards slowly—one at a time—while adding and subtracting the total of Knives and
+Doves" (23 Knives, End of the Game). Screenshots go to test-artifacts/qr/."""
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import cv2
+import pytest
+
+from companion.core.i18n import tr
+from companion.games.knives23 import demo
+from companion.phone.source import KEY_FILE, choose_host
+from vision.qr import payload
+from vision.qr.decode import decode_array
+from vision.qr.payload import Card
+
+NAMES = demo.SETUP["players"]
+OPTIONS = {"curia_knowledge": True, "kalends_spaces": 4, "dagger_start": 2}
+
+
+class Phone:
+    """A phone's browser: joins through the link in the tablet's QR code (keeping the cookies
+    it sets) and posts card codes the way the page does."""
+
+    def __init__(self, join_url: str):
+        self.join_url = join_url
+        self.base = join_url.split("/join", 1)[0]
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def join(self) -> str:
+        with self.opener.open(self.join_url, timeout=30) as res:  # 303 to the page, followed
+            page = res.read().decode()
+        assert res.status == 200 and "<html" in page.lower()
+        return next(c.value for c in self.jar if c.name == "tc_phone")
+
+    def scan(self, text: str) -> dict:
+        req = urllib.request.Request(f"{self.base}/scan", data=json.dumps({"text": text}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+        try:
+            with self.opener.open(req, timeout=30) as res:
+                return json.loads(res.read())
+        except urllib.error.HTTPError as exc:
+            return {"http": exc.code, **json.loads(exc.read())}
+
+
+def off_main(driver, fn, timeout=30.0):
+    """Run ``fn`` on a worker thread (a phone waiting for its answer) while the main thread
+    draws frames: the app's Clock polls the phone source, which answers on the main thread."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the test's thread
+            box["error"] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    end = time.monotonic() + timeout
+    while t.is_alive():
+        assert time.monotonic() < end, "the phone got no answer"
+        driver.pump(1)
+    driver.pump(2)  # the answer's line reaches the tablet on the next poll
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def pump_until(driver, condition, what, timeout=20.0):
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        driver.pump(1)
+
+
+def to_the_curia(driver):
+    """The demo game, sent as commands, up to the first Curia card."""
+    driver.start_game("knives23", NAMES, first="Ann", options=OPTIONS)
+    app = driver.app
+    for cmd in demo.commands():
+        if cmd.kind == "curia_card":
+            break
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+    app.reveal_seen()
+    app.narrator.cancel()  # the earlier rounds' lines: only the Curia's are listened for
+    driver.pump(4)
+    assert app.view["phase"] == "curia_reveal" and app.sm.current == "knives23.curia"
+
+
+def card_label(card):
+    (kind, value), = card.items()
+    return tr(f"knives23.card.{kind}_one") if value == 1 else tr(f"knives23.card.{kind}", value=value)
+
+
+def fate(card: dict, serial: str) -> Card:
+    (side, value), = card.items()
+    return Card("fate", side, value, serial)
+
+
+def lines_on(driver, screen):
+    """Every line a person can read on the screen now (bold markup taken off)."""
+    return [re.sub(r"\[/?b\]", "", line) for t in driver.visible_texts(screen) for line in t.splitlines()]
+
+
+@pytest.mark.app
+def test_phones_scan_the_curia_with_tablet_taps_mixed_in(driver):
+    app = driver.app
+    to_the_curia(driver)
+    curia = driver.screen
+    driver.tap(curia.ids.phone_button)
+    assert app.sm.current == "phone"
+    screen = app.screen("phone")
+    assert screen.start_serving(host="127.0.0.1")
+    source = screen.source
+    assert source in app.sources and source.server.serving
+    # the deck key lives with the app's data (not in the user's home)
+    key = payload.load_key(app.data_dir / KEY_FILE)
+    assert key == source.server.key
+    driver.pump(4)
+    assert screen.ids.qr.texture is not None and screen.ids.qr.texture.width > 200
+    assert source.server.join_url in screen.ids.url.text
+    assert tr("phone.loopback", host="127.0.0.1") in lines_on(driver, screen)
+
+    cards = demo.CURIA
+    serials = [f"{101 + i:03d}" for i in range(len(cards))]
+    codes = [payload.encode(fate(c, s), key) for c, s in zip(cards, serials)]
+    ann, bo = Phone(source.server.join_url), Phone(source.server.join_url)
+    ann_id = off_main(driver, ann.join)
+    bo_id = off_main(driver, bo.join)
+    assert ann_id != bo_id
+
+    def scanned(phone, code):
+        reply = off_main(driver, lambda: phone.scan(code))
+        return reply["answers"][0], reply["total"]
+
+    answer, total = scanned(ann, codes[0])                 # 5 Knives
+    assert (answer["status"], answer["total"], total) == ("counted", 5, 5)
+    reply = off_main(driver, lambda: bo.scan(codes[1]))     # 3 Knives
+    answer = reply["answers"][0]
+    assert (answer["status"], answer["total"], answer["count"], answer["of"]) == ("counted", 8, 2, 10)
+    assert (reply["total"], reply["count"], reply["of"]) == (8, 2, 10)   # the page's "2 of 10"
+    assert screen.total == "8" and screen.counter == tr("knives23.ui.revealed_of", n=2, count=10)
+    driver.advance(0.5)  # the narrator starts on the card: its caption takes room from the screen
+    assert app.caption
+    driver.screenshot("qr/phone_screen_caption")
+
+    # A card tapped on the tablet, on the Curia screen, while the phones stay joined.
+    driver.tap(screen.ids.back_button)
+    assert app.sm.current == "knives23.curia"
+    driver.tap(driver.find(cls="K23Button", text=card_label(cards[2])))   # 2 Knives
+    assert app.view["end"]["running_total"] == 10 and curia.total == "10"
+    driver.screenshot("qr/curia_scan_button")
+
+    answer, total = scanned(ann, codes[3])                 # 3 Knives, scanned from the Curia screen
+    assert (answer["status"], total) == ("counted", 13)
+    assert curia.total == "13"
+    answer, total = scanned(ann, codes[0])                 # the first card again
+    assert (answer["status"], total) == ("duplicate", 13)
+    # the table hears of it too, not only the phone that scanned
+    toast = app.root.ids.toast
+    pump_until(driver, lambda: "already counted" in toast.message, "the duplicate's toast")
+    assert toast.message == tr("phone.answer.duplicate", phone=f"Phone {ann_id}", card="5 Knives",
+                               serial=serials[0])
+    forged = payload.encode(Card("fate", "knives", 5, "199"), bytes(16))   # not this deck's key
+    answer, total = scanned(bo, forged)
+    assert answer["status"] == "not_fate" and "check failed" in answer["error"] and total == 13
+    sway = payload.encode(Card("sway", "blood", 2, "160"), key)
+    answer, _ = scanned(bo, sway)
+    assert answer["status"] == "not_fate" and "not a Fate card" in answer["error"]
+    answer, total = scanned(bo, codes[4])                  # 5 Knives
+    assert (answer["status"], total) == ("counted", 18)
+    answer, total = scanned(ann, codes[5])                 # 2 Doves
+    assert (answer["status"], total) == ("counted", 16)
+
+    # The table view, the journal and the narrator agree with what the phones were told.
+    view = app.view
+    assert view["end"]["running_total"] == 16 == sum(c.get("knives", 0) - c.get("doves", 0) for c in cards[:6])
+    assert view["end"]["revealed_count"] == 6
+    revealed = [e for e in app.journal.events(app.session.game_id) if e.kind == "curia_card_revealed"]
+    assert [(e.data["card"], e.data["serial"]) for e in revealed] == [
+        (cards[0], serials[0]), (cards[1], serials[1]), (cards[2], None), (cards[3], serials[3]),
+        (cards[4], serials[4]), (cards[5], serials[5])]
+    assert [e.source for e in revealed] == [f"phone:{ann_id}", f"phone:{bo_id}", "tablet",
+                                            f"phone:{ann_id}", f"phone:{bo_id}", f"phone:{ann_id}"]
+    assert [e.data["total"] for e in revealed] == [5, 8, 10, 13, 18, 16]
+    spent = 0
+    while app.narrator.busy and spent < 120:   # let the narrator speak the queued cards
+        driver.advance(5, step=0.5)
+        spent += 5
+    spoken = [e.text for e in app.narrator.history]
+    for t in (5, 8, 10, 13, 18, 16):
+        assert f"The total is {t}." in spoken, (t, spoken)
+    assert "5 Knives." in spoken and "2 Doves." in spoken
+
+    # The devices panel lists both phones with their scan counts; its button comes back here.
+    driver.tap(driver.find(root=app.root, text=tr("app.devices")))
+    assert app.sm.current == "devices"
+    devices = app.screen("devices")
+    texts = " ".join(driver.visible_texts(devices))
+    assert f"Phone {ann_id}" in texts and f"Phone {bo_id}" in texts and "4 scans" in texts
+    devices.ids.list.parent.scroll_y = 0   # the phones are at the bottom of the list
+    driver.screenshot("qr/devices_phones")
+    driver.tap(devices.ids.phone_button)
+    assert app.sm.current == "phone"
+    driver.pump(4)
+    lines = lines_on(driver, screen)
+    assert f"Phone {ann_id}   4 scans" in lines and f"Phone {bo_id}   4 scans" in lines
+    assert tr("phone.answer.counted", phone=f"Phone {ann_id}", card="2 Doves", total=16) in lines
+    assert screen.ids.total.text == "16" and screen.ids.counter.text == "6 of 10 cards revealed"
+    toast._clear()  # it fades after 6 s of real time; not worth waiting for before the picture
+    shot = driver.screenshot("qr/phone_screen")
+    # the code on the screen, read back from the window's pixels, holds the join link
+    assert decode_array(cv2.imread(str(shot))) == [source.server.join_url]
+
+    # Stopping: the phones are no longer served and leave the devices list.
+    driver.tap(screen.ids.serve_button)
+    assert not screen.serving and source not in app.sources and not source.server.serving
+    assert all(d.kind != "phone" for d in app.devices())
+    with pytest.raises(OSError):
+        ann.scan(codes[6])
+    assert app.view["end"]["revealed_count"] == 6
+
+
+@pytest.mark.app
+def test_outside_23_knives_and_without_a_network_the_screen_says_so(driver):
+    app = driver.app
+    app.goto("phone")
+    driver.pump(4)
+    screen = app.screen("phone")
+    assert tr("phone.not_knives") in " ".join(driver.visible_texts(screen))
+    assert screen.ids.serve_button.disabled
+    assert not screen.start_serving(host="127.0.0.1") and screen.source is None
+    driver.screenshot("qr/phone_screen_no_game")
+
+    driver.start_game("knives23", NAMES, first="Ann", options=OPTIONS)
+    app.goto("phone")
+    driver.pump(4)
+    # before the Curia, phones may join; the screen says their scans do not count yet
+    assert tr("phone.before_curia") in lines_on(driver, screen)
+    assert not screen.show_total and screen.ids.total.text == ""
+    app.root.ids.toast._clear()  # the refusal above; it would fade after 6 s of real time
+    # no LAN: the kernel's route says loopback; the server binds it and says phones cannot reach it
+    assert screen.start_serving(lan=lambda: "127.0.0.1")
+    assert screen.source.host == "127.0.0.1" and screen.source.server.serving
+    driver.pump(2)
+    assert tr("phone.no_lan", host="127.0.0.1") in lines_on(driver, screen)
+    driver.screenshot("qr/phone_screen_no_lan")
+    driver.set_size(800, 1280)   # a tablet held upright
+    assert screen.ids.qr.width > 300
+    driver.screenshot("qr/phone_screen_portrait")
+    screen.stop_serving()
+    assert not screen.serving
+
+
+def test_where_the_server_binds():
+    assert choose_host(lan=lambda: "192.168.1.20") == ("192.168.1.20", None, "192.168.1.20")
+    assert choose_host(lan=lambda: "127.0.0.1") == ("127.0.0.1", "no_lan", "127.0.0.1")
+    # a public address is never served on: phones on the Internet are not at the table
+    assert choose_host(lan=lambda: "203.0.113.7") == ("127.0.0.1", "not_local", "203.0.113.7")
+    assert choose_host("127.0.0.1") == ("127.0.0.1", "loopback", "127.0.0.1")

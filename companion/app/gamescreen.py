@@ -4,6 +4,8 @@ from __future__ import annotations
 from kivy.properties import DictProperty, ObjectProperty
 from kivy.uix.screenmanager import Screen
 
+from companion.app.theme import COLOUR_RGBA, PANEL
+
 
 class GameScreen(Screen):
     """Shows ``app.view`` (the table's view: never a secret) and sends commands through
@@ -35,3 +37,13 @@ class GameScreen(Screen):
 
     def refresh(self):
         pass
+
+    def seat_colour(self, player: str):
+        """The colour the table gave this player's seat (transparent for a non-seat, like a
+        tile in the center)."""
+        session = self.app.session
+        setup = session.setup if session is not None else {}
+        players, colours = setup.get("players", []), setup.get("colours") or []
+        if player in players and players.index(player) < len(colours):
+            return COLOUR_RGBA.get(colours[players.index(player)], PANEL)
+        return (0, 0, 0, 0)

@@ -343,6 +343,12 @@ class CompanionApp(App):
         self.sources.append(source)
         source.start(self.commands.post)
 
+    def remove_source(self, source):
+        """Stop a source and forget it (a camera or phone server the table switched off)."""
+        source.stop()
+        if source in self.sources:
+            self.sources.remove(source)
+
     def devices(self) -> list[DeviceInfo]:
         out = [DeviceInfo("tablet", "tablet", i18n.tr("devices.tablet"), detail=i18n.tr("devices.tablet_detail"))]
         for src in self.sources:

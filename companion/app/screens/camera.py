@@ -253,9 +253,7 @@ class CameraScreen(Screen):
         source = self.source
         self._forget_source()
         if source is not None:
-            source.stop()
-            if source in self.app.sources:
-                self.app.sources.remove(source)
+            self.app.remove_source(source)
         self.refresh()
 
     def _forget_source(self):

@@ -120,7 +120,7 @@ class BoardScreen(CiceroScreen):
             holder = holders.get(space)
             button.text = f"{label}: {holder}" if holder else label
             button.stripe = ((0.6, 0.6, 0.6, 1) if holder == AUTOMATII else
-                             self.colour(holder) if holder else (0, 0, 0, 0))
+                             self.seat_colour(holder) if holder else (0, 0, 0, 0))
             button.disabled = holder is not None or v["phase"] != "servants"
 
     def _space(self, space, label):

@@ -11,7 +11,6 @@ from kivy.uix.label import Label
 from companion.app.gamescreen import GameScreen
 
 from companion.app.screens import load_kv
-from companion.app.theme import COLOUR_RGBA, PANEL
 from companion.app.widgets import BigButton
 from companion.core.events import BadInput, Command, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
@@ -85,7 +84,7 @@ class CiceroScreen(GameScreen):
         ordered = sorted(v["players"], key=lambda p: -v["prestige"][p])
         for row, p in zip(reversed(rows.children), ordered):
             row.player, row.points, row.princeps = p, str(v["prestige"][p]), p == v.get("princeps")
-            row.stripe = self.colour(p)
+            row.stripe = self.seat_colour(p)
         checks = side.ids.checklist
         items = v.get("checklist", [])
         if len(checks.children) != len(items):
@@ -99,25 +98,18 @@ class CiceroScreen(GameScreen):
         self.app.send("adjust_prestige", player=player, delta=delta, note=tr("cicero.ui.by_hand"))
 
     # helpers -----------------------------------------------------------------------------
-    def colour(self, player: str):
-        session = self.app.session
-        setup = session.setup if session is not None else {}
-        players, colours = setup.get("players", []), setup.get("colours") or []
-        if player in players and players.index(player) < len(colours):
-            return COLOUR_RGBA.get(colours[players.index(player)], PANEL)
-        return (0, 0, 0, 0)
 
     def button(self, text, on_press, selected=False, player=None, value="", **kw):
         b = Factory.CButton(text=text, selected=selected, value=value, **kw)
         if player:
-            b.stripe = self.colour(player)
+            b.stripe = self.seat_colour(player)
         b.bind(on_release=lambda btn: on_press(btn))
         return b
 
     def stepper(self, label, number=0, player=None, key="", step=1, minimum=0):
         s = Factory.CStepper(label=label, number=number, key=key, step=step, minimum=minimum)
         if player:
-            s.stripe = self.colour(player)
+            s.stripe = self.seat_colour(player)
         return s
 
     def tie_needed(self, kind: str, **data) -> NeedsTieBreak | None:

@@ -85,7 +85,7 @@ class ElectionScreen(CiceroScreen):
         last = self._last_round_votes()
         self._steppers = []
         for p in v["players"]:
-            row = Factory.CSeatRow(player=p, stripe=self.colour(p))
+            row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p))
             s = self.stepper(tr("cicero.ui.senate_votes"), announced.get(p, last.get(p, 0)), key=p)
             row.add_widget(s)
             self._steppers.append(s)

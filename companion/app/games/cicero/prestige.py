@@ -24,7 +24,7 @@ class PrestigeScreen(CiceroScreen):
             self._steppers = []
             for p in v["players"]:
                 pts = v["card_points"][p]
-                row = Factory.CSeatRow(player=p, stripe=self.colour(p), height="64dp")
+                row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p), height="64dp")
                 row.add_widget(Factory.CLine(text=tr("cicero.ui.card_points", primus=pts["primus"],
                                                      secundus=pts["secundus"], guilds=pts["guilds"],
                                                      total=pts["total"]), font_size="19sp", size_hint_x=0.75))

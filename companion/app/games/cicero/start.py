@@ -31,7 +31,7 @@ class StartScreen(CiceroScreen):
         if first and not box.children:
             self._steppers = []
             for p in v["players"]:
-                row = Factory.CSeatRow(player=p, stripe=self.colour(p))
+                row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p))
                 for field, label in (("votes", "cicero.ui.senate_votes"), ("oratores", "cicero.ui.oratores_votes")):
                     s = self.stepper(tr(label), 0, key=f"{field}:{p}")
                     row.add_widget(s)

@@ -27,7 +27,7 @@ class TributeScreen(CiceroScreen):
         if phase in ("tribute", "second_tribute"):
             paid = v["second_tribute" if phase == "second_tribute" else "tribute"]
             for p in v["players"]:
-                row = Factory.CSeatRow(player=p, stripe=self.colour(p))
+                row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p))
                 for way in TRIBUTE_WAYS:
                     b = self.button(tr(f"cicero.ui.pay_{way}"), lambda b, p=p: self.app.send(
                         "pay_tribute", player=p, how=b.value), value=way, selected=paid.get(p) == way,

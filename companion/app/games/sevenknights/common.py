@@ -9,7 +9,7 @@ from kivy.uix.label import Label
 from companion.app.gamescreen import GameScreen
 
 from companion.app.screens import load_kv
-from companion.app.theme import COLOUR_RGBA, MUTED, PANEL, TEXT
+from companion.app.theme import MUTED, PANEL, TEXT
 from companion.app.widgets import BigButton
 
 
@@ -56,13 +56,6 @@ class SKScreen(GameScreen):
     game_id = "sevenknights"
 
     # helpers for subclasses
-    def colour(self, player: str):
-        session = self.app.session
-        setup = session.setup if session is not None else {}
-        players, colours = setup.get("players", []), setup.get("colours") or []
-        if player in players and players.index(player) < len(colours):
-            return COLOUR_RGBA.get(colours[players.index(player)], PANEL)
-        return (0, 0, 0, 0)  # a tile place, not a seat: no stripe
 
     def fill(self, box, items, make):
         box.clear_widgets()
@@ -73,7 +66,7 @@ class SKScreen(GameScreen):
 def player_button(screen: SKScreen, name: str, text: str | None = None, on_press=None, selected=False):
     b = Factory.SKPlayerButton(text=text or name)
     b.player = name
-    b.seat_colour = screen.colour(name)
+    b.seat_colour = screen.seat_colour(name)
     b.selected = selected
     if on_press is not None:
         b.bind(on_release=lambda btn: on_press(btn.player))

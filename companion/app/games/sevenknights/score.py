@@ -30,7 +30,7 @@ class ScoreScreen(SKScreen):
         box.add_widget(head)
         order = [r["player"] for r in v["standings"]] if over else v["players"]
         for p in order:
-            row = Factory.SKScoreRow(player=p, won=p in winners, seat_colour=self.colour(p))
+            row = Factory.SKScoreRow(player=p, won=p in winners, seat_colour=self.seat_colour(p))
             row.set_cells([str(pts.get(p, 0)) for pts in rounds] + [str(v["totals"][p])])
             box.add_widget(row)
         firsts = [p for p in v["players"] if p != result.get("witch")] if v["phase"] == "cleanup" else []

@@ -235,7 +235,20 @@ def test_two_players_with_the_automatii(driver):
     screen = on(driver, "cicero.board")
     assert "The Automatii gave 5 votes to Marcus" in screen.ids.election.text
     shot(driver, "22_automatii_election")
-    # The rest of this game is the 3-player test's screens again (tests/games/ plays it to the end).
+    # The rest of the game, to the winner: the scripted table's moves through the app's own
+    # command path (the screens are the 3-player test's; here the point is the 2-player end).
+    from companion.games.cicero import demo as cicero_demo
+    for _ in range(3000):
+        if app.session.rules.outcome(app.session.state) is not None:
+            break
+        cicero_demo.execute_breaking_ties(app.execute_from_device, cicero_demo.table_move(app.view))
+    outcome = app.session.rules.outcome(app.session.state)
+    assert outcome is not None and app.view["round"] == 5  # 5 rounds with 2 players
+    assert app.journal.game(app.session.game_id).status == "finished"
+    app.reveal_seen()  # the table has looked at the last election's reveal
+    driver.pump(6)
+    assert driver.app.sm.current.startswith("cicero.")
+    shot(driver, "23_automatii_game_winner")
 
 
 @pytest.mark.app

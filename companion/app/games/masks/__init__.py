@@ -134,6 +134,9 @@ class MasksUI(GameUI):
             total = float(view.get("discussion_seconds", DISCUSSION_SECONDS))
             self._start_countdown(app, max(10.0, total - spent))
         self.countdown.poll()
+        # The clock on screen follows the engine tick, whatever the frame rate.
+        if app.sm.current == "masks.discussion":
+            app.sm.current_screen.update_clock()
 
 
 def _minutes_words(seconds: int) -> str:

@@ -63,6 +63,7 @@ class Driver:
         app.journal = Journal(data / "journal.sqlite3")
         app.narrator.cancel()
         app.caption = ""
+        app.root.ids.toast._clear()  # a message from the last test is not this test's
         for src in list(app.sources):
             src.stop()
         app.sources.clear()

@@ -205,3 +205,24 @@ def test_settings_voice_pack_missing_is_refused_in_one_line_and_captions_go_on(d
     app.settings.voice = "captions"  # leave the shared app as the other tests expect
     app.settings.voice_pack = ""
     app.save_settings()
+
+
+@pytest.mark.app
+def test_home_during_a_game_offers_back_or_leave_and_the_game_stays_resumable(driver):
+    setup = _start_toy(driver)
+    driver.tap(setup.ids.start_button)
+    app = driver.app
+    app.send("add", n=2)
+    driver.tap(app.root.ids.home_button)
+    assert app.sm.current == "picker"
+    picker = app.screen("picker")
+    driver.screenshot("app/picker_game_on")
+    driver.tap(picker.ids.back_button)
+    assert app.sm.current == "toy.board"
+    driver.tap(app.root.ids.home_button)
+    driver.tap(app.screen("picker").ids.leave_button)
+    assert app.session is None and app.sm.current == "picker"
+    assert [g.status for g in app.journal.games()] == ["playing"]
+    # The game cards take touches again (no hidden banner in the way).
+    driver.tap(driver.find(cls="GameCard", game_id="masks"))
+    assert app.sm.current == "setup"

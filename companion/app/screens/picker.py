@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime
 import logging
 
+from kivy.factory import Factory
 from kivy.properties import ObjectProperty
 from kivy.uix.screenmanager import Screen
 
@@ -19,13 +20,9 @@ class PickerScreen(Screen):
     app = ObjectProperty()
     resume_record = ObjectProperty(None, allownone=True)
 
-    def on_pre_enter(self, *_):
-        self.refresh()
-
     def refresh(self):
         box = self.ids.games
         box.clear_widgets()
-        from kivy.factory import Factory
         for game_id in games.GAMES:
             card = Factory.GameCard()
             card.game_id = game_id
@@ -47,18 +44,51 @@ class PickerScreen(Screen):
             card.bind(on_release=lambda c: self.app.choose_game(c.game_id))
             box.add_widget(card)
 
+    def _banner(self, text, buttons):
+        box = self.ids.banner
+        box.clear_widgets()
+        banner = Factory.PickerBanner()
+        banner.text = text
+        for ident, label, action in buttons:
+            b = Factory.BigButton(text=label)
+            b.bind(on_release=lambda *_, action=action: action())
+            self.ids[ident] = b
+            banner.ids.buttons.add_widget(b)
+        box.add_widget(banner)
+
+    def clear_banner(self):
+        self.ids.banner.clear_widgets()
+
+    def on_pre_enter(self, *_):
+        self.refresh()
+        if self.app.game_id:
+            self._banner(tr("picker.game_on", game=games.title(self.app.game_id)), [
+                ("back_button", tr("app.back_to_game"), self.app.go_home),
+                ("leave_button", tr("picker.leave"), self.leave)])
+        elif self.resume_record is None:
+            self.clear_banner()
+
+    def leave(self):
+        self.clear_banner()
+        self.app.leave_game()
+
     def offer_resume(self, record):
         self.resume_record = record
         when = datetime.datetime.fromtimestamp(record.started_at).strftime("%d %b %H:%M")
-        self.ids.resume_text.text = tr("picker.resume_offer", game=games.title(record.game), when=when)
+        self._banner(tr("picker.resume_offer", game=games.title(record.game), when=when), [
+            ("resume_button", tr("picker.resume"), self.resume),
+            ("abandon_button", tr("picker.abandon"), self.abandon),
+            ("later_button", tr("picker.later"), self.later)])
 
     def resume(self):
         record, self.resume_record = self.resume_record, None
+        self.clear_banner()
         if record is not None:
             self.app.resume_game(record.id)
 
     def abandon(self):
         record, self.resume_record = self.resume_record, None
+        self.clear_banner()
         if record is not None:
             self.app.abandon_game(record.id)
             rest = self.app.journal.unfinished()
@@ -67,6 +97,7 @@ class PickerScreen(Screen):
 
     def later(self):
         self.resume_record = None
+        self.clear_banner()
 
 
 def make(app):

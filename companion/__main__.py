@@ -15,6 +15,12 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m companion [demo [--out DIR]]")
         return 0
     os.environ.setdefault("KIVY_NO_ARGS", "1")
+    from kivy.config import Config
+    from kivy.utils import platform
+    if platform not in ("android", "ios"):
+        # On a desktop, open at a landscape tablet's size (Android runs full screen).
+        Config.set("graphics", "width", "1280")
+        Config.set("graphics", "height", "800")
     from companion.app.main import CompanionApp
     CompanionApp().run()
     return 0

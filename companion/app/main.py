@@ -24,6 +24,7 @@ from companion.core.events import BadInput, Command, RuleError
 from companion.core.inputs import CommandQueue, DeviceInfo
 from companion.core.journal import Journal, default_data_dir
 from companion.core.session import GameSession
+from companion.core.timers import END_LINE, Countdown, spoken_warning
 from companion.app import games as game_registry
 from companion.app.settings import Settings
 from companion.app import widgets  # noqa: F401  (registers the shared widgets with the kv Factory)
@@ -142,6 +143,17 @@ class CompanionApp(App):
 
     def say(self, line_id: str, text: str):
         self.narrator.say(line_id, text)
+
+    def spoken_countdown(self, seconds: float, warnings, name: str, on_end=None, say_end: bool = True):
+        """A countdown on the engines' clock whose warnings (and, unless ``say_end`` is False,
+        its end) the narrator speaks; ``on_end`` runs after that, on the main thread."""
+        def end():
+            if say_end:
+                self.narrator.say(*END_LINE)
+            if on_end is not None:
+                Clock.schedule_once(lambda dt: on_end(), 0)
+        return Countdown(float(seconds), self.engine_clock, warnings=warnings, name=name,
+                         on_warning=lambda mark: self.narrator.say(*spoken_warning(mark)), on_end=end)
 
     def narration_toggle_pause(self):
         if self.narrator.paused:

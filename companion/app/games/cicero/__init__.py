@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
 from companion.core.i18n import tr
-from companion.core.timers import END_LINE, Countdown, spoken_warning
+from companion.core.timers import Countdown
 from companion.games.cicero import CiceroRules
 from companion.games.cicero import narration
 
@@ -80,10 +80,7 @@ class CiceroUI(GameUI):
             key = (session.game_id, view.get("round"))
             if self.debate is None or self._debate_key != key:
                 self._debate_key = key
-                self.debate = Countdown(float(view["election"]["debate_seconds"]), app.engine_clock,
-                                        warnings=(60, 10), name="cicero.debate",
-                                        on_warning=lambda m: app.narrator.say(*spoken_warning(m)),
-                                        on_end=lambda: app.narrator.say(*END_LINE))
+                self.debate = app.spoken_countdown(view["election"]["debate_seconds"], (60, 10), "cicero.debate")
             self.debate.poll()
             try:
                 app.screen("cicero.election").show_time(self.debate.remaining())

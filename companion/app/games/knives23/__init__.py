@@ -10,7 +10,7 @@ from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
-from companion.core.timers import END_LINE, Countdown, spoken_warning
+from companion.core.timers import Countdown
 from companion.games.knives23 import cues as k23cues
 from companion.games.knives23.rules import Knives23Rules
 from companion.games.knives23.tables import tables
@@ -122,10 +122,7 @@ class Knives23UI(GameUI):
             key = (session.game_id, len(view.get("exiles", [])), view["exile"]["target"])
             if self.bribe is None or self._bribe_key != key:
                 self._bribe_key = key
-                self.bribe = Countdown(float(view["exile"]["bribe_seconds"]), app.engine_clock,
-                                       warnings=(10,), name="knives23.bribe",
-                                       on_warning=lambda m: app.narrator.say(*spoken_warning(m)),
-                                       on_end=lambda: app.narrator.say(*END_LINE))
+                self.bribe = app.spoken_countdown(view["exile"]["bribe_seconds"], (10,), "knives23.bribe")
             self.bribe.poll()
             try:
                 app.screen("knives23.board").update_timer(self.bribe.remaining())

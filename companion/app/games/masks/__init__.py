@@ -15,7 +15,7 @@ from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
 from companion.core.i18n import tr
 from companion.core.narration import Say
-from companion.core.timers import Countdown, spoken_warning
+from companion.core.timers import Countdown
 from companion.games.masks import narration
 from companion.games.masks.rules import DISCUSSION_SECONDS, MasksRules
 
@@ -105,17 +105,10 @@ class MasksUI(GameUI):
         app.narrator.stop_background()
 
     def _start_countdown(self, app, seconds: float) -> None:
-        def warn(mark):
-            line_id, text = spoken_warning(mark)
-            app.narrator.say(line_id, text)
-
-        def end():
-            # "Once the 7 minutes are up, proceed immediately to the Voting Phase." The vote's
-            # script opens with "Time is up", so nothing is said here.
-            Clock.schedule_once(lambda dt: self._discussion_over(app), 0)
-
-        self.countdown = Countdown(seconds, app.engine_clock, warnings=WARNINGS,
-                                   on_warning=warn, on_end=end, name="masks.discussion")
+        # "Once the 7 minutes are up, proceed immediately to the Voting Phase." The vote's script
+        # opens with "Time is up", so the countdown's end says nothing itself.
+        self.countdown = app.spoken_countdown(seconds, WARNINGS, "masks.discussion",
+                                              on_end=lambda: self._discussion_over(app), say_end=False)
         self._countdown_game = app.session.game_id if app.session else None
 
     def _discussion_over(self, app) -> None:

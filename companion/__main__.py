@@ -1,19 +1,41 @@
 """`python -m companion` starts the app; `python -m companion demo` plays a scripted segment
-headless (narration to audio files, simulated inputs) and prints what the table sees and hears."""
+headless.
+
+One argparse parser for every command line of the app, so `--help` lists every option.
+"""
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
 
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m companion",
+        description="The table companion: narration, timers, secret votes and board totals for "
+                    "physical hidden-role games.")
+    ap.add_argument("--data", metavar="DIR",
+                    help="the data folder (journal, settings, keys); default: the platform's "
+                         "user data folder")
+    ap.add_argument("--boxes", metavar="PORTS",
+                    help="serial vote boxes: 'auto' (find plugged-in boxes and watch for more), "
+                         "'off', or a comma-separated list of ports such as /dev/ttyUSB0,/dev/pts/3 "
+                         "(default: the Devices setting)")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    demo = sub.add_parser("demo", help="play a scripted 23 Knives segment headless",
+                          add_help=False)
+    demo.add_argument("demo_args", nargs=argparse.REMAINDER)
+    return ap
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    # The subcommands own their options (each has its own parser and --help).
     if argv[:1] == ["demo"]:
         from companion.demo import main as demo_main
         return demo_main(argv[1:])
-    if argv and argv[0] in ("-h", "--help"):
-        print("usage: python -m companion [demo [--out DIR]]")
-        return 0
+    args = build_parser().parse_args(argv)
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     from kivy.config import Config
     from kivy.utils import platform
@@ -22,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         Config.set("graphics", "width", "1280")
         Config.set("graphics", "height", "800")
     from companion.app.main import CompanionApp
-    CompanionApp().run()
+    CompanionApp(data_dir=args.data, boxes=args.boxes).run()
     return 0
 
 

@@ -59,8 +59,10 @@ class CompanionApp(App):
     NARRATION_LINGER = 12.0  # engine-clock seconds
 
     def __init__(self, data_dir: str | os.PathLike | None = None, engine_clock=None,
-                 speaker=None, audio_out=None, **kwargs):
+                 speaker=None, audio_out=None, boxes: str | None = None, **kwargs):
         super().__init__(**kwargs)
+        # `--boxes` from the command line: 'auto', 'off' or a list of ports; None = the setting.
+        self.boxes_arg = boxes
         if data_dir:
             self.data_dir = Path(data_dir)
         elif platform == "android":

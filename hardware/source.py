@@ -17,9 +17,20 @@ class BoxSource(InputSource):
     name = "boxes"
 
     def __init__(self, data_dir: str, ports=("auto",), clock: Callable[[], float] = time.monotonic,
-                 **manager_options):
+                 lister=None, **manager_options):
+        ports = list(ports)
+        self.watcher = None
+        if "auto" in ports:
+            # "auto": the ports that look like boxes now and whenever one is plugged in
+            # (hardware.discovery); the HELLO handshake then tells boxes from other devices.
+            ports = [p for p in ports if p != "auto"]
+            from hardware.discovery import PortWatcher, default_lister
+            self.watcher = PortWatcher(lister or default_lister(), self._port_plugged)
         self.manager = BoxManager(data_dir, ports=ports, clock=clock, **manager_options)
         self._voters: list[str] = []
+
+    def _port_plugged(self, device: str) -> None:
+        self.manager.add_port(device)
 
     @classmethod
     def simulated(cls, data_dir: str, n: int = 8, transport: str = "pty", **sim_options):
@@ -37,11 +48,19 @@ class BoxSource(InputSource):
         if self.sim is not None:
             self.sim.start()
         self.manager.start(post)
+        if self.watcher is not None:
+            self.watcher.start()
 
     def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
         self.manager.stop()
         if self.sim is not None:
             self.sim.stop()
+
+    def port_status(self) -> list[tuple[str, str]]:
+        """Every port opened (or being reopened) and what is wrong with it ('' when open)."""
+        return sorted((p.url, p.problem) for p in list(self.manager._ports.values()))
 
     def devices(self) -> list[DeviceInfo]:
         out = []

@@ -81,6 +81,7 @@ class CompanionApp(App):
         self._seen_reveals = 0
         self._device_listeners: dict[str, list] = {}
         self.voice_problem = ""
+        self.box_source = None     # the vote boxes' BoxSource while boxes are on
 
     # -- start-up --------------------------------------------------------------------------
     def build(self):
@@ -105,6 +106,8 @@ class CompanionApp(App):
         self._make_narrator()
         Clock.schedule_interval(self._drain, 1 / 20)
         Clock.schedule_interval(self._tick_engines, 1 / 20)
+        from companion.app.backkey import BackKey
+        self.back_key = BackKey(self)
         return root
 
     def on_start(self):
@@ -120,6 +123,7 @@ class CompanionApp(App):
         if err:
             self.toast(err)
         self.goto("picker")
+        self._start_boxes()
         unfinished = self.journal.unfinished()
         if unfinished:
             self.screen("picker").offer_resume(unfinished[0])
@@ -362,6 +366,32 @@ class CompanionApp(App):
         source.stop()
         if source in self.sources:
             self.sources.remove(source)
+
+    def _start_boxes(self):
+        """Vote boxes as `--boxes` says, else as the Devices setting says: 'auto' opens the
+        ports that look like boxes and watches for more (hardware.discovery), a list opens
+        those ports; the HELLO handshake tells boxes from other serial devices."""
+        from hardware.discovery import parse_boxes
+        if self.box_source is not None:
+            self.remove_source(self.box_source)
+            self.box_source = None
+        if self.boxes_arg is not None:
+            wanted = self.boxes_arg
+        else:
+            wanted = self.settings.box_ports if self.settings.boxes_enabled else "off"
+        ports = parse_boxes(wanted)
+        if ports is None:
+            return None
+        from hardware.source import BoxSource
+        try:
+            source = BoxSource(str(self.data_dir), ports=ports)
+            self.add_source(source)
+        except Exception as exc:  # a port the OS refuses: say so; the app runs on without boxes
+            log.exception("starting the vote boxes on %s", ports)
+            self.toast(i18n.tr("devices.boxes_failed", error=str(exc).splitlines()[0] if str(exc) else type(exc).__name__))
+            return None
+        self.box_source = source
+        return source
 
     def devices(self) -> list[DeviceInfo]:
         out = [DeviceInfo("tablet", "tablet", i18n.tr("devices.tablet"), detail=i18n.tr("devices.tablet_detail"))]

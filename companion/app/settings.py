@@ -21,6 +21,11 @@ class Settings:
     caption_size: int = 34         # sp
     language: str = "en"
     random_pauses: bool = False    # randomise narration pauses (still never tied to roles)
+    # Devices. Vote boxes: on/off, and "auto" (find plugged-in boxes by USB id, watch for more)
+    # or a comma-separated list of ports; `python -m companion --boxes` overrides both.
+    boxes_enabled: bool = True
+    box_ports: str = "auto"
+    camera: str = ""               # the camera to read tokens with: a device path, number or URL
 
     RANGES = {"pace": (0.5, 2.0), "volume": (0.0, 1.0), "loop_volume": (0.0, 1.0), "caption_size": (18, 72)}
 
@@ -31,6 +36,15 @@ class Settings:
                 raise BadInput(f"setting {name} = {value!r} is outside {lo} … {hi}")
         if self.voice not in ("espeak", "plyer", "voicepack", "captions"):
             raise BadInput(f"setting voice = {self.voice!r} is not espeak, plyer, voicepack or captions")
+        if not isinstance(self.boxes_enabled, bool):
+            raise BadInput(f"setting boxes_enabled = {self.boxes_enabled!r} is not true or false")
+        for name in ("box_ports", "camera"):
+            if not isinstance(getattr(self, name), str):
+                raise BadInput(f"setting {name} = {getattr(self, name)!r} is not text")
+        ports = [p.strip() for p in self.box_ports.split(",")]
+        if self.boxes_enabled and (not any(ports) or any(" " in p for p in ports)):
+            raise BadInput(f"setting box_ports = {self.box_ports!r}: write auto, or ports separated "
+                           "by commas such as /dev/ttyACM0,/dev/ttyUSB0")
         return self
 
     @classmethod

@@ -161,6 +161,8 @@ class CameraScreen(Screen):
     def on_pre_enter(self, *_):
         if self.source is not None and self.source not in self.app.sources:
             self._forget_source()  # the app stopped it (a reset, another screen): start afresh
+        if not self.running and self.app.settings.camera:
+            self.ids.where.text = self.app.settings.camera   # the camera chosen in Settings
         self.refresh()
         self._poll_ev = Clock.schedule_interval(self._poll, 1 / POLL_HZ)
 

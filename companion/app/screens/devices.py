@@ -1,13 +1,17 @@
 """The devices panel: the tablet, vote boxes, cameras and phones, with their state."""
 from __future__ import annotations
 
+import dataclasses
+
 from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
 from companion.app.screens import load_kv
+from companion.core.events import BadInput
 from companion.core.i18n import tr
+from hardware.discovery import parse_boxes
 
 load_kv(__file__)
 KINDS = ("tablet", "box", "camera", "phone")
@@ -34,6 +38,7 @@ def describe(info, now: float) -> str:
 class DevicesScreen(Screen):
     app = ObjectProperty()
     last_press = StringProperty("")
+    boxes_status = StringProperty("")
     _ev = None
 
     def on_kv_post(self, *_):
@@ -52,12 +57,55 @@ class DevicesScreen(Screen):
             self.refresh()
 
     def on_pre_enter(self, *_):
+        self.show_box_setting()
         self.refresh()
         self._ev = Clock.schedule_interval(lambda dt: self.refresh(), 1.0)
 
     def on_leave(self, *_):
         if self._ev is not None:
             self._ev.cancel()
+
+    # -- the Devices setting: boxes on/off, "auto" or ports -------------------------------
+    def show_box_setting(self):
+        s, arg = self.app.settings, self.app.boxes_arg
+        on = s.boxes_enabled if arg is None else parse_boxes(arg) is not None
+        ports = s.box_ports if arg is None or not on else arg
+        self.ids.boxes_on.state = "down" if on else "normal"
+        self.ids.box_ports.text = ports
+
+    def apply_boxes(self):
+        """The table's choice replaces `--boxes` from now on, and is kept in settings.json."""
+        app = self.app
+        chosen = dataclasses.replace(app.settings, boxes_enabled=self.ids.boxes_on.state == "down",
+                                     box_ports=self.ids.box_ports.text.strip() or "auto")
+        try:
+            chosen.save(app.data_dir / "settings.json")
+        except BadInput as exc:
+            app.toast(str(exc))
+            return False
+        app.settings = chosen
+        app.boxes_arg = None
+        app._start_boxes()
+        self.show_box_setting()
+        self.refresh()
+        return True
+
+    def _box_status(self) -> str:
+        src = self.app.box_source
+        if src is None:
+            return tr("devices.boxes_off")
+        lines = []
+        if self.app.boxes_arg is not None:
+            lines.append(tr("devices.boxes_from_command_line", value=self.app.boxes_arg))
+        if src.watcher is not None:
+            found = ", ".join(sorted(src.watcher.present)) or tr("devices.boxes_none_yet")
+            lines.append(tr("devices.boxes_watching", ports=found))
+        status = src.port_status()
+        if status:
+            lines.append(tr("devices.boxes_ports", ports=", ".join(url for url, _ in status)))
+        lines += [tr("devices.boxes_port_problem", port=url, problem=problem)
+                  for url, problem in status if problem]
+        return "\n".join(lines)
 
     def pairing_sources(self):
         return [s for s in self.app.sources if hasattr(s, "pair")]
@@ -101,6 +149,7 @@ class DevicesScreen(Screen):
         box.add_widget(grid)
 
     def refresh(self):
+        self.boxes_status = self._box_status()
         devices = self.app.devices()
         now = self.app.engine_clock.now()
         box = self.ids.list

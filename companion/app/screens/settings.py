@@ -7,6 +7,7 @@ from kivy.uix.screenmanager import Screen
 from companion.app.screens import load_kv
 from companion.core import i18n
 from companion.core.i18n import tr
+from vision import cameras
 
 load_kv(__file__)
 VOICES = ("espeak", "plyer", "voicepack", "captions")
@@ -15,6 +16,8 @@ VOICES = ("espeak", "plyer", "voicepack", "captions")
 class SettingsScreen(Screen):
     app = ObjectProperty()
     languages = ListProperty([])
+    camera_labels = ListProperty([])
+    _cameras: dict = {}
 
     def on_pre_enter(self, *_):
         s = self.app.settings
@@ -29,6 +32,20 @@ class SettingsScreen(Screen):
         ids.caption_size.value = s.caption_size
         ids.language.text = s.language
         ids.voice_pack.text = s.voice_pack
+        self.show_cameras()
+
+    def show_cameras(self):
+        """The camera field names the cameras found; the setting keeps what opens the camera."""
+        found = cameras.list_cameras()
+        self._cameras = {c.label: c.where for c in found}
+        s = self.app.settings
+        if s.camera and s.camera not in self._cameras.values():
+            self._cameras[s.camera] = s.camera   # chosen before, not plugged in now: keep it
+        self.camera_labels = list(self._cameras)
+        chosen = next((label for label, where in self._cameras.items() if where == s.camera),
+                      None)
+        self.ids.camera.text = chosen or (self.camera_labels[0] if self.camera_labels
+                                          else tr("settings.camera_none"))
 
     def apply(self):
         s = self.app.settings
@@ -43,6 +60,7 @@ class SettingsScreen(Screen):
         s.random_pauses = ids.random_pauses.state == "down"
         s.caption_size = int(ids.caption_size.value)
         s.language = ids.language.text or "en"
+        s.camera = self._cameras.get(ids.camera.text, s.camera)
         self.app.save_settings()
 
     def test_voice(self):

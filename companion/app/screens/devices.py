@@ -7,6 +7,7 @@ from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
+from kivy.utils import escape_markup
 
 from companion.app.screens import load_kv
 from companion.core.events import BadInput
@@ -163,6 +164,8 @@ class DevicesScreen(Screen):
                 box.add_widget(Factory.DeviceLine(text=describe(info, now)))
             if kind == "box":
                 self._pairing_rows(box)
+                box.add_widget(Factory.DeviceLine(
+                    text=f"[color=#b3b3b8]{escape_markup(self.boxes_status)}[/color]", font_size="18sp"))
 
 
 def make(app):

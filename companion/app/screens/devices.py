@@ -73,6 +73,7 @@ class DevicesScreen(Screen):
         ports = s.box_ports if arg is None or not on else arg
         self.ids.boxes_on.state = "down" if on else "normal"
         self.ids.box_ports.text = ports
+        self.ids.box_ports.scroll_x = 0     # a long port typed before must not hide the start
 
     def apply_boxes(self):
         """The table's choice replaces `--boxes` from now on, and is kept in settings.json."""

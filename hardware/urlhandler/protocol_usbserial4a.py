@@ -47,26 +47,19 @@ class Serial(SerialBase):
         self.is_open = False
 
     def _reconfigure_port(self, *args):
-        pass
+        pass   # the line settings are fixed (docs/protocol.md) and given to usbserial4a on open
 
-    def _update_dtr_state(self):
-        pass
-
-    def _update_rts_state(self):
-        pass
+    def _inner(self):
+        if not self.is_open:
+            raise PortNotOpenError()
+        return self._port
 
     @property
     def in_waiting(self):
-        if not self.is_open:
-            raise PortNotOpenError()
-        return self._port.in_waiting
+        return self._inner().in_waiting
 
     def read(self, size=1):
-        if not self.is_open:
-            raise PortNotOpenError()
-        return bytes(self._port.read(size))
+        return bytes(self._inner().read(size))
 
     def write(self, data):
-        if not self.is_open:
-            raise PortNotOpenError()
-        return self._port.write(bytes(data))
+        return self._inner().write(bytes(data))

@@ -64,6 +64,18 @@ def test_boxes_are_switched_on_and_off_and_given_ports_on_the_devices_panel(driv
         assert "write auto, or ports separated by commas" in app.root.ids.toast.message
         assert app.settings.box_ports == sim.urls[0] and len(boxes(app)) == 1
 
+        # A port that is not there: named on the panel with the system's one-line reason.
+        driver.type_into(ids.box_ports, "/dev/no-such-box")
+        driver.tap(ids.boxes_apply)
+        pump_until(driver, lambda: ("/dev/no-such-box", "") not in app.box_source.port_status()
+                   and app.box_source.port_status(), "the port's problem")
+        panel.refresh()
+        driver.pump(2)
+        [line] = driver.find_all(contains="/dev/no-such-box: ")
+        assert "could not open port" in line.text and "No such file or directory" in line.text
+        assert boxes(app) == []
+        driver.screenshot("hardware/devices_port_missing")
+
         # Off: no box source, the panel says so, the setting is kept.
         driver.tap(ids.boxes_on)
         assert ids.boxes_on.state == "normal" and ids.box_ports.disabled

@@ -164,9 +164,17 @@ class DevicesScreen(Screen):
             for info in sorted(mine, key=lambda d: (d.seat is None, d.seat or 0, d.ident)):
                 box.add_widget(Factory.DeviceLine(text=describe(info, now)))
             if kind == "box":
+                status = Factory.DeviceLine(text=f"[color=#b3b3b8]{escape_markup(self.boxes_status)}[/color]",
+                                            font_size="18sp")
+                # Where the ports stand matters most when no box shows or a port fails: then
+                # above the pairing buttons, else below them.
+                src = self.app.box_source
+                first = not mine or (src is not None and any(p for _, p in src.port_status()))
+                if first:
+                    box.add_widget(status)
                 self._pairing_rows(box)
-                box.add_widget(Factory.DeviceLine(
-                    text=f"[color=#b3b3b8]{escape_markup(self.boxes_status)}[/color]", font_size="18sp"))
+                if not first:
+                    box.add_widget(status)
 
 
 def make(app):

@@ -92,8 +92,13 @@ class DevicesScreen(Screen):
         self.refresh()
         return True
 
-    def _box_status(self) -> str:
+    def _box_source(self):
+        """The boxes the app started (--boxes or the setting), while they run."""
         src = self.app.box_source
+        return src if src in self.app.sources else None
+
+    def _box_status(self) -> str:
+        src = self._box_source()
         if src is None:
             return tr("devices.boxes_off")
         lines = []
@@ -168,7 +173,7 @@ class DevicesScreen(Screen):
                                             font_size="18sp")
                 # Where the ports stand matters most when no box shows or a port fails: then
                 # above the pairing buttons, else below them.
-                src = self.app.box_source
+                src = self._box_source()
                 first = not mine or (src is not None and any(p for _, p in src.port_status()))
                 if first:
                     box.add_widget(status)

@@ -73,7 +73,7 @@ def play(box, pts: str, data_dir: str) -> int:
     d = Driver(app, None, Path(data_dir))
     d.pump(10)
 
-    def until(pred, what, timeout=20.0):
+    def until(pred, what, timeout=60.0):   # generous: the test machine is shared
         note("waiting for " + what)
         end = time.monotonic() + timeout
         while time.monotonic() < end:

@@ -22,7 +22,7 @@ def run(tmp_path_factory):
     data = tmp_path_factory.mktemp("cli") / "table data"      # a folder the app must create
     proc = subprocess.run([sys.executable, str(Path(__file__).with_name("boxes_cli_run.py")),
                            str(data), str(ARTIFACTS)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=240)
+                          timeout=420)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     assert proc.returncode == 0 and lines, proc.stderr[-4000:]
     result = json.loads(lines[-1][len("RESULT "):])
@@ -73,10 +73,10 @@ def test_the_boxs_press_is_counted_in_the_vote(run):
 
 def test_help_lists_every_option():
     out = subprocess.run([sys.executable, "-m", "companion", "--help"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr
     for option in ("--data DIR", "--boxes PORTS", "auto", "off", "demo", "-h, --help"):
         assert option in out.stdout, option
     bad = subprocess.run([sys.executable, "-m", "companion", "--bogus"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=180)
     assert bad.returncode == 2 and "unrecognized arguments: --bogus" in bad.stderr

@@ -14,7 +14,7 @@ from hardware.discovery import FakePortLister, PortInfo
 from hardware.sim import SimulatedBoxes
 
 
-def pump_until(driver, predicate, what, timeout=15.0):
+def pump_until(driver, predicate, what, timeout=45.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         driver.pump(1)

@@ -92,14 +92,14 @@ def test_auto_greets_box_like_ports_and_only_a_hello_makes_a_box(tmp_path):
     commands = queue.Queue()
     source.start(commands.put)
     try:
-        sim.wait(lambda: [d.ident for d in source.devices()] == ["B0C50001"], what="box 1")
+        sim.wait(lambda: [d.ident for d in source.devices()] == ["B0C50001"], what="box 1", timeout=30)
         assert sorted(source.watcher.present) == sorted([sim.urls[0], os.ttyname(slave)])
         assert os.read(master, 64)        # the silent port was greeted (WELCOME) all the same
         bus.plug(usb(sim.urls[1], UNO, "Arduino Uno"))          # hot-plug
-        sim.wait(lambda: len(source.devices()) == 2, what="the plugged-in box")
+        sim.wait(lambda: len(source.devices()) == 2, what="the plugged-in box", timeout=30)
         source.pair(1)
         seq = sim.press(1, 2)
-        sim.wait(lambda: sim.boxes[1].is_acked(seq), what="the pairing press to be acked")
+        sim.wait(lambda: sim.boxes[1].is_acked(seq), what="the pairing press to be acked", timeout=30)
         assert [d.seat for d in source.devices() if d.ident == "B0C50002"] == [1]
         assert ("/dev/ttyS0", "") not in source.port_status()
         assert [url for url, _ in source.port_status()] == sorted(

@@ -205,3 +205,43 @@ def test_the_board_is_confirmed_at_setup_step_one(tmp_path):
     at_forum(t)
     with pytest.raises(RuleError, match="space 1 shows the faceup icon"):
         t("play_fate", facedown=True)
+
+
+def test_the_cicero_citizen_claims_one_of_two_sway_sets_and_is_never_an_opportunist():
+    """Cicero: "split their Sway cards ... into 2 sets as equally as possible and choose one set to
+    claim as their Allegiance ... Cicero cannot be an Opportunist; if one set of Sway indicates the
+    player as an Opportunist, it is simply ignored.\""""
+    from companion.games.knives23 import scoring
+    split = {"sets": [[{"blood": 1}], [{"laurels": 2}, {"laurels": 1}]], "claim": 1}
+    t = scoring.tableau({"name": "Cy", "citizen": {"laurels": 1}, "cicero": split})
+    assert t.set_values() == [0, -4] and t.counted_set() == 1
+    assert t.allegiance == scoring.LOYALIST and t.blood_value == -4   # the Opportunist set is ignored
+    both = scoring.tableau({"name": "Cy", "citizen": {"laurels": 1},
+                            "cicero": {"sets": [[{"blood": 1}], [{"blood": 1}]], "claim": 2}})
+    assert both.allegiance == scoring.NONE
+    with pytest.raises(BadInput, match="as equally as possible"):
+        scoring.tableau({"name": "Cy", "citizen": {"laurels": 1},
+                         "cicero": {"sets": [[], [{"blood": 1}, {"blood": 2}]], "claim": 1}})
+    # at the end of the game: a Cicero at 0 with one set is not counted as an Opportunist
+    opp = scoring.tableau({"name": "Bo", "citizen": {"laurels": 1, "blood": 1}})
+    r = scoring.final_result([both, opp], [{"knives": 5}], [{"knives": 5}] * 4 + [{"knives": 3}])
+    assert r["opportunists_win"] and r["winners"] == ["Bo"]
+
+
+def test_a_cicero_tableau_is_entered_at_the_end_of_the_game(tmp_path):
+    t = Table(tmp_path, simplicitas=True, kalends={"spaces": 2, "dagger_start": 2}).begin()
+    while t.state.phase == "turn":
+        if t.state.turn.step == "issue":
+            t.issue(kalends=True)
+        else:
+            t.turn("forum" if t.state.locations[t.state.turn.player] != "forum" else "baths", K(5))
+    for card in [K(5)] * t.state.curia_count:
+        t("curia_card", card=card)
+    t("tableau", player="Ann", citizen={"blood": 1},
+      cicero={"sets": [[{"laurels": 1}], [{"blood": 1}]], "claim": 1})
+    assert t.state.tableaux["Ann"]["cicero"]["claim"] == 1
+    for p in ("Bo", "Cy", "Di"):
+        t("tableau", player=p, citizen={"laurels": 1}, sway=[])
+    assert t.view()["end"]["opportunists"] == []        # Ann's set 1 (0) is ignored: a Liberator
+    t("opportunist_play", cards=[])
+    assert t.state.result["winners"] == ["Ann"]

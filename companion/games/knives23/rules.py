@@ -624,7 +624,12 @@ class Knives23Rules(GameRules):
         if player not in state.players:
             raise BadInput(f"tableau for {player!r}, who is not at the table")
         require(player not in state.tableaux, tr("knives23.error.tableau_twice", player=player))
-        t = scoring.tableau({"name": player, "citizen": data.get("citizen"), "sway": data.get("sway", [])})
+        entry = {"name": player, "citizen": data.get("citizen")}
+        if "sway" in data or data.get("cicero") is None:
+            entry["sway"] = data.get("sway", [])
+        if data.get("cicero") is not None:  # the Cicero Citizen's 2 Sway sets and the claimed one
+            entry["cicero"] = data["cicero"]
+        t = scoring.tableau(entry)
         return [("tableau_revealed", t.to_dict())]
 
     def _do_opportunist_play(self, state, data, source):
@@ -793,6 +798,8 @@ class Knives23Rules(GameRules):
     def _on_tableau_revealed(self, s, d):
         tableaux = dict(s.tableaux)
         tableaux[d["name"]] = {"citizen": dict(d["citizen"]), "sway": [dict(x) for x in d["sway"]]}
+        if d.get("cicero"):
+            tableaux[d["name"]]["cicero"] = d["cicero"]
         return replace(s, tableaux=tableaux,
                        phase="opportunists" if len(tableaux) == len(s.players) else "tableaux")
 

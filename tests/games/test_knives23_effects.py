@@ -234,7 +234,7 @@ def test_a_cicero_tableau_is_entered_at_the_end_of_the_game(tmp_path):
         if t.state.turn.step == "issue":
             t.issue(kalends=True)
         else:
-            t.turn("forum" if t.state.locations[t.state.turn.player] != "forum" else "baths", K(5))
+            t.turn("forum" if t.state.locations[t.state.turn.player] != "forum" else "baths", K(5), K(5))
     for card in [K(5)] * t.state.curia_count:
         t("curia_card", card=card)
     t("tableau", player="Ann", citizen={"blood": 1},

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from companion.core.i18n import tr
-from companion.games.knives23 import RULES, demo
+from companion.games.knives23 import RULES, demo, rules as k23rules
 
 NAMES = demo.SETUP["players"]
 OPTIONS = {"curia_knowledge": True, "kalends_spaces": 4, "dagger_start": 2}
@@ -94,6 +94,9 @@ def play(driver, commands, shots, tap_until=None):
                 shots.setdefault("board2", driver.screenshot("knives23/2b_board_black_space"))
         elif k == "tick_setup":
             driver.tap(driver.find(cls="K23CheckButton", step=d["step"]))
+        elif k == "confirm_board":
+            assert screen.board["spaces"] == d["spaces"] and screen.board["dagger_start"]["4"] == d["dagger_start"]
+            driver.tap(screen.ids.confirm_button)
         elif k == "begin_play":
             driver.tap(screen.ids.begin_button)
         elif k == "move":
@@ -216,7 +219,7 @@ def test_a_whole_game_from_setup_to_winner_on_the_tablet(driver):
 def test_refusals_show_one_line_and_change_nothing(driver):
     driver.start_game("knives23", NAMES, first="Ann", options={"kalends_spaces": 4, "dagger_start": 3})
     app = driver.app
-    for step in ("I", "II", "III", "IV", "V", "VI", "VII"):
+    for step in k23rules.SETUP_STEPS:
         app.send("tick_setup", step=step)
     app.send("begin_play")
     driver.pump(4)
@@ -262,7 +265,7 @@ def test_quid_pro_quo_bribe_timer_then_the_vote(driver):
     driver.start_game("knives23", NAMES, first="Ann",
                       options={"quid_pro_quo": True, "bribe_seconds": 30})
     app = driver.app
-    for step in ("I", "II", "III", "IV", "V", "VI", "VII"):
+    for step in k23rules.SETUP_STEPS:
         app.send("tick_setup", step=step)
     app.send("begin_play")
     app.send("move", location="forum")

@@ -67,7 +67,7 @@ def cicero(data: Mapping[str, Any]) -> dict:
                          "cicero": {"sets": data["sets"], "claim": data["claim"]}})
     values = t.set_values()
     counted = t.counted_set()
-    return {"sets": [{"blood_value": v, "allegiance": scoring._side(v)} for v in values],
+    return {"sets": [{"blood_value": v, "allegiance": scoring.side_of(v)} for v in values],
             "claimed": t.claim + 1, "counted": None if counted is None else counted + 1,
             "ignored": counted != t.claim, "allegiance": t.allegiance, "value": abs(t.blood_value)}
 

@@ -93,14 +93,14 @@ def citizen_card(card: Any, where: str = "Citizen") -> dict:
 
 # -- Allegiance ----------------------------------------------------------------------------
 
-def _blood(citizen: Mapping[str, int], sway: Iterable[Mapping[str, int]]) -> int:
+def blood_of(citizen: Mapping[str, int], sway: Iterable[Mapping[str, int]]) -> int:
     sway = list(sway)
     blood = citizen.get("blood", 0) + sum(s.get("blood", 0) for s in sway)
     laurels = citizen.get("laurels", 0) + sum(s.get("laurels", 0) for s in sway)
     return blood - laurels
 
 
-def _side(value: int) -> str:
+def side_of(value: int) -> str:
     return LIBERATOR if value > 0 else LOYALIST if value < 0 else OPPORTUNIST
 
 
@@ -115,7 +115,7 @@ class Tableau:
 
     def set_values(self) -> list[int]:
         """Cicero: the Blood value of the Citizen with each Sway set."""
-        return [_blood(self.citizen, s) for s in self.cicero_sets or ()]
+        return [blood_of(self.citizen, s) for s in self.cicero_sets or ()]
 
     def counted_set(self) -> int | None:
         """Cicero: the set that gives the Allegiance — the claimed one, unless it makes an
@@ -136,13 +136,13 @@ class Tableau:
         if self.cicero_sets is not None:
             i = self.counted_set()
             return 0 if i is None else self.set_values()[i]
-        return _blood(self.citizen, self.sway)
+        return blood_of(self.citizen, self.sway)
 
     @property
     def allegiance(self) -> str:
         if self.cicero_sets is not None and self.counted_set() is None:
             return NONE   # "Cicero cannot be an Opportunist"
-        return _side(self.blood_value)
+        return side_of(self.blood_value)
 
     def to_dict(self) -> dict:
         d = {"name": self.name, "citizen": dict(self.citizen), "sway": [dict(s) for s in self.sway]}

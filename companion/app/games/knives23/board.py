@@ -27,6 +27,7 @@ class Knives23BoardScreen(Screen):
     action_help = StringProperty("")
     action_cols = NumericProperty(4)
     mode = StringProperty("")        # "" or "exile_target"
+    told = StringProperty("")        # the physical steps the last action asks of the table
 
     def on_pre_enter(self, *_):
         self.mode = ""
@@ -39,6 +40,10 @@ class Knives23BoardScreen(Screen):
         self.ids.board.show(view)
         self.prompt = view.get("prompt", "")
         self.status = tr("knives23.ui.status", round=view.get("round", 0), tribune=view.get("tribune", ""))
+        if view.get("shamed"):
+            self.status += " · " + tr("knives23.ui.shamed", names=", ".join(view["shamed"]))
+        told = view.get("told") or []
+        self.told = "\n".join([tr("knives23.ui.at_the_table")] + [f"• {line}" for line in told]) if told else ""
         turn = view.get("turn")
         steps = self.ids.steps
         steps.clear_widgets()

@@ -92,9 +92,9 @@ def test_a_correction_is_an_event_with_its_reason_and_undo_takes_it_back(tmp_pat
       reason="a card went down unrecorded")
     assert (t.state.curia_count, t.state.dagger, t.view()["forum"]["count"]) == (4, 3, 2)
     notes = t.view()["history_notes"]
-    assert notes[0] == "Curia count corrected (Tiberius counted the Curia): 0 → 4 cards"
-    assert notes[1] == "Dagger corrected (the Dagger was knocked): space 2 → space 3"
-    assert notes[2].startswith("Forum corrected (a card went down unrecorded): 3 Knives; empty")
+    assert notes[0] == "Curia count corrected (Tiberius counted the Curia): from 0 to 4 cards"
+    assert notes[1] == "Dagger corrected (the Dagger was knocked): from space 2 to space 3"
+    assert notes[2].startswith("Forum corrected (a card went down unrecorded): was 3 Knives; empty")
     with pytest.raises(RuleError, match="nothing to correct"):
         t("correct_dagger", space=3, reason="again")
     t.s.undo()

@@ -56,6 +56,8 @@ class Knives23BoardScreen(Screen):
                                                 fg=list(common.DARK_TEXT if here else theme.MUTED),
                                                 strong=here))
             self.action_help = turn["action"] if turn["step"] == "action" else tr(f"knives23.help.{turn['step']}")
+            if told and turn["step"] == "move":   # the table's steps matter more than "move"
+                self.action_help = ""
         self._build_actions(view)
 
     # -- the buttons for this moment -------------------------------------------------------

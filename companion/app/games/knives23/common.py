@@ -43,7 +43,7 @@ def forum_cell(entry: dict | None, label: str = "", **kw) -> "K23Cell":
     space's number (and its faceup-only icon) when empty."""
     if entry is None:
         return K23Cell(text=label, bg=list(theme.BG), fg=list(theme.MUTED), **kw)
-    bg, fg = card_colours(entry["card"], entry["faceup"])
+    bg, fg = card_colours(entry.get("card"), entry["faceup"])
     text = card_text(entry["card"]) if entry["faceup"] else tr("knives23.card.facedown")
     for dove in entry.get("doves") or []:
         text += "\n+ " + (card_text(dove["card"]) if dove["faceup"] else tr("knives23.ui.dove_facedown"))

@@ -69,7 +69,7 @@ class Knives23CorrectScreen(Screen):
             row.add_widget(cell)
         row.add_widget(common.K23Cell(text=tr("knives23.ui.extra", n=self.extra) if self.extra else "",
                                       size_hint_x=0.5, bg=list(theme.BG), edge=[0, 0, 0, 0]))
-        grid = self.ids.values
+        grid = self.ids.value_buttons
         grid.clear_widgets()
         for value in VALUES:
             card = value if isinstance(value, dict) else None

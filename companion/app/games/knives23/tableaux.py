@@ -102,8 +102,8 @@ class Knives23TableauxScreen(Screen):
         box.add_widget(row)
         return row
 
-    def _btn(self, row, text, fn, **kw):
-        b = Factory.K23Button(text=text, height=dp(64), **kw)
+    def _btn(self, row, text, fn, height=dp(64), **kw):
+        b = Factory.K23Button(text=text, height=height, **kw)
         b.bind(on_release=lambda *_: fn())
         row.add_widget(b)
         return b
@@ -119,13 +119,15 @@ class Knives23TableauxScreen(Screen):
             less.bump, more.bump = (kind, -1), (kind, 1)
         row = self._row(box, dp(52))
         self.cicero_button = self._btn(row, tr("knives23.ui.cicero"), self._toggle_cicero, font_size="18sp",
-                                       size_hint_x=1.3)
+                                       size_hint_x=1.3, height=dp(52))
         self.cicero_button.selected = self.cicero
         if self.cicero:
             for i in (0, 1):
-                b = self._btn(row, tr("knives23.ui.fill_set", n=i + 1), lambda i=i: self._set("fill", i), font_size="18sp")
+                b = self._btn(row, tr("knives23.ui.fill_set", n=i + 1), lambda i=i: self._set("fill", i),
+                              font_size="18sp", height=dp(52))
                 b.selected, b.fill_set = self.fill == i, i
-            b = self._btn(row, tr("knives23.ui.claim_set", n=self.claim + 1), self._toggle_claim, font_size="18sp")
+            b = self._btn(row, tr("knives23.ui.claim_set", n=self.claim + 1), self._toggle_claim, font_size="18sp",
+                          height=dp(52))
             self.claim_button = b
         row = self._row(box)
         for card in SWAY:

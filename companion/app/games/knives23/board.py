@@ -3,6 +3,7 @@ Kalends with the Dagger, the Curia's count; and the buttons for what this step a
 from __future__ import annotations
 
 from kivy.factory import Factory
+from kivy.metrics import dp
 from kivy.properties import NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput
@@ -56,8 +57,14 @@ class Knives23BoardScreen(Screen):
                                                 fg=list(common.DARK_TEXT if here else theme.MUTED),
                                                 strong=here))
             self.action_help = turn["action"] if turn["step"] == "action" else tr(f"knives23.help.{turn['step']}")
-            if told and turn["step"] == "move":   # the table's steps matter more than "move"
+            # Right after a flush, a Dagger move or an exile, the table's steps matter more than
+            # "move your pawn": they take the room of the help and the steps row.
+            quiet = bool(told) and turn["step"] == "move"
+            if quiet:
                 self.action_help = ""
+                steps.clear_widgets()
+            steps.height = 0 if quiet else dp(48)
+            steps.opacity = 0 if quiet else 1
         self._build_actions(view)
 
     # -- the buttons for this moment -------------------------------------------------------

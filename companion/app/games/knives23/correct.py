@@ -34,6 +34,7 @@ class Knives23CorrectScreen(Screen):
     curia = NumericProperty(0)
     space = NumericProperty(1)         # the Forum space being set
     summary = StringProperty("")
+    last_note = StringProperty("")
 
     def on_pre_enter(self, *_):
         self.reset()
@@ -80,6 +81,8 @@ class Knives23CorrectScreen(Screen):
             b.value = value
             b.bind(on_release=lambda btn: self.set_space(btn.value))
             grid.add_widget(b)
+        notes = view.get("history_notes") or []
+        self.last_note = tr("knives23.ui.last_note", note=notes[-1]) if notes else ""
         k = view["kalends"]
         self.summary = tr("knives23.ui.correct_now", forum=view["forum"]["count"], dagger=k["dagger"],
                           curia=view["curia"]["count"])
@@ -136,8 +139,7 @@ class Knives23CorrectScreen(Screen):
         if not sent:
             self.app.toast(tr("knives23.error.correct_same"))
             return
-        self.app.toast(tr("knives23.ui.corrected", n=sent))
-        if self.app.sm.current == self.name:
+        if self.app.sm.current == self.name:   # the line under the panel shows what was recorded
             self.reset()
 
 

@@ -346,6 +346,7 @@ def test_card_effects_and_a_corrected_miscount_keep_the_curia_equal_to_the_board
     real one and the reveal takes every real card."""
     driver.start_game("knives23", NAMES, first="Ann", options={"kalends_spaces": 4, "dagger_start": 2})
     app = driver.app
+    heard_before = len(app.narrator.history)   # the app (and its narrator) is shared by the app tests
     real = RealBoard()
     checklist = driver.screen
     driver.tap(checklist.ids.spaces_more)          # the drawing shows 5 spaces: our board has 4
@@ -507,7 +508,7 @@ def test_card_effects_and_a_corrected_miscount_keep_the_curia_equal_to_the_board
     while app.narrator.busy and spent < 1500:
         driver.advance(60, step=0.5)
         spent += 60
-    spoken = [e.text for e in app.narrator.history]
+    spoken = [e.text for e in app.narrator.history[heard_before:]]
     flush = "The Forum is full. Flip its cards face down, shuffle them, and put them into the Curia."
     assert spoken.count(flush) == 2
     assert sum(1 for line in spoken if "Move the Dagger one space" in line) == 2   # to 3, then to 4 (Kalends)

@@ -10,6 +10,7 @@ from companion.core.i18n import tr
 from companion.games.knives23 import RULES, demo, rules as k23rules
 
 NAMES = demo.SETUP["players"]
+K, D = demo.K, demo.D
 OPTIONS = {"curia_knowledge": True, "kalends_spaces": 4, "dagger_start": 2}
 
 
@@ -215,13 +216,18 @@ def test_a_whole_game_from_setup_to_winner_on_the_tablet(driver):
     assert set(shots) >= {"board", "reveal", "tie", "eyes", "curia", "tableaux"}
 
 
+def begin_by_commands(app):
+    """The setup ticked (the board as drawn) and play begun, by the commands the buttons send."""
+    for step in k23rules.SETUP_STEPS:
+        assert app.send("tick_setup", step=step)
+    assert app.send("begin_play")
+
+
 @pytest.mark.app
 def test_refusals_show_one_line_and_change_nothing(driver):
     driver.start_game("knives23", NAMES, first="Ann", options={"kalends_spaces": 4, "dagger_start": 3})
     app = driver.app
-    for step in k23rules.SETUP_STEPS:
-        app.send("tick_setup", step=step)
-    app.send("begin_play")
+    begin_by_commands(app)
     driver.pump(4)
     tap_text(driver, tr("knives23.location.forum"))
     assert app.view["kalends"]["on_black"]
@@ -265,9 +271,7 @@ def test_quid_pro_quo_bribe_timer_then_the_vote(driver):
     driver.start_game("knives23", NAMES, first="Ann",
                       options={"quid_pro_quo": True, "bribe_seconds": 30})
     app = driver.app
-    for step in k23rules.SETUP_STEPS:
-        app.send("tick_setup", step=step)
-    app.send("begin_play")
+    begin_by_commands(app)
     app.send("move", location="forum")
     driver.pump(3)
     tap_text(driver, tr("knives23.ui.call_exile"))
@@ -319,6 +323,14 @@ def send_turn(app, location, *cards):
         assert app.send("play_fate", card=card), app.root.ids.toast.message
 
 
+def table_turn(app, real, player, location, *cards):
+    """A whole turn entered on the tablet while the same cards go onto the real board."""
+    send_turn(app, location, *cards)
+    for card in cards:
+        real.play(card)
+    finish_turn(app, player)
+
+
 def finish_turn(app, player):
     while app.view["phase"] == "turn" and app.view["turn"]["player"] == player and app.view["turn"]["step"] != "issue":
         assert app.send("next_step"), app.root.ids.toast.message
@@ -364,9 +376,7 @@ def test_card_effects_and_a_corrected_miscount_keep_the_curia_equal_to_the_board
     assert app.sm.current == "knives23.board"
 
     # round 1 --------------------------------------------------------------------------------
-    send_turn(app, "forum", K(5), K(3))
-    real.play(K(5)), real.play(K(3))
-    finish_turn(app, "Ann")
+    table_turn(app, real, "Ann", "forum", K(5), K(3))
     # Bo reveals Servilia: swaps the faceup 5 Knives for a Dove from hand, facedown
     send_turn(app, "forum")
     board = driver.screen
@@ -380,8 +390,7 @@ def test_card_effects_and_a_corrected_miscount_keep_the_curia_equal_to_the_board
     assert app.view["forum"]["spaces"][0]["card"] == {"faceup": False, "card": None}
     driver.tap(effects.ids.back_button)
     finish_turn(app, "Bo")
-    send_turn(app, "baths")
-    finish_turn(app, "Cy")
+    table_turn(app, real, "Cy", "baths")
     # Di reveals Sabinus: 2 Knives into the Forum, then 2 Doves onto them
     send_turn(app, "forum", K(2))
     real.play(K(2))
@@ -414,13 +423,9 @@ def test_card_effects_and_a_corrected_miscount_keep_the_curia_equal_to_the_board
     driver.screenshot("knives23/14_board_told_steps")
 
     # round 2 (Tribune Cy) --------------------------------------------------------------------
-    send_turn(app, "temple")
-    finish_turn(app, "Ann")
-    send_turn(app, "baths")
-    finish_turn(app, "Bo")
-    send_turn(app, "forum", K(3), K(2))
-    real.play(K(3)), real.play(K(2))
-    finish_turn(app, "Cy")
+    table_turn(app, real, "Ann", "temple")
+    table_turn(app, real, "Bo", "baths")
+    table_turn(app, real, "Cy", "forum", K(3), K(2))
     issue_vote(driver, "Proscriptions", "Clemency", "red")
     # Issue effect 2: discard the card on Forum space 1 ...
     driver.tap(driver.screen.ids.effects_button)
@@ -461,16 +466,11 @@ def test_card_effects_and_a_corrected_miscount_keep_the_curia_equal_to_the_board
     assert "Sabinus: Di played 2 Doves onto the Knife card on space 3" in texts
     driver.screenshot("knives23/16_history_effects_corrections")
     app.go_home()
-    send_turn(app, "tiber")
-    finish_turn(app, "Di")
+    table_turn(app, real, "Di", "tiber")
 
     # round 3 (Tribune Bo): the Forum fills, the Dagger enters the Curia ----------------------
-    send_turn(app, "forum", D(1), K(5))
-    real.play(D(1)), real.play(K(5))
-    finish_turn(app, "Ann")
-    send_turn(app, "forum", K(3), K(1))
-    real.play(K(3)), real.play(K(1))
-    finish_turn(app, "Bo")
+    table_turn(app, real, "Ann", "forum", D(1), K(5))
+    table_turn(app, real, "Bo", "forum", K(3), K(1))
     issue_vote(driver, "Caesar's Triumph", "Comet", "grey")
     driver.tap(driver.screen.ids.kalends_no)
     real.flush()
@@ -517,17 +517,11 @@ def test_card_effects_and_a_corrected_miscount_keep_the_curia_equal_to_the_board
     assert "There are 12 cards in the Curia." in spoken
 
 
-K = lambda n: {"knives": n}  # noqa: E731
-D = lambda n: {"doves": n}   # noqa: E731
-
-
 @pytest.mark.app
 def test_the_correction_panel_changes_the_forum_and_the_dagger_and_undo_takes_it_back(driver):
     driver.start_game("knives23", NAMES, first="Ann", options={"kalends_spaces": 6, "dagger_start": 2})
     app = driver.app
-    for step in k23rules.SETUP_STEPS:
-        app.send("tick_setup", step=step)
-    app.send("begin_play")
+    begin_by_commands(app)
     send_turn(app, "forum", K(5))
     driver.pump(3)
     driver.tap(driver.screen.ids.correct_button)

@@ -408,7 +408,10 @@ def test_card_effects_and_a_corrected_miscount_keep_the_curia_equal_to_the_board
     driver.tap(driver.screen.ids.effects_button)
     effects = driver.screen
     assert effects.ids.source.text == "Lupercalia"       # the Issue being resolved is the source
+    driver.tap(next(b for b in effects.ids.players.children if b.player == "Bo"))   # "each player…"
     driver.tap(next(b for b in effects.ids.extra_cards.children if b.card is None))   # facedown
+    assert effects.last_note == "Recorded: Lupercalia: Bo played facedown on Forum space 4"
+    driver.tap(next(b for b in effects.ids.players.children if b.player == "Di"))
     driver.tap(next(b for b in effects.ids.extra_cards.children if b.card == K(1)))
     real.play(K(2)), real.play(K(1))                     # the facedown one was 2 Knives
     assert effects.last_note == "Recorded: Lupercalia: Di played 1 Knife on Forum space 5"

@@ -245,3 +245,38 @@ def test_a_cicero_tableau_is_entered_at_the_end_of_the_game(tmp_path):
     assert t.view()["end"]["opportunists"] == []        # Ann's set 1 (0) is ignored: a Liberator
     t("opportunist_play", cards=[])
     assert t.state.result["winners"] == ["Ann"]
+
+
+def test_effects_and_corrections_survive_a_resume_from_the_journal(tmp_path):
+    """Every effect and correction is an event in the SQLite journal: a resumed game folds to the
+    same board."""
+    from companion.core.session import GameSession
+    from companion.games.knives23 import RULES
+    t = at_forum(Table(tmp_path).begin())
+    t("play_fate", card=K(3))
+    t("sabinus_dove", space=1, card=D(1))
+    t("play_fate", facedown=True, effect=True, by="Ides of March", player="Di")
+    t("correct_curia", count=2, reason="an Issue put 2 cards in")
+    t("correct_dagger", space=4, reason="knocked")
+    again = GameSession.resume(t.journal, t.s.game_id, RULES)
+    assert again.state == t.state
+    assert again.view("table")["history_notes"] == t.view()["history_notes"]
+
+
+def test_the_groups_board_is_remembered_and_a_bad_file_is_one_line(tmp_path):
+    from companion.games.knives23 import tables as k23tables
+    assert k23tables.load_group_board(tmp_path) is None
+    board = k23tables.default_board()
+    board["spaces"], board["dagger_start"]["5"] = 11, 4
+    board["forum"]["spaces"][4] = "faceup"
+    k23tables.save_group_board(tmp_path, {**board, "confirmed": "2026-11-30"})
+    back = k23tables.load_group_board(tmp_path)
+    assert back["spaces"] == 11 and back["dagger_start"]["5"] == 4 and back["forum"]["spaces"][4] == "faceup"
+    assert back["confirmed"] == "2026-11-30"
+    (tmp_path / k23tables.GROUP_BOARD_FILE).write_text('{"spaces": 3, "black_spaces": 9}')
+    with pytest.raises(BadInput) as err:
+        k23tables.load_group_board(tmp_path)
+    assert "black_spaces" in str(err.value) and "\n" not in str(err.value)
+    (tmp_path / k23tables.GROUP_BOARD_FILE).write_text("{not json")
+    with pytest.raises(BadInput, match="cannot read the group's 23 Knives board"):
+        k23tables.load_group_board(tmp_path)

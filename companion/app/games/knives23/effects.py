@@ -26,10 +26,12 @@ class Knives23EffectsScreen(Screen):
     forum_line = StringProperty("")
     last_note = StringProperty("")
     selected = ListProperty([])      # the Forum spaces tapped (1–5), for a discard, a swap, a Dove
+    player = StringProperty("")      # who plays the card (an Issue may make any player play)
 
     def on_pre_enter(self, *_):
         self.selected = []
         view = self.app.view or {}
+        self.player = (view.get("turn") or {}).get("player", view.get("tribune", ""))
         issues = view.get("issues") or {}
         colour = issues.get("colour")
         # An Issue being resolved is the likely source; the table may type another.
@@ -40,8 +42,14 @@ class Knives23EffectsScreen(Screen):
         view = self.app.view or {}
         if not view.get("forum"):
             return
-        turn = view.get("turn") or {}
-        self.prompt = tr("knives23.ui.effects_prompt", player=turn.get("player", view.get("tribune", "")))
+        self.prompt = tr("knives23.ui.effects_prompt")
+        who = self.ids.players
+        who.clear_widgets()
+        for p in view["players"]:
+            b = Factory.K23Button(text=p, font_size="19sp", height=who.height)
+            b.selected, b.player = p == self.player, p
+            b.bind(on_release=lambda btn: self._choose_player(btn.player))
+            who.add_widget(b)
         f = view["forum"]
         self.forum_line = tr("knives23.ui.effects_forum", count=f["count"], cards=f["cards"],
                              space=f["next_space"] if f["next_space"] <= 5 else tr("knives23.ui.on_fifth"),
@@ -74,6 +82,10 @@ class Knives23EffectsScreen(Screen):
             b.bind(on_release=lambda btn: action(btn.card))
             grid.add_widget(b)
 
+    def _choose_player(self, player: str) -> None:
+        self.player = player
+        self.refresh()
+
     def _space_touched(self, cell, touch):
         if not cell.collide_point(*touch.pos):
             return False
@@ -98,7 +110,7 @@ class Knives23EffectsScreen(Screen):
 
     def play_extra(self, card) -> None:
         data = {"facedown": True} if card is None else {"card": card}
-        self._done(self.app.send("play_fate", effect=True, by=self._source(), **data))
+        self._done(self.app.send("play_fate", effect=True, by=self._source(), player=self.player, **data))
 
     def discard(self) -> None:
         if len(self.selected) != 1:
@@ -117,7 +129,7 @@ class Knives23EffectsScreen(Screen):
             self.app.toast(tr("knives23.ui.pick_one_space"))
             return
         data = {"facedown": True} if card is None else {"card": card}
-        self._done(self.app.send("sabinus_dove", space=self.selected[0], **data))
+        self._done(self.app.send("sabinus_dove", space=self.selected[0], player=self.player, **data))
 
 
 def make(app):

@@ -543,3 +543,42 @@ def test_the_correction_panel_changes_the_forum_and_the_dagger_and_undo_takes_it
     assert app.view["kalends"]["dagger"] == 2 and app.view["forum"]["count"] == 2
     app.undo()
     assert app.view["forum"]["count"] == 1
+
+
+@pytest.mark.app
+def test_the_curia_reveal_takes_the_real_last_card_after_a_correction(driver):
+    """The tablet counted 2 cards, the real Curia holds 3: after the 2nd card the reveal is
+    over on the tablet; the table corrects the count from the tableaux screen and reveals the 3rd."""
+    driver.start_game("knives23", NAMES, first="Ann", options={"kalends_spaces": 2, "dagger_start": 2,
+                                                              "simplicitas": True})
+    app = driver.app
+    begin_by_commands(app)
+    send_turn(app, "forum", K(5), K(5))
+    finish_turn(app, "Ann")
+    for p, where in (("Bo", "baths"), ("Cy", "tiber")):
+        send_turn(app, where)
+        finish_turn(app, p)
+    send_turn(app, "gardens")
+    finish_turn(app, "Di")
+    assert app.send("place_issues", red="Comet", grey="Omens")
+    for p in NAMES:
+        assert app.send("cast_ballot", voter=p, choice="red")
+    driver.tap(driver.screen.ids.continue_button)
+    driver.tap(driver.screen.ids.kalends_yes)
+    assert app.view["phase"] == "curia_reveal" and app.view["curia"]["count"] == 2
+    for card in (K(5), K(5)):
+        tap_text(driver, card_label(card))
+    assert app.sm.current == "knives23.tableaux"
+    driver.tap(driver.screen.ids.correct_button)
+    correct = driver.screen
+    assert correct.ids.forum_box.disabled and correct.ids.dagger_box.disabled   # the game is over
+    driver.tap(correct.ids.curia_more)
+    driver.type_into(correct.ids.reason, "a third card was in the Curia")
+    driver.tap(correct.ids.record_button)
+    assert app.view["phase"] == "curia_reveal"
+    driver.tap(correct.ids.back_button)
+    assert app.sm.current == "knives23.curia"
+    driver.screenshot("knives23/19_curia_after_correction")
+    tap_text(driver, card_label(K(3)))
+    assert app.view["phase"] == "tableaux" and app.view["end"]["revealed_count"] == 3
+    assert app.view["end"]["running_total"] == 13

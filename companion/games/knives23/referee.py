@@ -10,6 +10,7 @@ from companion.core.events import BadInput, NeedsTieBreak
 
 from . import scoring
 from .rules import RULES, ForumCard, Turn, next_clockwise
+from .tables import tables
 
 
 def _only(data: Mapping[str, Any], allowed: set[str], required: set[str]) -> None:
@@ -103,6 +104,8 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
     state = RULES.initial_state(setup)
     filled = _count(data, "forum", 0, 86)
     curia = _count(data, "curia", 0, 86, 0)
+    if filled + curia > tables()["fate_deck"]:
+        raise BadInput(f"forum {filled} and curia {curia} hold more than the {tables()['fate_deck']} Fate cards in the box")
     tribune = data.get("tribune", False)
     icon = data.get("kalends_icon", False)
     for key, v in (("tribune", tribune), ("kalends_icon", icon)):

@@ -84,7 +84,7 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
     """What the end of a turn does to the board, by the same fold the tablet runs: the Tribune's
     Kalends icon (iv), the deck passed (v), then a Forum of 5 or more into the Curia and the
     Dagger one space per move; in Tria Ludio a new facedown card on the Forum's last space."""
-    _only(data, {"players", "kalends", "dagger", "forum", "curia", "tribune", "kalends_icon"},
+    _only(data, {"players", "kalends", "dagger", "forum", "doves_on_knives", "curia", "tribune", "kalends_icon"},
           {"players", "kalends", "dagger", "forum"})
     names = data["players"]
     if isinstance(names, list):   # names clockwise, the player whose turn ends first
@@ -104,8 +104,12 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
     state = RULES.initial_state(setup)
     filled = _count(data, "forum", 0, 86)
     curia = _count(data, "curia", 0, 86, 0)
-    if filled + curia > tables()["fate_deck"]:
-        raise BadInput(f"forum {filled} and curia {curia} hold more than the {tables()['fate_deck']} Fate cards in the box")
+    doves = _count(data, "doves_on_knives", 0, 86, 0)   # Sabinus' Doves: on Knife cards, filling no space
+    if doves and not filled:
+        raise BadInput("doves_on_knives lie on Knife cards in the Forum, and the Forum is empty")
+    filled_all = filled + doves
+    if filled_all + curia > tables()["fate_deck"]:
+        raise BadInput(f"forum {filled_all} and curia {curia} hold more than the {tables()['fate_deck']} Fate cards in the box")
     tribune = data.get("tribune", False)
     icon = data.get("kalends_icon", False)
     for key, v in (("tribune", tribune), ("kalends_icon", icon)):
@@ -114,7 +118,8 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
     if icon and not tribune:
         raise BadInput("kalends_icon is an Issue's: give tribune true (the Tribune resolved it)")
     from dataclasses import replace
-    forum = tuple(ForumCard(False) if i < filled else None for i in range(5))
+    forum = tuple(ForumCard(False, None, tuple(ForumCard(False) for _ in range(doves)) if i == 0 else ())
+                  if i < filled else None for i in range(5))
     extra = tuple(ForumCard(False) for _ in range(max(0, filled - 5)))
     player = players[0]
     state = replace(state, phase="turn", dagger=dagger, forum=forum, forum_extra=extra, curia_count=curia,

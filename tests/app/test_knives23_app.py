@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from companion.core.i18n import tr
-from companion.games.knives23 import RULES, demo
+from companion.games.knives23 import RULES, demo, rules as k23rules
 
 NAMES = demo.SETUP["players"]
+K, D = demo.K, demo.D
 OPTIONS = {"curia_knowledge": True, "kalends_spaces": 4, "dagger_start": 2}
 
 
@@ -94,6 +95,9 @@ def play(driver, commands, shots, tap_until=None):
                 shots.setdefault("board2", driver.screenshot("knives23/2b_board_black_space"))
         elif k == "tick_setup":
             driver.tap(driver.find(cls="K23CheckButton", step=d["step"]))
+        elif k == "confirm_board":
+            assert screen.board["spaces"] == d["spaces"] and screen.board["dagger_start"]["4"] == d["dagger_start"]
+            driver.tap(screen.ids.confirm_button)
         elif k == "begin_play":
             driver.tap(screen.ids.begin_button)
         elif k == "move":
@@ -212,13 +216,18 @@ def test_a_whole_game_from_setup_to_winner_on_the_tablet(driver):
     assert set(shots) >= {"board", "reveal", "tie", "eyes", "curia", "tableaux"}
 
 
+def begin_by_commands(app):
+    """The setup ticked (the board as drawn) and play begun, by the commands the buttons send."""
+    for step in k23rules.SETUP_STEPS:
+        assert app.send("tick_setup", step=step)
+    assert app.send("begin_play")
+
+
 @pytest.mark.app
 def test_refusals_show_one_line_and_change_nothing(driver):
     driver.start_game("knives23", NAMES, first="Ann", options={"kalends_spaces": 4, "dagger_start": 3})
     app = driver.app
-    for step in ("I", "II", "III", "IV", "V", "VI", "VII"):
-        app.send("tick_setup", step=step)
-    app.send("begin_play")
+    begin_by_commands(app)
     driver.pump(4)
     tap_text(driver, tr("knives23.location.forum"))
     assert app.view["kalends"]["on_black"]
@@ -262,9 +271,7 @@ def test_quid_pro_quo_bribe_timer_then_the_vote(driver):
     driver.start_game("knives23", NAMES, first="Ann",
                       options={"quid_pro_quo": True, "bribe_seconds": 30})
     app = driver.app
-    for step in ("I", "II", "III", "IV", "V", "VI", "VII"):
-        app.send("tick_setup", step=step)
-    app.send("begin_play")
+    begin_by_commands(app)
     app.send("move", location="forum")
     driver.pump(3)
     tap_text(driver, tr("knives23.ui.call_exile"))
@@ -279,3 +286,299 @@ def test_quid_pro_quo_bribe_timer_then_the_vote(driver):
     assert "Ten seconds." in spoken and "Time is up." in spoken
     driver.tap(board.open_vote_button)
     assert app.sm.current == "vote" and app.view["vote"]["vote_id"] == "exile-1"
+
+
+# -- a game with card effects, a Servilia swap, a Sabinus Dove and a miscount put right ----------
+
+class RealBoard:
+    """What lies on the real table, kept by the test apart from the tablet: the Forum's cards in
+    its 5 spaces (Doves on Knives with them) and the Curia's cards."""
+
+    def __init__(self):
+        self.forum = [[] for _ in range(5)]
+        self.extra = []
+        self.curia = []
+
+    def play(self, card):
+        for space in self.forum:
+            if not space:
+                space.append(card)
+                return
+        self.extra.append(card)
+
+    def flush(self):
+        for space in self.forum:
+            self.curia += space
+            space.clear()
+        self.curia += self.extra
+        self.extra = []
+
+    def filled(self):
+        return sum(1 for s in self.forum if s) + len(self.extra)
+
+
+def send_turn(app, location, *cards):
+    assert app.send("move", location=location), app.root.ids.toast.message
+    for card in cards:
+        assert app.send("play_fate", card=card), app.root.ids.toast.message
+
+
+def table_turn(app, real, player, location, *cards):
+    """A whole turn entered on the tablet while the same cards go onto the real board."""
+    send_turn(app, location, *cards)
+    for card in cards:
+        real.play(card)
+    finish_turn(app, player)
+
+
+def finish_turn(app, player):
+    while app.view["phase"] == "turn" and app.view["turn"]["player"] == player and app.view["turn"]["step"] != "issue":
+        assert app.send("next_step"), app.root.ids.toast.message
+
+
+def issue_vote(driver, red, grey, choice):
+    app = driver.app
+    assert app.send("place_issues", red=red, grey=grey)
+    for i, p in enumerate(NAMES):
+        assert app.send("cast_ballot", f"box:{i + 1}", voter=p, choice=choice)
+    assert app.sm.current == "reveal"
+    driver.tap(driver.screen.ids.continue_button)
+    assert app.sm.current == "knives23.issue", app.sm.current
+
+
+def tap_forum_space(driver, screen, space):
+    driver.tap(next(c for c in screen.ids.forum.children if getattr(c, "space", None) == space))
+
+
+@pytest.mark.app
+def test_card_effects_and_a_corrected_miscount_keep_the_curia_equal_to_the_board(driver):
+    """Two Issue effects (extra Fate cards; a Forum card discarded), Servilia's swap, Sabinus' Dove
+    on a Knife, an Issue that puts a card into the Curia (no command exists for it: the correction
+    panel), entered first as a miscount and put right. The tablet's Curia count ends equal to the
+    real one and the reveal takes every real card."""
+    driver.start_game("knives23", NAMES, first="Ann", options={"kalends_spaces": 4, "dagger_start": 2})
+    app = driver.app
+    heard_before = len(app.narrator.history)   # the app (and its narrator) is shared by the app tests
+    real = RealBoard()
+    checklist = driver.screen
+    driver.tap(checklist.ids.spaces_more)          # the drawing shows 5 spaces: our board has 4
+    driver.tap(checklist.ids.spaces_less)
+    driver.tap(next(b for b in checklist.ids.forum_icons.children if b.icon == 0))   # space 1: faceup only
+    assert checklist.board["forum"]["spaces"][0] == "faceup"
+    driver.screenshot("knives23/11_setup_board_check")
+    driver.tap(checklist.ids.confirm_button)
+    assert app.view["board"]["confirmed"] and app.view["forum"]["spaces"][0]["kind"] == "faceup"
+    from companion.games.knives23.tables import load_group_board
+    assert load_group_board(app.data_dir)["forum"]["spaces"][0] == "faceup"   # remembered for the group
+    for step in k23rules.SETUP_STEPS[1:]:
+        driver.tap(driver.find(cls="K23CheckButton", step=step))
+    driver.tap(checklist.ids.begin_button)
+    assert app.sm.current == "knives23.board"
+
+    # round 1 --------------------------------------------------------------------------------
+    table_turn(app, real, "Ann", "forum", K(5), K(3))
+    # Bo reveals Servilia: swaps the faceup 5 Knives for a Dove from hand, facedown
+    send_turn(app, "forum")
+    board = driver.screen
+    driver.tap(board.ids.effects_button)
+    effects = driver.screen
+    assert effects.name == "knives23.effects"
+    tap_forum_space(driver, effects, 1)
+    driver.screenshot("knives23/12_effects_servilia")
+    driver.tap(effects.ids.servilia_button)
+    real.forum[0] = [D(1)]
+    assert app.view["forum"]["spaces"][0]["card"] == {"faceup": False, "card": None}
+    driver.tap(effects.ids.back_button)
+    finish_turn(app, "Bo")
+    table_turn(app, real, "Cy", "baths")
+    # Di reveals Sabinus: 2 Knives into the Forum, then 2 Doves onto them
+    send_turn(app, "forum", K(2))
+    real.play(K(2))
+    driver.tap(driver.screen.ids.effects_button)
+    effects = driver.screen
+    tap_forum_space(driver, effects, 3)
+    driver.tap(next(b for b in effects.ids.doves.children if b.card == D(2)))
+    real.forum[2].append(D(2))
+    assert app.view["forum"]["count"] == 3 and app.view["forum"]["cards"] == 4
+    driver.screenshot("knives23/13_effects_sabinus")
+    driver.tap(effects.ids.back_button)
+    finish_turn(app, "Di")
+    issue_vote(driver, "Lupercalia", "Triumph", "red")
+    # Issue effect 1: the Tribune plays 2 more Fate cards into the Forum
+    driver.tap(driver.screen.ids.effects_button)
+    effects = driver.screen
+    assert effects.ids.source.text == "Lupercalia"       # the Issue being resolved is the source
+    driver.tap(next(b for b in effects.ids.players.children if b.player == "Bo"))   # "each player…"
+    driver.tap(next(b for b in effects.ids.extra_cards.children if b.card is None))   # facedown
+    assert effects.last_note == "Recorded: Lupercalia: Bo played facedown on Forum space 4"
+    driver.tap(next(b for b in effects.ids.players.children if b.player == "Di"))
+    driver.tap(next(b for b in effects.ids.extra_cards.children if b.card == K(1)))
+    real.play(K(2)), real.play(K(1))                     # the facedown one was 2 Knives
+    assert effects.last_note == "Recorded: Lupercalia: Di played 1 Knife on Forum space 5"
+    driver.tap(effects.ids.back_button)
+    driver.tap(driver.screen.ids.kalends_no)
+    real.flush()
+    assert app.view["curia"]["count"] == len(real.curia) == 6     # the Dove went in with its Knife
+    assert app.view["kalends"]["dagger"] == 3
+    board = driver.screen
+    assert board.name == "knives23.board"
+    assert "Flip the Forum's 6 cards facedown" in board.told and "pass the Issue deck" in board.told
+    driver.screenshot("knives23/14_board_told_steps")
+
+    # round 2 (Tribune Cy) --------------------------------------------------------------------
+    table_turn(app, real, "Ann", "temple")
+    table_turn(app, real, "Bo", "baths")
+    table_turn(app, real, "Cy", "forum", K(3), K(2))
+    issue_vote(driver, "Proscriptions", "Clemency", "red")
+    # Issue effect 2: discard the card on Forum space 1 ...
+    driver.tap(driver.screen.ids.effects_button)
+    effects = driver.screen
+    tap_forum_space(driver, effects, 1)
+    driver.tap(effects.ids.discard_button)
+    real.forum[0] = []
+    driver.tap(effects.ids.back_button)
+    # ... and put the top Fate card facedown into the Curia: no command for that, so the
+    # correction panel; the table miscounts first (8) ...
+    real.curia.append(K(3))
+    driver.tap(driver.screen.ids.correct_button)
+    correct = driver.screen
+    assert correct.name == "knives23.correct"
+    driver.tap(correct.ids.curia_more)
+    driver.tap(correct.ids.curia_more)
+    driver.type_into(correct.ids.reason, "Proscriptions: top Fate card into the Curia")
+    driver.screenshot("knives23/15_correct_miscount")
+    driver.tap(correct.ids.record_button)
+    assert app.view["curia"]["count"] == 8 != len(real.curia)
+    driver.tap(correct.ids.back_button)
+    driver.tap(driver.screen.ids.kalends_yes)
+    assert app.view["kalends"]["dagger"] == 4
+    # ... then counts the real Curia again and puts it right
+    driver.tap(driver.screen.ids.correct_button)
+    correct = driver.screen
+    driver.tap(correct.ids.curia_less)
+    driver.type_into(correct.ids.reason, "recounted the Curia: 7")
+    driver.tap(correct.ids.record_button)
+    assert app.view["curia"]["count"] == len(real.curia) == 7
+    driver.tap(correct.ids.back_button)
+    app.goto("history")
+    driver.pump(4)
+    texts = driver.visible_texts()
+    assert "Curia count corrected (recounted the Curia: 7): from 8 to 7 cards" in texts
+    assert "Proscriptions: the card on Forum space 1 discarded" in texts
+    assert "Servilia: Bo swapped Forum spaces 1, now facedown" in texts
+    assert "Sabinus: Di played 2 Doves onto the Knife card on space 3" in texts
+    driver.screenshot("knives23/16_history_effects_corrections")
+    app.go_home()
+    table_turn(app, real, "Di", "tiber")
+
+    # round 3 (Tribune Bo): the Forum fills, the Dagger enters the Curia ----------------------
+    table_turn(app, real, "Ann", "forum", D(1), K(5))
+    table_turn(app, real, "Bo", "forum", K(3), K(1))
+    issue_vote(driver, "Caesar's Triumph", "Comet", "grey")
+    driver.tap(driver.screen.ids.kalends_no)
+    real.flush()
+    assert app.view["phase"] == "end_abilities"
+    assert app.view["curia"]["count"] == len(real.curia) == 12      # the tablet equals the board
+    driver.tap(driver.screen.abilities_button)
+    for card in real.curia:                                          # every real card is taken
+        tap_text(driver, card_label(card))
+    assert app.view["phase"] == "tableaux"
+    assert app.view["end"]["running_total"] == sum(c.get("knives", 0) - c.get("doves", 0) for c in real.curia)
+    # the tableaux, Cy's Citizen being Cicero (2 Sway sets)
+    screen = driver.screen
+    for p, t in (("Ann", {"laurels": 2}), ("Bo", {"blood": 1})):
+        screen.enter_tableau(p, t, [])
+        driver.tap(screen.confirm_button)
+    for _ in range(2):
+        driver.tap(driver.find(cls="K23Button", bump=("laurels", 1)))
+    driver.tap(screen.cicero_button)
+    tap_text(driver, "+ " + tr("knives23.ui.sway_blood", n=2))          # into set 1
+    driver.tap(driver.find(cls="K23Button", fill_set=1))
+    tap_text(driver, "+ " + tr("knives23.ui.sway_laurels", n=1))        # into set 2
+    driver.tap(screen.claim_button)                                     # Cy claims set 2
+    assert "Set 2 (claimed): 1 Laurels = Loyalist 3" in driver.find(contains="Set 1:").text
+    driver.screenshot("knives23/17_tableaux_cicero")
+    driver.tap(screen.confirm_button)
+    screen.enter_tableau("Di", {"blood": 2}, [])
+    driver.tap(screen.confirm_button)
+    driver.tap(screen.play_button)
+    assert app.view["end"]["result"]["winners"] == ["Cy"]     # Cicero's claimed set: 3 Laurels
+    # every correction and effect is in the journal, undoable one at a time
+    kinds = [e.kind for e in app.session.events]
+    assert kinds.count("board_corrected") == 2 and "forum_swapped" in kinds and "dove_on_knife" in kinds
+    # the physical steps were spoken too: each flush, each Dagger move (one line per space), the deck
+    spent = 0
+    while app.narrator.busy and spent < 1500:
+        driver.advance(60, step=0.5)
+        spent += 60
+    spoken = [e.text for e in app.narrator.history[heard_before:]]
+    flush = "The Forum is full. Flip its cards face down, shuffle them, and put them into the Curia."
+    assert spoken.count(flush) == 2
+    assert sum(1 for line in spoken if "Move the Dagger one space" in line) == 2   # to 3, then to 4 (Kalends)
+    assert "Di, pass the Issue deck and the Voting board counterclockwise, to Cy." in spoken
+    assert "The Dagger has entered the Curia. The game is over." in spoken
+    assert "There are 12 cards in the Curia." in spoken
+
+
+@pytest.mark.app
+def test_the_correction_panel_changes_the_forum_and_the_dagger_and_undo_takes_it_back(driver):
+    driver.start_game("knives23", NAMES, first="Ann", options={"kalends_spaces": 6, "dagger_start": 2})
+    app = driver.app
+    begin_by_commands(app)
+    send_turn(app, "forum", K(5))
+    driver.pump(3)
+    driver.tap(driver.screen.ids.correct_button)
+    correct = driver.screen
+    tap_forum_space(driver, correct, 2)
+    tap_text(driver, tr("knives23.ui.value_facedown"))
+    driver.tap(correct.ids.dagger_more)
+    driver.tap(correct.ids.record_button)
+    assert app.view["curia"]["count"] == 0 and app.view["forum"]["count"] == 1   # no reason, nothing
+    assert "Say why first" in app.root.ids.toast.message
+    driver.type_into(correct.ids.reason, "a card was played while the tablet was away")
+    driver.tap(correct.ids.record_button)
+    assert app.view["forum"]["count"] == 2 and app.view["kalends"]["dagger"] == 3
+    driver.screenshot("knives23/18_correct_forum_dagger")
+    app.undo()
+    assert app.view["kalends"]["dagger"] == 2 and app.view["forum"]["count"] == 2
+    app.undo()
+    assert app.view["forum"]["count"] == 1
+
+
+@pytest.mark.app
+def test_the_curia_reveal_takes_the_real_last_card_after_a_correction(driver):
+    """The tablet counted 2 cards, the real Curia holds 3: after the 2nd card the reveal is
+    over on the tablet; the table corrects the count from the tableaux screen and reveals the 3rd."""
+    driver.start_game("knives23", NAMES, first="Ann", options={"kalends_spaces": 2, "dagger_start": 2,
+                                                              "simplicitas": True})
+    app = driver.app
+    begin_by_commands(app)
+    send_turn(app, "forum", K(5), K(5))
+    finish_turn(app, "Ann")
+    for p, where in (("Bo", "baths"), ("Cy", "tiber")):
+        send_turn(app, where)
+        finish_turn(app, p)
+    send_turn(app, "gardens")
+    finish_turn(app, "Di")
+    assert app.send("place_issues", red="Comet", grey="Omens")
+    for p in NAMES:
+        assert app.send("cast_ballot", voter=p, choice="red")
+    driver.tap(driver.screen.ids.continue_button)
+    driver.tap(driver.screen.ids.kalends_yes)
+    assert app.view["phase"] == "curia_reveal" and app.view["curia"]["count"] == 2
+    for card in (K(5), K(5)):
+        tap_text(driver, card_label(card))
+    assert app.sm.current == "knives23.tableaux"
+    driver.tap(driver.screen.ids.correct_button)
+    correct = driver.screen
+    assert correct.ids.forum_box.disabled and correct.ids.dagger_box.disabled   # the game is over
+    driver.tap(correct.ids.curia_more)
+    driver.type_into(correct.ids.reason, "a third card was in the Curia")
+    driver.tap(correct.ids.record_button)
+    assert app.view["phase"] == "curia_reveal"
+    driver.tap(correct.ids.back_button)
+    assert app.sm.current == "knives23.curia"
+    driver.screenshot("knives23/19_curia_after_correction")
+    tap_text(driver, card_label(K(3)))
+    assert app.view["phase"] == "tableaux" and app.view["end"]["revealed_count"] == 3
+    assert app.view["end"]["running_total"] == 13

@@ -159,3 +159,27 @@ def test_malformed_json_and_unknown_questions():
     refused("final", "{not json", "input is not valid JSON")
     refused("final", "[1, 2]", "input must be one JSON object")
     refused("verdict", {}, "unknown question 'verdict'")
+
+
+TURN = {"players": 4, "kalends": {"spaces": 9, "black_spaces": 2}, "dagger": 3, "forum": 5, "curia": 5}
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"Tribune": True}, "unknown entries: Tribune"),
+    ({"forum": 50, "curia": 50}, "more than the 86 Fate cards"),
+    ({"players": 9}, "players must be a whole number from 3 to 8"),
+    ({"dagger": 10}, "dagger must be a whole number from 1 to 9"),
+    ({"kalends_icon": True}, "give tribune true"),
+    ({"tribune": "yes"}, "tribune must be true or false"),
+    ({"kalends": {"spaces": 9, "black": 2}}, "kalends has unknown entries: black"),
+])
+def test_end_of_turn_refuses_bad_input_with_one_line(change, words):
+    r = ask("end_of_turn", {**TURN, **change})
+    assert r.returncode == 2 and r.stdout == "" and words in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_end_of_turn_a_full_forum_moves_the_dagger_once_and_passes_nothing_without_an_issue():
+    """"Once there are 5 or more Fate cards in the Forum after the end of your turn ... advance
+    the Dagger on the Kalends track one space toward the Curia.\""""
+    out = json.loads(ask("end_of_turn", TURN).stdout)
+    assert out["moves"] == [{"why": "forum", "to": 4}] and out["curia"] == 10 and out["deck_to"] is None

@@ -266,7 +266,7 @@ def test_empty_forum_spaces_are_filled_first(tmp_path):
     spaces first.\""""
     t = Table(tmp_path).begin()
     t.turn("forum", K(1), K(2))
-    t("discard_forum", space=1)     # an Issue's effect
+    t("discard_forum", space=1, by="Caesar's Clemency")     # an Issue's effect
     t("move", location="forum" if t.state.locations["Bo"] != "forum" else "baths")
     t("play_fate", card=K(5))
     t("play_fate", card=K(3))
@@ -280,8 +280,8 @@ def test_extra_cards_go_on_top_of_the_fifth_space(tmp_path):
     t = Table(tmp_path).begin()
     t("move", location="forum")
     for v in (1, 2, 3, 5, 1):
-        t("play_fate", card=K(v), effect=True)   # an Issue makes the player play them
-    t("play_fate", facedown=True, effect=True)
+        t("play_fate", card=K(v), effect=True, by="Ides of March")   # an Issue makes the player play them
+    t("play_fate", facedown=True, effect=True, by="Ides of March")
     v = t.view()["forum"]
     assert v["count"] == 6 and v["next_space"] == 6 and v["extra"] == [{"faceup": False, "card": None}]
 

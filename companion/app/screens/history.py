@@ -19,7 +19,11 @@ class HistoryScreen(Screen):
         box = self.ids.entries
         box.clear_widgets()
         history = (self.app.view or {}).get("vote_history") or []
-        if not history:
+        # A game may list other table events here: card effects, corrections with their reasons.
+        notes = (self.app.view or {}).get("history_notes") or []
+        for note in reversed(notes):
+            box.add_widget(Factory.HistoryEntry(text=note))
+        if not history and not notes:
             box.add_widget(Factory.WrapLabel(text=tr("history.empty")))
         for i, vote in enumerate(reversed(history), start=1):
             counts = ", ".join(f"{label} {n}" for label, n in count_rows(vote))

@@ -77,18 +77,32 @@ def cues(before: State, event: Event, after: State) -> list[tuple[str, dict]]:
                        fate=tr("knives23.caesar_dead" if r["caesar_dead"] else "knives23.caesar_lives"),
                        winners=", ".join(r["winners"]) or tr("knives23.no_one"))
         out.append(("winners", {"outcome": words}))
-    if after.dagger > before.dagger:
-        if after.ended_by:
-            out.append(("game_end", {"count": after.curia_count}))
-        else:
-            where = tr("knives23.say.dagger_space", space=after.dagger, spaces=after.kalends.spaces)
-            if after.kalends.is_black(after.dagger):
-                where += " " + tr("knives23.say.dagger_black")
-            out.append(("dagger", {"where": where}))
+    for key, d in after.told[len(before.told):]:
+        out.extend(told_cues(after, key, d))
+    if after.ended_by and not before.ended_by:
+        out.append(("curia_count", {"count": after.curia_count}))
     if after.turn is not None and after.phase == "turn" and (
             before.turn is None or before.turn.player != after.turn.player or k == "turn_ended"):
         out.append(("turn", {"player": after.turn.player}))
     return out
+
+
+def told_cues(state: State, key: str, d) -> list[tuple[str, dict]]:
+    """The physical steps the fold recorded (rules.py ``told``), as narration cues. The shamed
+    caller is already said in the vote's result."""
+    if key == "dagger":
+        if d["curia"]:
+            return [("game_end", {})]
+        return [("dagger", {"reason": tr(f"knives23.say.dagger_{d['why']}"), "space": d["space"],
+                            "spaces": state.kalends.spaces,
+                            "black": tr("knives23.say.dagger_black") if d["black"] else ""})]
+    if key in ("flush", "final_flush", "refill"):
+        return [(key, {})]
+    if key == "pass_deck":
+        return [("pass_deck", {"giver": d["from"], "taker": d["to"]})]
+    if key == "exiled":
+        return [("exiled", {"player": d["player"]})]
+    return []
 
 
 def lines(cue_list) -> list[tuple[str, str]]:

@@ -35,7 +35,10 @@ TABLEAUX = {
 
 
 def commands() -> list[Command]:
-    cmds = [_c("tick_setup", step=s) for s in ("I", "II", "III", "IV", "V", "VI", "VII")]
+    # I: the table checks the drawing of the Kalends and the Forum against its board
+    cmds = [_c("confirm_board", spaces=4, black_spaces=2, dagger_start=2,
+               forum={"spaces": ["either"] * 5, "extra": "either"})]
+    cmds += [_c("tick_setup", step=s) for s in ("II", "III", "IV", "V", "VI", "VII")]
     cmds.append(_c("begin_play"))
     # round 1 -------------------------------------------------------------------------------
     cmds += [_c("move", location="forum"), _c("play_fate", card=K(5)), _c("play_fate", facedown=True),

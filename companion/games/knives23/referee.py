@@ -9,6 +9,8 @@ from typing import Any, Mapping
 from companion.core.events import BadInput, NeedsTieBreak
 
 from . import scoring
+from .rules import RULES, ForumCard, Turn, next_clockwise
+from .tables import tables
 
 
 def _only(data: Mapping[str, Any], allowed: set[str], required: set[str]) -> None:
@@ -58,4 +60,87 @@ def issue_vote(data: Mapping[str, Any]) -> dict:
     return _tie(scoring.issue_vote_outcome, players, data["votes"], data.get("tribune_choice"))
 
 
-QUESTIONS = {"final": final, "exile": exile, "issue_vote": issue_vote}
+def cicero(data: Mapping[str, Any]) -> dict:
+    """The Cicero Citizen: the Citizen with each of the 2 Sway sets, the claimed set, and the
+    Allegiance that counts (an Opportunist set "is simply ignored")."""
+    _only(data, {"citizen", "sets", "claim"}, {"citizen", "sets", "claim"})
+    t = scoring.tableau({"name": "Cicero", "citizen": data["citizen"],
+                         "cicero": {"sets": data["sets"], "claim": data["claim"]}})
+    values = t.set_values()
+    counted = t.counted_set()
+    return {"sets": [{"blood_value": v, "allegiance": scoring.side_of(v)} for v in values],
+            "claimed": t.claim + 1, "counted": None if counted is None else counted + 1,
+            "ignored": counted != t.claim, "allegiance": t.allegiance, "value": abs(t.blood_value)}
+
+
+def _count(data, key, low, high, default=None):
+    v = data.get(key, default)
+    if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
+        raise BadInput(f"{key} must be a whole number from {low} to {high}, got {v!r}")
+    return v
+
+
+def end_of_turn(data: Mapping[str, Any]) -> dict:
+    """What the end of a turn does to the board, by the same fold the tablet runs: the Tribune's
+    Kalends icon (iv), the deck passed (v), then a Forum of 5 or more into the Curia and the
+    Dagger one space per move; in Tria Ludio a new facedown card on the Forum's last space."""
+    _only(data, {"players", "kalends", "dagger", "forum", "doves_on_knives", "curia", "tribune", "kalends_icon"},
+          {"players", "kalends", "dagger", "forum"})
+    names = data["players"]
+    if isinstance(names, list):   # names clockwise, the player whose turn ends first
+        players = list(scoring.check_names(names))
+        if len(players) < 3:
+            raise BadInput(f"23 Knives is for 3 to 8 players, got {len(players)}")
+    else:
+        players = [f"P{i + 1}" for i in range(_count(data, "players", 3, 8))]
+    k = data["kalends"]
+    if not isinstance(k, Mapping):
+        raise BadInput("kalends must be {\"spaces\": n, \"black_spaces\": n}")
+    if set(k) - {"spaces", "black_spaces"}:
+        raise BadInput(f"kalends has unknown entries: {', '.join(sorted(set(k) - {'spaces', 'black_spaces'}))}")
+    spaces = _count(k, "spaces", 2, 40)
+    dagger = _count(data, "dagger", 1, spaces)
+    setup = {"players": players, "kalends": {**k, "dagger_start": dagger}}
+    state = RULES.initial_state(setup)
+    filled = _count(data, "forum", 0, 86)
+    curia = _count(data, "curia", 0, 86, 0)
+    doves = _count(data, "doves_on_knives", 0, 86, 0)   # Sabinus' Doves: on Knife cards, filling no space
+    if doves and not filled:
+        raise BadInput("doves_on_knives lie on Knife cards in the Forum, and the Forum is empty")
+    filled_all = filled + doves
+    if filled_all + curia > tables()["fate_deck"]:
+        raise BadInput(f"forum {filled_all} and curia {curia} hold more than the {tables()['fate_deck']} Fate cards in the box")
+    tribune = data.get("tribune", False)
+    icon = data.get("kalends_icon", False)
+    for key, v in (("tribune", tribune), ("kalends_icon", icon)):
+        if not isinstance(v, bool):
+            raise BadInput(f"{key} must be true or false, got {v!r}")
+    if icon and not tribune:
+        raise BadInput("kalends_icon is an Issue's: give tribune true (the Tribune resolved it)")
+    from dataclasses import replace
+    forum = tuple(ForumCard(False, None, tuple(ForumCard(False) for _ in range(doves)) if i == 0 else ())
+                  if i < filled else None for i in range(5))
+    extra = tuple(ForumCard(False) for _ in range(max(0, filled - 5)))
+    player = players[0]
+    state = replace(state, phase="turn", dagger=dagger, forum=forum, forum_extra=extra, curia_count=curia,
+                    tribune=player if tribune else players[-1], turn=Turn(player, "issue" if tribune else "discard"))
+    from companion.core.events import Event
+    if tribune:
+        event = Event(0, "issue_resolved", {"colour": "red", "issue": "", "kalends": icon, "tribune": player,
+                                            "next_tribune": next_clockwise(players, player, -1)})
+    else:
+        event = Event(0, "turn_ended", {"player": player})
+    after = RULES.evolve(state, event)
+    told = after.told[len(state.told):]
+    return {"moves": [{"why": d["why"], "to": "curia" if d["curia"] else d["space"]} for key, d in told if key == "dagger"],
+            "flushed": next((d["cards"] for key, d in told if key in ("flush", "final_flush")), 0),
+            "refill": any(key == "refill" for key, _ in told),
+            "deck_to": next((d["to"] for key, d in told if key == "pass_deck"), None),
+            "dagger": min(after.dagger, after.kalends.curia), "curia": after.curia_count,
+            "game_over": after.ended_by is not None, "ended_by": after.ended_by,
+            "exile_allowed": not after.ended_by and not after.kalends.is_black(after.dagger),
+            "steps": [key for key, _ in told]}
+
+
+QUESTIONS = {"final": final, "exile": exile, "issue_vote": issue_vote, "cicero": cicero,
+             "end_of_turn": end_of_turn}

@@ -20,7 +20,7 @@ from companion.core.rules import NARRATOR, TABLE, GameRules, require
 from companion.core.votes import VoteBook, VoteSpec
 
 from . import scoring
-from .tables import Kalends, kalends_for, tables
+from .tables import SPACE_KINDS, Kalends, kalends_for, tables
 
 # The rulebook's words, quoted when a command is refused.
 R_MOVE = "MOVE: You MUST move to a new Location."
@@ -43,7 +43,12 @@ SETUP_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
 MAX_GROUP_WORDS = 60
 VARIANTS = ("standard", "all-or-nothing")
 SETUP_KEYS = {"players", "start_player", "advanced_citizens", "simplicitas", "quid_pro_quo",
-              "bribe_seconds", "variant", "curia_knowledge", "kalends"}
+              "bribe_seconds", "variant", "curia_knowledge", "kalends", "forum"}
+R_SERVILIA = ("Instead of playing Fate cards at the Forum, you may swap up to 2 faceup Fate cards in the "
+              "Forum with 2 from your hand and place them facedown (you may still Call a Vote to Exile).")
+R_SABINUS = "Sabinus allows you to play Doves onto Knife cards in the Forum."
+# The longest effect source or correction reason the table may type (one line on the history).
+MAX_NOTE = 80
 
 
 @dataclass(frozen=True)
@@ -63,9 +68,41 @@ class Options:
 class ForumCard:
     faceup: bool
     card: Mapping[str, int] | None = None  # known only when faceup
+    doves: tuple = ()   # Sabinus' Doves played onto this (Knife) card: ForumCards of their own
 
     def to_dict(self) -> dict:
-        return {"faceup": self.faceup, "card": dict(self.card) if self.card else None}
+        d = {"faceup": self.faceup, "card": dict(self.card) if self.card else None}
+        if self.doves:
+            d["doves"] = [x.to_dict() for x in self.doves]
+        return d
+
+    def all_cards(self) -> list["ForumCard"]:
+        """This card and the Doves on it: what goes into the Curia."""
+        return [self, *self.doves]
+
+
+def forum_card(entry: Any, where: str) -> ForumCard | None:
+    """A Forum card as entered by the table: None (empty), {"faceup": false} or
+    {"faceup": true, "card": {...}}, optionally with "doves": [such cards]."""
+    if entry is None:
+        return None
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("faceup"), bool) \
+            or not set(entry) <= {"faceup", "card", "doves"}:
+        raise BadInput(f"{where} must be null, {{\"faceup\": false}} or {{\"faceup\": true, \"card\": ...}}, got {entry!r}")
+    card = scoring.fate_card(entry.get("card"), where) if entry["faceup"] else None
+    doves = entry.get("doves", [])
+    if not isinstance(doves, list):
+        raise BadInput(f"{where}: doves must be a list")
+    doves = tuple(forum_card(d, f"{where} Dove {i + 1}") for i, d in enumerate(doves))
+    if any(d is None or (d.card and "doves" not in d.card) for d in doves):
+        raise BadInput(f"{where}: only Dove cards lie on a Knife card (rule: \"{R_SABINUS}\")")
+    return ForumCard(entry["faceup"], card, doves)
+
+
+def note_text(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NOTE or "\n" in value:
+        raise BadInput(f"{what} must be one line of 1 to {MAX_NOTE} characters, got {value!r}")
+    return value.strip()
 
 
 @dataclass(frozen=True)
@@ -106,6 +143,14 @@ class State:
     curia_revealed: tuple = ()            # ({"card","serial","source"}, ...)
     tableaux: Mapping[str, Any] = field(default_factory=dict)
     result: Mapping[str, Any] | None = None
+    forum_kinds: tuple = ("either",) * 5   # the icons of the 5 Forum spaces, in the arrows' order
+    forum_extra_kind: str = "either"       # the icon near the 5th space
+    board_confirmed: bool = False          # the table checked the Kalends and Forum against its board
+    # Physical steps the table must make, in order (keys and values; views translate):
+    # ("flush", {...}), ("dagger", {...}), ("refill", {...}), ("pass_deck", {...}), ("exiled", {...}) …
+    told: tuple = ()
+    told_from: int = 0                     # where the steps of the latest table action begin
+    notes: tuple = ()                      # card effects and corrections, for the history
 
 
 def _flag(setup: Mapping, key: str, default: bool) -> bool:
@@ -120,11 +165,14 @@ def next_clockwise(players, name: str, by: int = 1) -> str:
 
 
 def forum_count(state: State) -> int:
+    """The Fate cards that fill the Forum (Sabinus' Doves lie on Knife cards, filling no space)."""
     return sum(1 for c in state.forum if c is not None) + len(state.forum_extra)
 
 
 def forum_cards(state: State) -> list[ForumCard]:
-    return [c for c in state.forum if c is not None] + list(state.forum_extra)
+    """Every card that goes into the Curia when the Forum resolves, Doves on Knives included."""
+    return [x for c in state.forum if c is not None for x in c.all_cards()] + \
+        [x for c in state.forum_extra for x in c.all_cards()]
 
 
 def running_total(state: State) -> int:
@@ -138,6 +186,22 @@ def exile_allowed(state: State) -> bool:
 def seat_view_order(state: State, first: str) -> list[str]:
     i = state.players.index(first)
     return list(state.players[i:] + state.players[:i])
+
+
+def forum_icons(value: Any) -> tuple[tuple, str]:
+    """The Forum's icons from a setup or a confirmation: {"spaces": [5 of either/faceup],
+    "extra": either/faceup}; None: the table data's."""
+    data = tables()["forum"]
+    if value is None:
+        return tuple(data["spaces"]), data["extra"]
+    if not isinstance(value, Mapping) or not set(value) <= {"spaces", "extra"}:
+        raise BadInput(f"forum must be {{\"spaces\": [5 icons], \"extra\": icon}}, got {value!r}")
+    spaces = value.get("spaces", data["spaces"])
+    extra = value.get("extra", data["extra"])
+    if not isinstance(spaces, (list, tuple)) or len(spaces) != 5 or any(k not in SPACE_KINDS for k in spaces) \
+            or extra not in SPACE_KINDS:
+        raise BadInput(f"forum spaces must be 5 of {', '.join(SPACE_KINDS)} and extra one of them, got {value!r}")
+    return tuple(spaces), extra
 
 
 class Knives23Rules(GameRules):
@@ -178,10 +242,11 @@ class Knives23Rules(GameRules):
         if override is not None and not isinstance(override, Mapping):
             raise BadInput("setup kalends must be an object")
         kalends = kalends_for(len(players), override)
+        kinds, extra_kind = forum_icons(setup.get("forum"))
         tria = len(players) == 3
         forum = (None, None, None, None, ForumCard(False)) if tria else (None,) * 5
         return State(players=players, options=options, kalends=kalends, dagger=kalends.dagger_start,
-                     start_player=start,
+                     start_player=start, forum_kinds=kinds, forum_extra_kind=extra_kind,
                      # "give the deck ... to the player sitting to the right of the starting player"
                      tribune=next_clockwise(players, start, -1),
                      tria_ludio=tria, forum=forum,
@@ -236,6 +301,7 @@ class Knives23Rules(GameRules):
             raise BadInput(f"effect must be true or false, got {effect!r}")
         if effect:  # an Issue or a Citizen ability makes someone play Fate: no Forum limit
             self._phase(state, "turn", "issue_resolve")
+            by = note_text(data.get("by"), "the effect's source (by: the Issue or Citizen)")
         else:
             turn = self._step(state, "action")
             require(state.locations[turn.player] == "forum", tr("knives23.error.not_at_forum"), R_FORUM)
@@ -245,13 +311,15 @@ class Knives23Rules(GameRules):
         else:
             card, faceup = scoring.fate_card(data.get("card"), "Fate card"), True
         space = self._next_space(state)
-        kind = tables()["forum"]["spaces"][space - 1] if space <= 5 else tables()["forum"]["extra"]
+        kind = state.forum_kinds[space - 1] if space <= 5 else state.forum_extra_kind
         require(faceup or kind == "either", tr("knives23.error.faceup_space", space=space), R_FACEUP)
-        player = data.get("player", state.turn.player)
+        player = data.get("player", state.turn.player if state.turn else state.tribune)
         if player not in state.players:
             raise BadInput(f"player {player!r} is not at the table")
-        return [("fate_played", {"space": space, "faceup": faceup, "card": card, "effect": effect,
-                                 "player": player})]
+        event = {"space": space, "faceup": faceup, "card": card, "effect": effect, "player": player}
+        if effect:
+            event["by"] = by
+        return [("fate_played", event)]
 
     @staticmethod
     def _next_space(state: State) -> int:
@@ -268,7 +336,103 @@ class Knives23Rules(GameRules):
         if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= 5:
             raise BadInput(f"Forum space must be 1 to 5, got {space!r}")
         require(state.forum[space - 1] is not None, tr("knives23.error.empty_space", space=space))
-        return [("forum_card_discarded", {"space": space})]
+        by = note_text(data.get("by"), "the effect's source (by: the Issue or Citizen)")
+        return [("forum_card_discarded", {"space": space, "by": by})]
+
+    def _do_servilia_swap(self, state, data, source):
+        """Servilia: up to 2 faceup Forum cards swapped for cards from hand, placed facedown,
+        instead of playing Fate cards (a Vote to Exile may still be called)."""
+        turn = self._step(state, "action")
+        require(state.locations[turn.player] == "forum", tr("knives23.error.not_at_forum"), R_SERVILIA)
+        require(turn.fate_played == 0, tr("knives23.error.servilia_instead"), R_SERVILIA)
+        spaces = data.get("spaces")
+        if not isinstance(spaces, list) or not 1 <= len(spaces) <= 2 or len(set(spaces)) != len(spaces) or \
+                any(not isinstance(x, int) or isinstance(x, bool) or not 1 <= x <= 5 for x in spaces):
+            raise BadInput(f"Servilia swaps 1 or 2 different Forum spaces (1 to 5), got {spaces!r}")
+        for x in spaces:
+            c = state.forum[x - 1]
+            require(c is not None and c.faceup, tr("knives23.error.servilia_faceup", space=x), R_SERVILIA)
+        return [("forum_swapped", {"player": turn.player, "spaces": sorted(spaces), "by": "Servilia"})]
+
+    def _do_sabinus_dove(self, state, data, source):
+        self._phase(state, "turn", "issue_resolve")
+        space = data.get("space")
+        if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= 5:
+            raise BadInput(f"Forum space must be 1 to 5, got {space!r}")
+        target = state.forum[space - 1]
+        require(target is not None and (not target.faceup or "knives" in target.card),
+                tr("knives23.error.sabinus_knife", space=space), R_SABINUS)
+        if data.get("facedown") is True:
+            card, faceup = None, False
+        else:
+            card, faceup = scoring.fate_card(data.get("card"), "Sabinus' Dove"), True
+            require("doves" in card, tr("knives23.error.sabinus_dove"), R_SABINUS)
+        player = data.get("player", state.turn.player if state.turn else state.tribune)
+        if player not in state.players:
+            raise BadInput(f"player {player!r} is not at the table")
+        return [("dove_on_knife", {"space": space, "faceup": faceup, "card": card, "player": player,
+                                   "by": "Sabinus"})]
+
+    # corrections: the board is what the table says it is, with the reason on the record
+    def _correctable(self, state, what: str):
+        if what == "curia":
+            self._phase(state, "turn", "exile_called", "issue_resolve", "end_abilities", "curia_reveal", "tableaux")
+            require(not state.tableaux, tr("knives23.error.correct_after_tableaux"))
+        else:
+            self._phase(state, "turn", "exile_called", "issue_resolve")
+
+    def _do_correct_forum(self, state, data, source):
+        self._correctable(state, "forum")
+        reason = note_text(data.get("reason"), "the correction's reason")
+        spaces = data.get("spaces")
+        if not isinstance(spaces, list) or len(spaces) != 5:
+            raise BadInput(f"the Forum correction gives all 5 spaces (null for an empty one), got {spaces!r}")
+        cards = [forum_card(c, f"Forum space {i + 1}") for i, c in enumerate(spaces)]
+        extra = data.get("extra", [])
+        if not isinstance(extra, list):
+            raise BadInput("extra must be a list of the cards on top of the 5th space")
+        extra = [forum_card(c, f"extra card {i + 1}") for i, c in enumerate(extra)]
+        require(not extra or cards[4] is not None, tr("knives23.error.extra_needs_fifth"))
+        if any(c is None for c in extra):
+            raise BadInput("an extra card on the 5th space cannot be empty")
+        after = {"spaces": [c.to_dict() if c else None for c in cards], "extra": [c.to_dict() for c in extra]}
+        before = {"spaces": [c.to_dict() if c else None for c in state.forum],
+                  "extra": [c.to_dict() for c in state.forum_extra]}
+        require(after != before, tr("knives23.error.correct_same"))
+        return [("board_corrected", {"what": "forum", "before": before, "after": after, "reason": reason})]
+
+    def _do_correct_dagger(self, state, data, source):
+        self._correctable(state, "dagger")
+        reason = note_text(data.get("reason"), "the correction's reason")
+        space = data.get("space")
+        k = state.kalends
+        if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= k.spaces:
+            raise BadInput(f"the Dagger's space must be 1 to {k.spaces} (the Curia ends the game by the rules), got {space!r}")
+        require(space != state.dagger, tr("knives23.error.correct_same"))
+        return [("board_corrected", {"what": "dagger", "before": state.dagger, "after": space, "reason": reason})]
+
+    def _do_correct_curia(self, state, data, source):
+        self._correctable(state, "curia")
+        reason = note_text(data.get("reason"), "the correction's reason")
+        count = data.get("count")
+        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= tables()["fate_deck"]:
+            raise BadInput(f"the Curia's count must be a whole number from 0 to {tables()['fate_deck']}, got {count!r}")
+        require(count >= len(state.curia_revealed),
+                tr("knives23.error.curia_below_revealed", n=len(state.curia_revealed)))
+        require(count != state.curia_count, tr("knives23.error.correct_same"))
+        return [("board_corrected", {"what": "curia", "before": state.curia_count, "after": count, "reason": reason})]
+
+    def _do_confirm_board(self, state, data, source):
+        """Setup I against the table's own board: the Kalends track's length, its black spaces,
+        the Dagger's start and the Forum's icons (the rulebook prints none of them)."""
+        self._phase(state, "setup")
+        k = kalends_for(len(state.players), {key: data[key] for key in ("spaces", "black_spaces", "dagger_start")
+                                             if key in data})
+        kinds, extra = forum_icons(data.get("forum"))
+        unknown = set(data) - {"spaces", "black_spaces", "dagger_start", "forum"}
+        if unknown:
+            raise BadInput(f"the board confirmation has unknown entries: {', '.join(sorted(unknown))}")
+        return [("board_confirmed", {**k.to_dict(), "forum": {"spaces": list(kinds), "extra": extra}})]
 
     def _do_call_exile(self, state, data, source):
         turn = self._step(state, "action")
@@ -460,7 +624,12 @@ class Knives23Rules(GameRules):
         if player not in state.players:
             raise BadInput(f"tableau for {player!r}, who is not at the table")
         require(player not in state.tableaux, tr("knives23.error.tableau_twice", player=player))
-        t = scoring.tableau({"name": player, "citizen": data.get("citizen"), "sway": data.get("sway", [])})
+        entry = {"name": player, "citizen": data.get("citizen")}
+        if "sway" in data or data.get("cicero") is None:
+            entry["sway"] = data.get("sway", [])
+        if data.get("cicero") is not None:  # the Cicero Citizen's 2 Sway sets and the claimed one
+            entry["cicero"] = data["cicero"]
+        t = scoring.tableau(entry)
         return [("tableau_revealed", t.to_dict())]
 
     def _do_opportunist_play(self, state, data, source):
@@ -474,6 +643,12 @@ class Knives23Rules(GameRules):
 
     # -- the fold ------------------------------------------------------------------------
     def evolve(self, state: State, event: Event) -> State:
+        after = self._evolve(state, event)
+        if len(after.told) > len(state.told):   # this action's physical steps are the ones to show
+            after = replace(after, told_from=len(state.told))
+        return after
+
+    def _evolve(self, state: State, event: Event) -> State:
         k, d = event.kind, event.data
         if k in votes.VOTE_EVENTS:
             book = votes.apply_vote_event(state.book, event)
@@ -495,7 +670,14 @@ class Knives23Rules(GameRules):
     def _on_moved(self, s, d):
         locations = dict(s.locations)
         locations[d["player"]] = d["to"]
-        return replace(s, locations=locations, turn=replace(s.turn, step="action"))
+        # a new move: the last action's physical steps have been made
+        return replace(s, locations=locations, turn=replace(s.turn, step="action"), told_from=len(s.told))
+
+    def _on_board_confirmed(self, s, d):
+        k = Kalends(d["spaces"], d["black_spaces"], d["dagger_start"])
+        return replace(s, kalends=k, dagger=k.dagger_start, forum_kinds=tuple(d["forum"]["spaces"]),
+                       forum_extra_kind=d["forum"]["extra"], board_confirmed=True,
+                       setup_done=s.setup_done | {"I"})
 
     def _on_fate_played(self, s, d):
         card = ForumCard(d["faceup"], d["card"])
@@ -507,14 +689,43 @@ class Knives23Rules(GameRules):
             s = replace(s, forum_extra=s.forum_extra + (card,))
         if not d["effect"]:
             s = replace(s, turn=replace(s.turn, fate_played=s.turn.fate_played + 1))
+        else:
+            s = replace(s, notes=s.notes + ({"kind": "fate_played", **d},))
         return s
 
     def _on_forum_card_discarded(self, s, d):
+        s = replace(s, notes=s.notes + ({"kind": "forum_card_discarded", **d},))
         if d["space"] == 5 and s.forum_extra:
             return replace(s, forum_extra=s.forum_extra[:-1])
         forum = list(s.forum)
         forum[d["space"] - 1] = None
         return replace(s, forum=tuple(forum))
+
+    def _on_forum_swapped(self, s, d):
+        forum = list(s.forum)
+        for x in d["spaces"]:
+            forum[x - 1] = ForumCard(False, None, forum[x - 1].doves)
+        return replace(s, forum=tuple(forum), notes=s.notes + ({"kind": "forum_swapped", **d},),
+                       turn=replace(s.turn, fate_played=tables()["fate_per_forum_action"]))
+
+    def _on_dove_on_knife(self, s, d):
+        forum = list(s.forum)
+        c = forum[d["space"] - 1]
+        forum[d["space"] - 1] = replace(c, doves=c.doves + (ForumCard(d["faceup"], d["card"]),))
+        return replace(s, forum=tuple(forum), notes=s.notes + ({"kind": "dove_on_knife", **d},))
+
+    def _on_board_corrected(self, s, d):
+        s = replace(s, notes=s.notes + ({"kind": "board_corrected", **d},))
+        what, after = d["what"], d["after"]
+        if what == "forum":
+            return replace(s, forum=tuple(forum_card(c, "Forum") for c in after["spaces"]),
+                           forum_extra=tuple(forum_card(c, "Forum") for c in after["extra"]))
+        if what == "dagger":
+            return replace(s, dagger=after)
+        s = replace(s, curia_count=after)
+        if s.phase in ("curia_reveal", "tableaux"):  # the real number of cards decides when the reveal ends
+            s = replace(s, phase="curia_reveal" if len(s.curia_revealed) < after else "tableaux")
+        return s
 
     def _on_exile_called(self, s, d):
         return replace(s, phase="exile_called", exile={"caller": d["caller"], "target": d["target"],
@@ -556,7 +767,9 @@ class Knives23Rules(GameRules):
         ex = s.exile
         record = {"caller": ex["caller"], "target": ex["target"], "exiled": exiled, "tie": tie}
         shamed = s.shamed if exiled or ex["caller"] in s.shamed else s.shamed + (ex["caller"],)
-        return replace(s, phase="turn", exile=None, exiles=s.exiles + (record,), shamed=shamed)
+        told = ("exiled", {"player": ex["target"]}) if exiled else ("shamed", {"player": ex["caller"]})
+        return replace(s, phase="turn", exile=None, exiles=s.exiles + (record,), shamed=shamed,
+                       told=s.told + (told,))
 
     def _on_eyes_closed(self, s, d):
         return replace(s, phase="eyes_closed", eyes_closed=d["group"])
@@ -570,7 +783,9 @@ class Knives23Rules(GameRules):
             s = self._advance_dagger(s, "kalends")
             if s.ended_by:
                 return s
-        return self._end_turn(replace(s, tribune=d["next_tribune"]))
+        s = replace(s, tribune=d["next_tribune"],
+                    told=s.told + (("pass_deck", {"from": d["tribune"], "to": d["next_tribune"]}),))
+        return self._end_turn(s)
 
     def _on_abilities_done(self, s, d):
         return replace(s, phase="curia_reveal" if s.curia_count else "tableaux")
@@ -583,6 +798,8 @@ class Knives23Rules(GameRules):
     def _on_tableau_revealed(self, s, d):
         tableaux = dict(s.tableaux)
         tableaux[d["name"]] = {"citizen": dict(d["citizen"]), "sway": [dict(x) for x in d["sway"]]}
+        if d.get("cicero"):
+            tableaux[d["name"]]["cicero"] = d["cicero"]
         return replace(s, tableaux=tableaux,
                        phase="opportunists" if len(tableaux) == len(s.players) else "tableaux")
 
@@ -598,28 +815,33 @@ class Knives23Rules(GameRules):
         if s.issues is not None and not s.issues.get("vote"):
             s = replace(s, issues={**s.issues, "held_over": True})
         if forum_count(s) >= tables()["forum"]["flush_at"]:
-            s = self._flush_forum(s)
+            s = self._flush_forum(s, "flush")
             s = replace(s, flushes=s.flushes + 1)
             s = self._advance_dagger(s, "forum")
             if s.ended_by:
                 return s
             if s.tria_ludio:  # "place the top card from the Fate deck facedown into the last space"
-                s = replace(s, forum=s.forum[:4] + (ForumCard(False),))
+                s = replace(s, forum=s.forum[:4] + (ForumCard(False),),
+                            told=s.told + (("refill", {"space": 5}),))
         nxt = next_clockwise(s.players, player)
         rnd = s.round + (1 if nxt == s.start_player else 0)
         return replace(s, phase="turn", turn=Turn(nxt), round=rnd)
 
-    def _flush_forum(self, s: State) -> State:
+    def _flush_forum(self, s: State, why: str) -> State:
         cards = forum_cards(s)
         known = s.curia_known + tuple(dict(c.card) for c in cards if c.faceup)
+        told = s.told + ((why, {"cards": len(cards), "curia": s.curia_count + len(cards)}),) if cards else s.told
         return replace(s, curia_count=s.curia_count + len(cards), curia_known=known,
-                       forum=(None,) * 5, forum_extra=())
+                       forum=(None,) * 5, forum_extra=(), told=told)
 
     def _advance_dagger(self, s: State, why: str) -> State:
         s = replace(s, dagger=s.dagger + 1)
-        if s.dagger >= s.kalends.curia:
+        into_curia = s.dagger >= s.kalends.curia
+        s = replace(s, told=s.told + (("dagger", {"why": why, "space": s.dagger, "curia": into_curia,
+                                                  "black": s.kalends.is_black(s.dagger)}),))
+        if into_curia:
             # "the game immediately ends": I. the Forum goes into the Curia
-            s = self._flush_forum(s)
+            s = self._flush_forum(s, "final_flush")
             s = replace(s, ended_by=why, turn=None, exile=None, issues=None,
                         phase="curia_reveal" if s.options.simplicitas else "end_abilities")
             if s.phase == "curia_reveal" and not s.curia_count:
@@ -641,7 +863,6 @@ class Knives23Rules(GameRules):
 
     def view(self, state: State, viewer: str) -> dict:
         k = state.kalends
-        forum_spaces = tables()["forum"]["spaces"]
         v: dict[str, Any] = {
             "game": self.game_id, "phase": state.phase, "prompt": self.prompt(state),
             "players": list(state.players), "tribune": state.tribune, "round": state.round,
@@ -652,9 +873,10 @@ class Knives23Rules(GameRules):
                         "black": [i for i in range(1, k.spaces + 1) if k.is_black(i)],
                         "on_black": k.is_black(state.dagger), "exile_allowed": exile_allowed(state),
                         "advances_left": max(0, k.curia - state.dagger)},
-            "forum": {"spaces": [{"space": i + 1, "kind": forum_spaces[i],
+            "forum": {"spaces": [{"space": i + 1, "kind": state.forum_kinds[i],
                                   "card": c.to_dict() if c else None} for i, c in enumerate(state.forum)],
                       "extra": [c.to_dict() for c in state.forum_extra], "count": forum_count(state),
+                      "extra_kind": state.forum_extra_kind, "cards": len(forum_cards(state)),
                       "next_space": self._next_space(state),
                       "full": forum_count(state) >= tables()["forum"]["flush_at"]},
             "curia": {"count": state.curia_count},
@@ -693,6 +915,10 @@ class Knives23Rules(GameRules):
                         "waiting_tableaux": [p for p in state.players if p not in state.tableaux],
                         "opportunists": self.opportunists(state) if state.phase in ("opportunists", "over") else None,
                         "result": dict(state.result) if state.result else None}
+        v["board"] = {"confirmed": state.board_confirmed, "kalends": k.to_dict(),
+                      "forum": {"spaces": list(state.forum_kinds), "extra": state.forum_extra_kind}}
+        v["told"] = [line for key, d in state.told[state.told_from:] for line in told_lines(key, d)]
+        v["history_notes"] = [note_line(n) for n in state.notes]
         if state.exile is not None or state.exiles:
             v["exile_steps"] = [tr(f"knives23.exiled.step{i}") for i in range(1, 5)]
         if viewer not in (TABLE, NARRATOR) and viewer in state.players and state.book.current:
@@ -749,6 +975,56 @@ class Knives23Rules(GameRules):
         if p == "over":
             return self.outcome(state)["summary"]
         return tr(f"knives23.prompt.{p}", tribune=state.tribune, count=state.curia_count)
+
+
+def told_lines(key: str, d: Mapping[str, Any]) -> list[str]:
+    """A physical step (rules ``told``) in the table's words: what to do with the real pieces."""
+    if key == "dagger":
+        where = tr("knives23.told.dagger_curia") if d["curia"] else tr("knives23.told.dagger_space", space=d["space"])
+        line = tr(f"knives23.told.dagger_{d['why']}", where=where)
+        return [line + (" " + tr("knives23.say.dagger_black") if d["black"] and not d["curia"] else "")]
+    if key == "pass_deck":
+        return [tr("knives23.told.pass_deck", giver=d["from"], taker=d["to"])]
+    if key == "exiled":
+        return [tr("knives23.told.exiled", player=d["player"])] + \
+            [tr(f"knives23.exiled.step{i}") for i in range(1, 5)]
+    if key == "shamed":
+        return [tr("knives23.shamed", caller=d["player"])]
+    return [tr(f"knives23.told.{key}", **d)]
+
+
+def card_words(entry: Mapping[str, Any] | None) -> str:
+    """A Forum card as the history says it: its value when faceup, else 'facedown'."""
+    if not entry:
+        return tr("knives23.note.empty")
+    if not entry.get("faceup"):
+        words = tr("knives23.card.facedown")
+    else:
+        (kind, value), = entry["card"].items()
+        words = tr(f"knives23.card.{kind}_one") if value == 1 else tr(f"knives23.card.{kind}", value=value)
+    doves = entry.get("doves") or []
+    return words + "".join(" + " + card_words(x) for x in doves)
+
+
+def note_line(n: Mapping[str, Any]) -> str:
+    """A card effect or a correction, for the history: its source or reason named."""
+    k = n["kind"]
+    if k == "fate_played":
+        return tr("knives23.note.fate_played", source=n["by"], player=n["player"], space=n["space"],
+                  card=card_words(n))
+    if k == "forum_card_discarded":
+        return tr("knives23.note.discarded", source=n["by"], space=n["space"])
+    if k == "forum_swapped":
+        return tr("knives23.note.swapped", player=n["player"], spaces=", ".join(map(str, n["spaces"])))
+    if k == "dove_on_knife":
+        return tr("knives23.note.dove", player=n["player"], space=n["space"], card=card_words(n))
+    what, before, after = n["what"], n["before"], n["after"]
+    if what == "forum":
+        def words(f):
+            return "; ".join(card_words(c) for c in f["spaces"]) + \
+                ("".join(" + " + card_words(c) for c in f["extra"]))
+        before, after = words(before), words(after)
+    return tr(f"knives23.note.corrected_{what}", before=before, after=after, reason=n["reason"])
 
 
 def final_result_of(state: State, opportunist_play) -> dict:

@@ -25,6 +25,10 @@ RULE_EXILE_SELF = "You may never Call a Vote to Exile yourself"
 RULE_EVERY_VOTE = "Each player must secretly Vote"
 
 LIBERATOR, LOYALIST, OPPORTUNIST = "liberator", "loyalist", "opportunist"
+NONE = "none"   # a Cicero whose both Sway sets make an Opportunist: "it is simply ignored"
+RULE_CICERO = ("split their Sway cards however they want into 2 sets as equally as possible and choose one "
+               "set to claim as their Allegiance ... Cicero cannot be an Opportunist; if one set of Sway "
+               "indicates the player as an Opportunist, it is simply ignored.")
 EXILE, REMAIN = "exile", "remain"
 RED, GREY = "red", "grey"
 ISSUE_TALLY = BinaryMajority((RED, GREY), "the Tribune", RULE_ISSUE_TIE)
@@ -89,27 +93,88 @@ def citizen_card(card: Any, where: str = "Citizen") -> dict:
 
 # -- Allegiance ----------------------------------------------------------------------------
 
+def blood_of(citizen: Mapping[str, int], sway: Iterable[Mapping[str, int]]) -> int:
+    sway = list(sway)
+    blood = citizen.get("blood", 0) + sum(s.get("blood", 0) for s in sway)
+    laurels = citizen.get("laurels", 0) + sum(s.get("laurels", 0) for s in sway)
+    return blood - laurels
+
+
+def side_of(value: int) -> str:
+    return LIBERATOR if value > 0 else LOYALIST if value < 0 else OPPORTUNIST
+
+
 @dataclass(frozen=True)
 class Tableau:
     name: str
     citizen: Mapping[str, int]
     sway: tuple[Mapping[str, int], ...]
+    # The Cicero Citizen: the Sway split into 2 sets and the set claimed (0 or 1); None otherwise.
+    cicero_sets: tuple | None = None
+    claim: int = 0
+
+    def set_values(self) -> list[int]:
+        """Cicero: the Blood value of the Citizen with each Sway set."""
+        return [blood_of(self.citizen, s) for s in self.cicero_sets or ()]
+
+    def counted_set(self) -> int | None:
+        """Cicero: the set that gives the Allegiance — the claimed one, unless it makes an
+        Opportunist ("simply ignored"), then the other; None when both do."""
+        if self.cicero_sets is None:
+            return None
+        values = self.set_values()
+        for i in (self.claim, 1 - self.claim):
+            if values[i] != 0:
+                return i
+        return None
 
     @property
     def blood_value(self) -> int:
         """Blood minus Laurels over the Citizen and every Sway: "Laurels and Blood counteract
-        each other equally." Positive: Liberator; negative: Loyalist; zero: Opportunist."""
-        blood = self.citizen.get("blood", 0) + sum(s.get("blood", 0) for s in self.sway)
-        laurels = self.citizen.get("laurels", 0) + sum(s.get("laurels", 0) for s in self.sway)
-        return blood - laurels
+        each other equally." Positive: Liberator; negative: Loyalist; zero: Opportunist.
+        Cicero counts the Citizen with the set that gives the Allegiance."""
+        if self.cicero_sets is not None:
+            i = self.counted_set()
+            return 0 if i is None else self.set_values()[i]
+        return blood_of(self.citizen, self.sway)
 
     @property
     def allegiance(self) -> str:
-        v = self.blood_value
-        return LIBERATOR if v > 0 else LOYALIST if v < 0 else OPPORTUNIST
+        if self.cicero_sets is not None and self.counted_set() is None:
+            return NONE   # "Cicero cannot be an Opportunist"
+        return side_of(self.blood_value)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "citizen": dict(self.citizen), "sway": [dict(s) for s in self.sway]}
+        d = {"name": self.name, "citizen": dict(self.citizen), "sway": [dict(s) for s in self.sway]}
+        if self.cicero_sets is not None:
+            d["cicero"] = {"sets": [[dict(c) for c in x] for x in self.cicero_sets], "claim": self.claim + 1}
+        return d
+
+
+def _key(card: Mapping[str, int]) -> tuple:
+    (kind, value), = card.items()
+    return kind, value
+
+
+def cicero_split(entry: Any, name: str, sway: Sequence[Mapping[str, int]] | None) -> tuple[tuple, int]:
+    """Cicero's 2 Sway sets, checked: every Sway card in exactly one set, the sets' sizes at most
+    1 apart ("as equally as possible"), ``claim`` 1 or 2."""
+    if not isinstance(entry, Mapping) or set(entry) != {"sets", "claim"}:
+        raise BadInput(f"{name}'s cicero must be {{\"sets\": [[Sway], [Sway]], \"claim\": 1 or 2}}, got {entry!r}")
+    sets = entry["sets"]
+    if not isinstance(sets, list) or len(sets) != 2 or not all(isinstance(x, list) for x in sets):
+        raise BadInput(f"{name}'s cicero sets must be 2 lists of Sway cards")
+    sets = tuple(tuple(sway_card(c, f"{name}'s set {i + 1} card {j + 1}") for j, c in enumerate(x))
+                 for i, x in enumerate(sets))
+    if abs(len(sets[0]) - len(sets[1])) > 1:
+        raise BadInput(f"{name}'s Sway sets hold {len(sets[0])} and {len(sets[1])} cards: "
+                       f"split them as equally as possible (rule: \"{RULE_CICERO}\")")
+    if sway is not None and sorted(map(_key, sway)) != sorted(map(_key, sets[0] + sets[1])):
+        raise BadInput(f"{name}'s 2 Sway sets must hold exactly the Sway cards of the tableau")
+    claim = entry["claim"]
+    if claim not in (1, 2) or isinstance(claim, bool):
+        raise BadInput(f"{name}'s claim must be set 1 or 2, got {claim!r}")
+    return sets, claim - 1
 
 
 def tableau(entry: Any, where: str = "player") -> Tableau:
@@ -118,11 +183,18 @@ def tableau(entry: Any, where: str = "player") -> Tableau:
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
         raise BadInput(f"{where} has no name")
+    unknown = sorted(set(entry) - {"name", "citizen", "sway", "cicero"})
+    if unknown:
+        raise BadInput(f"{name}'s tableau has unknown entries: {', '.join(unknown)}")
     sway = entry.get("sway", [])
     if not isinstance(sway, list):
         raise BadInput(f"{name}'s sway must be a list of Sway cards")
-    return Tableau(name, citizen_card(entry.get("citizen"), f"{name}'s Citizen"),
-                   tuple(sway_card(s, f"{name}'s Sway card {i + 1}") for i, s in enumerate(sway)))
+    citizen = citizen_card(entry.get("citizen"), f"{name}'s Citizen")
+    sway = tuple(sway_card(s, f"{name}'s Sway card {i + 1}") for i, s in enumerate(sway))
+    if entry.get("cicero") is not None:
+        sets, claim = cicero_split(entry["cicero"], name, sway if "sway" in entry else None)
+        return Tableau(name, citizen, sets[0] + sets[1], sets, claim)
+    return Tableau(name, citizen, sway)
 
 
 # -- votes ---------------------------------------------------------------------------------

@@ -94,3 +94,62 @@ def kalends_for(players: int, override: Mapping[str, Any] | None = None, data: M
     start = override.get("dagger_start", k["dagger_start"].get(str(players)))
     start = _whole(start, f"the Dagger's start space for {players} players", 1, spaces)
     return Kalends(spaces, black, start)
+
+
+# -- the group's own board ----------------------------------------------------------------------
+# The table confirms its board at setup (the Kalends track's length, the black spaces, the
+# Dagger's start for each player count, the Forum's icons); the app keeps that in its data folder
+# so the next game starts from the group's board instead of our guesses.
+GROUP_BOARD_FILE = "knives23_board.json"
+
+
+def default_board(data: Mapping | None = None) -> dict:
+    data = data or tables()
+    k = data["kalends"]
+    return {"spaces": k["spaces"], "black_spaces": k["black_spaces"], "dagger_start": dict(k["dagger_start"]),
+            "forum": {"spaces": list(data["forum"]["spaces"]), "extra": data["forum"]["extra"]},
+            "confirmed": False}
+
+
+def check_board(board: Any, name: str) -> dict:
+    """A group board as stored: the same limits as the setup's; a bad one raises one line."""
+    if not isinstance(board, Mapping):
+        raise BadInput(f"{name}: must hold one JSON object")
+    try:
+        spaces = _whole(board["spaces"], f"{name}: spaces", 2, 40)
+        _whole(board["black_spaces"], f"{name}: black_spaces", 0, spaces)
+        for n in range(3, 9):
+            _whole(board["dagger_start"][str(n)], f"{name}: dagger_start for {n} players", 1, spaces)
+        forum = board["forum"]
+        if len(forum["spaces"]) != 5 or any(s not in SPACE_KINDS for s in forum["spaces"]) or forum["extra"] not in SPACE_KINDS:
+            raise BadInput(f"{name}: forum.spaces must be 5 of {SPACE_KINDS} and forum.extra one of them")
+    except KeyError as exc:
+        raise BadInput(f"{name}: missing entry {exc.args[0]!r}") from None
+    except TypeError as exc:
+        raise BadInput(f"{name}: wrong shape ({exc})") from None
+    return {**default_board(), **{k: board[k] for k in ("spaces", "black_spaces", "dagger_start", "forum")},
+            "confirmed": board.get("confirmed") or False}
+
+
+def load_group_board(folder: Path) -> dict | None:
+    """The group's confirmed board, or None when it has not confirmed one yet."""
+    path = Path(folder) / GROUP_BOARD_FILE
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"{path}: cannot read the group's 23 Knives board ({exc})") from None
+    return check_board(data, str(path))
+
+
+def save_group_board(folder: Path, board: Mapping) -> None:
+    board = check_board(board, GROUP_BOARD_FILE)
+    path = Path(folder) / GROUP_BOARD_FILE
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(board, indent=2), encoding="utf-8")
+        tmp.replace(path)   # never a half-written board
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot save the group's 23 Knives board ({exc.strerror or exc})") from None

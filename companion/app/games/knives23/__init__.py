@@ -20,7 +20,10 @@ PHASE_SCREEN = {"setup": "checklist", "turn": "board", "exile_called": "board", 
                 "issue_resolve": "issue", "eyes_closed": "issue", "end_abilities": "curia",
                 "curia_reveal": "curia", "tableaux": "tableaux", "opportunists": "tableaux",
                 "over": "result"}
-SCREENS = ("checklist", "board", "decision", "issue", "curia", "tableaux", "result")
+SCREENS = ("checklist", "board", "decision", "issue", "curia", "tableaux", "result", "effects", "correct")
+# The panels the table opens by hand, and the phases in which they stay open.
+PANELS = {"effects": ("turn", "issue_resolve"),
+          "correct": ("turn", "exile_called", "issue_resolve", "end_abilities", "curia_reveal", "tableaux")}
 
 
 class Knives23UI(GameUI):
@@ -49,6 +52,7 @@ class Knives23UI(GameUI):
         self._bribe_key = None
         self._eyes_key = None
         self._last = None   # (game id, events folded, state): the state after the last batch
+        self.panel = None   # "effects" or "correct" while the table has that panel open
 
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
         o = dict(options)
@@ -67,12 +71,25 @@ class Knives23UI(GameUI):
         return setup
 
     def build_screens(self, app) -> list:
-        from companion.app.games.knives23 import board, checklist, curia, decision, issue, result, tableaux
-        self.bribe, self._bribe_key, self._eyes_key, self._last = None, None, None, None
-        return [m.make(app) for m in (checklist, board, decision, issue, curia, tableaux, result)]
+        from companion.app.games.knives23 import (board, checklist, correct, curia, decision, effects, issue,
+                                                  result, tableaux)
+        self.bribe, self._bribe_key, self._eyes_key, self._last, self.panel = None, None, None, None, None
+        return [m.make(app) for m in (checklist, board, decision, issue, curia, tableaux, result, effects, correct)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
+        if self.panel and view.get("phase") in PANELS[self.panel]:
+            return "knives23." + self.panel
+        self.panel = None   # the game moved on (a vote, the end): the panel closes by itself
         return "knives23." + PHASE_SCREEN.get(view.get("phase"), "board")
+
+    def open_panel(self, app, name: str) -> None:
+        """The Forum's card effects or the corrections, over the screen of play."""
+        self.panel = name
+        app.go_home()
+
+    def close_panel(self, app) -> None:
+        self.panel = None
+        app.go_home()
 
     # narration ---------------------------------------------------------------------------
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:

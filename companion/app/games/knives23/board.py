@@ -3,6 +3,7 @@ Kalends with the Dagger, the Curia's count; and the buttons for what this step a
 from __future__ import annotations
 
 from kivy.factory import Factory
+from kivy.metrics import dp
 from kivy.properties import NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput
@@ -27,6 +28,7 @@ class Knives23BoardScreen(Screen):
     action_help = StringProperty("")
     action_cols = NumericProperty(4)
     mode = StringProperty("")        # "" or "exile_target"
+    told = StringProperty("")        # the physical steps the last action asks of the table
 
     def on_pre_enter(self, *_):
         self.mode = ""
@@ -39,6 +41,10 @@ class Knives23BoardScreen(Screen):
         self.ids.board.show(view)
         self.prompt = view.get("prompt", "")
         self.status = tr("knives23.ui.status", round=view.get("round", 0), tribune=view.get("tribune", ""))
+        if view.get("shamed"):
+            self.status += " · " + tr("knives23.ui.shamed", names=", ".join(view["shamed"]))
+        told = view.get("told") or []
+        self.told = "\n".join([tr("knives23.ui.at_the_table")] + [f"• {line}" for line in told]) if told else ""
         turn = view.get("turn")
         steps = self.ids.steps
         steps.clear_widgets()
@@ -51,6 +57,14 @@ class Knives23BoardScreen(Screen):
                                                 fg=list(common.DARK_TEXT if here else theme.MUTED),
                                                 strong=here))
             self.action_help = turn["action"] if turn["step"] == "action" else tr(f"knives23.help.{turn['step']}")
+            # Right after a flush, a Dagger move or an exile, the table's steps matter more than
+            # "move your pawn": they take the room of the help and the steps row.
+            quiet = bool(told) and turn["step"] == "move"
+            if quiet:
+                self.action_help = ""
+                steps.clear_widgets()
+            steps.height = 0 if quiet else dp(48)
+            steps.opacity = 0 if quiet else 1
         self._build_actions(view)
 
     # -- the buttons for this moment -------------------------------------------------------

@@ -38,6 +38,22 @@ def card_colours(card: dict | None, faceup: bool = True):
     return (KNIFE, theme.TEXT) if "knives" in card else (DOVE, DARK_TEXT)
 
 
+def forum_cell(entry: dict | None, label: str = "", **kw) -> "K23Cell":
+    """One Forum space: its card (value when faceup), the Doves Sabinus laid on it; or the
+    space's number (and its faceup-only icon) when empty."""
+    if entry is None:
+        return K23Cell(text=label, bg=list(theme.BG), fg=list(theme.MUTED), **kw)
+    bg, fg = card_colours(entry.get("card"), entry["faceup"])
+    text = card_text(entry["card"]) if entry["faceup"] else tr("knives23.card.facedown")
+    for dove in entry.get("doves") or []:
+        text += "\n+ " + (card_text(dove["card"]) if dove["faceup"] else tr("knives23.ui.dove_facedown"))
+    return K23Cell(text=text, bg=list(bg), fg=list(fg), strong=True, **kw)
+
+
+def space_label(space: dict) -> str:
+    return str(space["space"]) + ("  " + tr("knives23.ui.faceup_only") if space.get("kind") == "faceup" else "")
+
+
 class K23Board(BoxLayout):
     """The Kalends track with the Dagger (black spaces black), the Forum's 5 spaces in order,
     and the Curia's count (plus what is public about it, when the group turned that on)."""
@@ -72,19 +88,14 @@ class K23Board(BoxLayout):
         forum.clear_widgets()
         f = view["forum"]
         for space in f["spaces"]:
-            c = space["card"]
-            if c is None:
-                cell = K23Cell(text=str(space["space"]), bg=list(theme.BG), fg=list(theme.MUTED))
-            else:
-                bg, fg = card_colours(c["card"], c["faceup"])
-                cell = K23Cell(text=card_text(c["card"]) if c["faceup"] else tr("knives23.card.facedown"),
-                               bg=list(bg), fg=list(fg), strong=True)
-            forum.add_widget(cell)
+            forum.add_widget(forum_cell(space["card"], space_label(space)))
         extra = len(f["extra"])
         forum.add_widget(K23Cell(text=tr("knives23.ui.extra", n=extra) if extra else "", size_hint_x=0.5,
                                  bg=list(theme.BG), edge=[0, 0, 0, 0]))
         curia = view["curia"]
         text = tr("knives23.ui.curia_count", n=curia["count"])
+        if f.get("cards", f["count"]) != f["count"]:
+            text = tr("knives23.ui.forum_cards", n=f["cards"]) + " · " + text
         if "known" in curia:
             text += " · " + tr("knives23.ui.curia_known", total=curia["known_total"], unknown=curia["unknown"])
         if f["full"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kivy.factory import Factory
 from kivy.metrics import dp
-from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
@@ -26,11 +26,24 @@ def sway_text(card) -> str:
     return tr(f"knives23.ui.sway_{kind}", n=value)
 
 
+def set_line(citizen: dict, sets: list, claim: int) -> str:
+    """Cicero's 2 Sway sets, each with the Allegiance it gives, the claimed one marked."""
+    parts = []
+    for i, cards in enumerate(sets):   # shown while being entered: no check of the split yet
+        value = scoring.blood_of(citizen, cards)
+        side = tr(f"knives23.allegiance.{scoring.side_of(value)}")
+        parts.append(tr("knives23.ui.cicero_set", n=i + 1, cards=", ".join(sway_text(c) for c in cards) or "\u2014",
+                        allegiance=side, value=abs(value), claimed=tr("knives23.ui.claimed") if i == claim else ""))
+    return " · ".join(parts)
+
+
 def tableau_line(name: str, t: dict) -> str:
     tab = scoring.tableau({"name": name, **t})
     c = t["citizen"]
     citizen = " + ".join(tr(f"knives23.ui.sway_{k}", n=c[k]) for k in ("laurels", "blood") if c.get(k))
     sway = ", ".join(sway_text(s) for s in t["sway"]) or "\u2014"
+    if t.get("cicero"):
+        sway = set_line(c, t["cicero"]["sets"], t["cicero"]["claim"] - 1)
     value = abs(tab.blood_value)
     return tr("knives23.ui.tableau_line", name=name, citizen=citizen, sway=sway,
               allegiance=tr(f"knives23.allegiance.{tab.allegiance}"), value=value)
@@ -46,6 +59,10 @@ class Knives23TableauxScreen(Screen):
     sway = ListProperty([])
     play = ListProperty([])
     player = StringProperty("")
+    cicero = BooleanProperty(False)   # this player's Citizen is Cicero: 2 Sway sets
+    sets = ListProperty([[], []])
+    fill = NumericProperty(0)         # the set the Sway buttons add to
+    claim = NumericProperty(0)        # the set Cicero claims
 
     def on_pre_enter(self, *_):
         self.refresh()
@@ -71,6 +88,7 @@ class Knives23TableauxScreen(Screen):
             waiting = end["waiting_tableaux"]
             if self.player != waiting[0]:
                 self.player, self.laurels, self.blood, self.sway = waiting[0], 0, 0, []
+                self.cicero, self.sets, self.fill, self.claim = False, [[], []], 0, 0
             self.entry_heading = tr("knives23.ui.tableau_of", player=self.player)
             self._tableau_entry(box)
         else:
@@ -84,8 +102,8 @@ class Knives23TableauxScreen(Screen):
         box.add_widget(row)
         return row
 
-    def _btn(self, row, text, fn, **kw):
-        b = Factory.K23Button(text=text, height=dp(64), **kw)
+    def _btn(self, row, text, fn, height=dp(64), **kw):
+        b = Factory.K23Button(text=text, height=height, **kw)
         b.bind(on_release=lambda *_: fn())
         row.add_widget(b)
         return b
@@ -99,13 +117,28 @@ class Knives23TableauxScreen(Screen):
             row.add_widget(Factory.K23Big(text=str(getattr(self, kind)), size_hint_x=0.5, height=dp(64)))
             more = self._btn(row, "+", lambda k=kind: self._bump(k, 1), size_hint_x=0.5)
             less.bump, more.bump = (kind, -1), (kind, 1)
+        row = self._row(box, dp(52))
+        self.cicero_button = self._btn(row, tr("knives23.ui.cicero"), self._toggle_cicero, font_size="18sp",
+                                       size_hint_x=1.3, height=dp(52))
+        self.cicero_button.selected = self.cicero
+        if self.cicero:
+            for i in (0, 1):
+                b = self._btn(row, tr("knives23.ui.fill_set", n=i + 1), lambda i=i: self._set("fill", i),
+                              font_size="18sp", height=dp(52))
+                b.selected, b.fill_set = self.fill == i, i
+            b = self._btn(row, tr("knives23.ui.claim_set", n=self.claim + 1), self._toggle_claim, font_size="18sp",
+                          height=dp(52))
+            self.claim_button = b
         row = self._row(box)
         for card in SWAY:
             b = self._btn(row, "+ " + sway_text(card), lambda c=card: self._add_sway(c), font_size="20sp")
             if "blood" in card:
                 b.background_color = common.KNIFE
-        box.add_widget(Factory.K23Line(text=tr("knives23.ui.sway_list", cards=", ".join(sway_text(s) for s in self.sway) or "\u2014"),
-                                       font_size="21sp"))
+        if self.cicero:
+            text = set_line({"laurels": self.laurels, "blood": self.blood}, [list(x) for x in self.sets], self.claim)
+        else:
+            text = tr("knives23.ui.sway_list", cards=", ".join(sway_text(s) for s in self.sway) or "\u2014")
+        box.add_widget(Factory.K23Line(text=text, font_size="19sp" if self.cicero else "21sp"))
         row = self._row(box)
         self._btn(row, tr("knives23.ui.clear"), self._clear, size_hint_x=0.4)
         self.confirm_button = self._btn(row, tr("knives23.ui.enter_tableau", player=self.player), self._enter)
@@ -115,16 +148,46 @@ class Knives23TableauxScreen(Screen):
         self.refresh()
 
     def _add_sway(self, card):
-        self.sway = self.sway + [card]
+        if self.cicero:
+            sets = [list(x) for x in self.sets]
+            sets[self.fill].append(card)
+            self.sets = sets
+        else:
+            self.sway = self.sway + [card]
+        self.refresh()
+
+    def _toggle_cicero(self):
+        """Cicero: "split their Sway cards ... into 2 sets as equally as possible and choose one set
+        to claim" — the Sway entered so far goes into the sets, alternately."""
+        self.cicero = not self.cicero
+        if self.cicero:
+            self.sets = [self.sway[0::2], self.sway[1::2]]
+            self.sway = []
+        else:
+            self.sway = self.sets[0] + self.sets[1]
+            self.sets = [[], []]
+        self.refresh()
+
+    def _set(self, what, value):
+        setattr(self, what, value)
+        self.refresh()
+
+    def _toggle_claim(self):
+        self.claim = 1 - self.claim
         self.refresh()
 
     def _clear(self):
-        self.laurels, self.blood, self.sway, self.play = 0, 0, [], []
+        self.laurels, self.blood, self.sway, self.play, self.sets = 0, 0, [], [], [[], []]
         self.refresh()
 
     def _enter(self):
         citizen = {k: v for k, v in (("laurels", self.laurels), ("blood", self.blood)) if v}
-        if self.app.send("tableau", player=self.player, citizen=citizen, sway=list(self.sway)):
+        if self.cicero:
+            sent = self.app.send("tableau", player=self.player, citizen=citizen,
+                                 cicero={"sets": [list(x) for x in self.sets], "claim": self.claim + 1})
+        else:
+            sent = self.app.send("tableau", player=self.player, citizen=citizen, sway=list(self.sway))
+        if sent:
             self.player = ""
             self.refresh()
 

@@ -123,8 +123,8 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     tap_text(driver, tr("cicero.ui.not_satisfied"))
     assert app.view["phase"] == "second_tribute"
     tap_value(driver, "influences", root=driver.find(cls="CSeatRow", player="Livia"))
-    for p in PLAYERS[1:]:
-        assert app.send("pay_tribute", player=p, how="senator")
+    for p, how in zip(PLAYERS[1:], ("senator", "influences")):  # "in a different way from the first time"
+        assert app.send("pay_tribute", player=p, how=how)
 
     # VI. Majorities by touch: a tie for the Oratores Primus is the Princeps' (Marcus) to break.
     screen = on(driver, "cicero.majorities")

@@ -425,10 +425,31 @@ def test_if_the_general_is_satisfied_the_game_moves_on_otherwise_the_tribute_is_
     t.do("triumvirate", general="Pompey", satisfied=False)
     assert t.state.phase == "second_tribute"
     before = dict(t.state.prestige)
-    for p, how in (("Livia", "influences"), ("Marcus", "prestige"), ("Octavia", "senator")):
+    first = dict(t.state.tribute)
+    ways = {p: next(w for w in ("prestige", "senator") if w != first[p]) for p in first}
+    for p in ("Livia", "Marcus", "Octavia"):
+        t.do("pay_tribute", player=p, how=ways[p])
+    for p in first:
+        assert t.state.prestige[p] == before[p] - (10 if ways[p] == "prestige" else 0)
+    assert t.state.phase == "castes" and t.view()["second_tribute"] == ways
+
+
+def test_the_second_tribute_is_paid_in_a_different_way_from_the_first_time():
+    """"the players must complete the payment of their tribute to Cicero in a different way from the
+    first time: by paying the other 2 influences, by discarding 1 Senator [...], or by losing 10 PP."
+    Prestige twice (10 -> -10 PP) is refused; influences twice are "the other 2 influences"."""
+    t = Table(THREE_PLAYERS).until("tribute", 1)
+    for p, how in (("Livia", "prestige"), ("Marcus", "influences"), ("Octavia", "senator")):
         t.do("pay_tribute", player=p, how=how)
-    assert t.state.prestige["Marcus"] == before["Marcus"] - 10
-    assert t.state.phase == "castes" and t.view()["second_tribute"]["Marcus"] == "prestige"
+    t.do("triumvirate", general="Pompey", satisfied=False)
+    for p, how in (("Livia", "prestige"), ("Octavia", "senator")):
+        with pytest.raises(RuleError, match=f"{p} paid the first tribute with") as err:
+            t.do("pay_tribute", player=p, how=how)
+        assert "in a different way from the first time" in err.value.rule
+    t.do("pay_tribute", player="Marcus", how="influences")  # the other 2 influences
+    t.do("pay_tribute", player="Livia", how="senator")
+    t.do("pay_tribute", player="Octavia", how="prestige")
+    assert t.state.prestige["Livia"] == 0 and t.state.phase == "castes"
 
 
 # -- VI. Majorities -------------------------------------------------------------------------

@@ -13,7 +13,8 @@ from companion.core.events import BadInput, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
 from companion.core.tally import WeightedPlurality
 
-from .tables import AUTOMATII, AUTOMATII_VOTES, CASTES, GUILDS, ROUNDS, SERVANTS, ZONES
+from .tables import (AUTOMATII, AUTOMATII_VOTES, CASTES, GUILD_PP, GUILDS, PRIMUS_PP, ROUNDS, SECUNDUS_PP, SERVANTS,
+                     TRIBUTE_PP, ZONES)
 
 # The rulebook's sentences, quoted by refusals and tie-breaks.
 R_PLAYERS = "A game lasts 5 rounds with 2, 3 or 4 players, or 4 rounds with 5 players."
@@ -36,6 +37,11 @@ R_GUILD_TIE = ("The most influential player takes the card of that Guild (there 
 R_KEEP_CARDS = ("The Primus and Secundus cards remain the property of the players who acquired them until they "
                 "lose their majority at a later count. The majority card that is lost is then transferred to the "
                 "player who took it.")
+
+
+R_SECOND_TRIBUTE = ("Otherwise, the players must complete the payment of their tribute to Cicero in a different "
+                    "way from the first time: by paying the other 2 influences, by discarding 1 Senator from one "
+                    "of the 2 Castes indicated, or by losing 10 PP.")
 
 
 def and_list(names: Sequence[str]) -> str:
@@ -308,3 +314,48 @@ def guild_majority(names: Sequence[str], symbols: Mapping[str, int], princeps: s
 
 def zone_of(caste: str) -> str:
     return ZONES[caste]
+
+
+# -- the tribute --------------------------------------------------------------------------------
+
+def check_second_tribute(player: str, first: str | None, second: str) -> None:
+    """"complete the payment of their tribute to Cicero in a different way from the first time".
+
+    Reading: influences may be paid twice (the rule's own "by paying the other 2 influences" of the
+    4 shown); a Senator discarded twice or -10 PP twice is the same way again, refused."""
+    if first is None:
+        raise RuleError(tr("cicero.err.no_first_tribute", player=player), R_SECOND_TRIBUTE)
+    if second == first and first != "influences":
+        raise RuleError(tr("cicero.err.same_tribute", player=player, how=tr(f"cicero.tribute.{first}")),
+                        R_SECOND_TRIBUTE)
+
+
+def tribute_prestige(first: str, second: str | None) -> int:
+    """PP the tribute costs: "you immediately lose 10 Prestige Points (-10 PP)" for each payment in PP."""
+    return sum(TRIBUTE_PP for how in (first, second) if how == "prestige")
+
+
+# -- the Prestige phase -------------------------------------------------------------------------
+
+def card_points(players: Sequence[str], caste_cards: Mapping[str, Sequence[str | None]],
+                guild_cards: Mapping[str, str | None], guild_use: Mapping[str, str]) -> dict[str, dict[str, int]]:
+    """PP each player's majority cards bring: "A Primus card is worth 6 PP; a Secundus card is worth
+    only 3 PP." and "3 PP for each card whose power they chose not to use.\""""
+    out = {p: {"primus": 0, "secundus": 0, "guilds": 0, "total": 0} for p in players}
+    for primus, secundus in caste_cards.values():
+        if primus:
+            out[primus]["primus"] += PRIMUS_PP
+        if secundus:
+            out[secundus]["secundus"] += SECUNDUS_PP
+    for guild, holder in guild_cards.items():
+        if holder and guild_use.get(guild) == "prestige":
+            out[holder]["guilds"] += GUILD_PP
+    for p in out:
+        out[p]["total"] = out[p]["primus"] + out[p]["secundus"] + out[p]["guilds"]
+    return out
+
+
+def most_prestigious(final: Mapping[str, int]) -> list[str]:
+    """"the most prestigious Family is declared the winner" (equal Prestige: all of them)."""
+    best = max(final.values())
+    return [p for p in final if final[p] == best]

@@ -36,9 +36,7 @@ R_ANNOUNCE = ("To vote, each player announces aloud the total number of votes th
 R_TRIBUTE = ("Consult the Cicero card and: spend 2 influences from among the 4 shown on the card; or discard a "
              "Senator from your cenacle belonging to one of the 2 Castes indicated. If you cannot, or do not "
              "wish to, pay either of these tributes, you immediately lose 10 Prestige Points (-10 PP).")
-R_TRIUMVIRATE = ("Otherwise, the players must complete the payment of their tribute to Cicero in a different way "
-                 "from the first time: by paying the other 2 influences, by discarding 1 Senator from one of the "
-                 "2 Castes indicated, or by losing 10 PP.")
+R_TRIUMVIRATE = logic.R_SECOND_TRIBUTE
 R_MAJORITIES = "Use the aid sheet to call out the 6 Castes and the 6 Guilds."
 R_GUILD_CHOICE = ("The winner reads their card and must immediately choose whether to use the power of the Guild "
                   "for the next round, or to score the Prestige Points of that card during the next phase.")
@@ -326,6 +324,8 @@ class CiceroRules(GameRules):
         paid = state.second_tribute if second else state.tribute
         require(player not in paid, tr("cicero.err.already_paid", player=player),
                 R_TRIUMVIRATE if second else R_TRIBUTE)
+        if second:
+            logic.check_second_tribute(player, state.tribute.get(player), how)
         return [("tribute_paid", {"player": player, "how": how, "second": second})]
 
     def _cmd_triumvirate(self, state, d, command):
@@ -390,7 +390,7 @@ class CiceroRules(GameRules):
         if data["last"]:  # "the most prestigious Family is declared the winner"
             final = {p: state.prestige[p] + cards[p]["total"] + data["senators"][p] for p in state.players}
             data["final"] = final
-            data["winners"] = [p for p in state.players if final[p] == max(final.values())]
+            data["winners"] = logic.most_prestigious(final)
         return [("prestige_scored", data)]
 
     def _cmd_adjust_prestige(self, state, d, command):
@@ -546,20 +546,8 @@ def _after_guild(s: CiceroState) -> CiceroState:
 
 
 def card_points(state: CiceroState) -> dict[str, dict[str, int]]:
-    """PP each player's majority cards bring this Prestige phase: "A Primus card is worth 6 PP; a
-    Secundus card is worth only 3 PP." and "3 PP for each card whose power they chose not to use.\""""
-    out = {p: {"primus": 0, "secundus": 0, "guilds": 0, "total": 0} for p in state.players}
-    for primus, secundus in state.caste_cards.values():
-        if primus:
-            out[primus]["primus"] += PRIMUS_PP
-        if secundus:
-            out[secundus]["secundus"] += SECUNDUS_PP
-    for guild, holder in state.guild_cards.items():
-        if holder and state.guild_use.get(guild) == "prestige":
-            out[holder]["guilds"] += GUILD_PP
-    for p in out:
-        out[p]["total"] = out[p]["primus"] + out[p]["secundus"] + out[p]["guilds"]
-    return out
+    """PP each player's majority cards bring this Prestige phase (logic.card_points)."""
+    return logic.card_points(state.players, state.caste_cards, state.guild_cards, state.guild_use)
 
 
 def space_name(space: str) -> str:

@@ -56,6 +56,14 @@ class Schema:
 
 
 @dataclass(frozen=True)
+class Raw(Schema):
+    """Anything: the rule function checks this part itself (with the rule's words)."""
+
+    def check(self, value, path, ctx):
+        return value
+
+
+@dataclass(frozen=True)
 class Int(Schema):
     """A whole number (never a bool, never 3.0) within the box's limits."""
     lo: int | None = 0
@@ -232,7 +240,7 @@ class Obj(Schema):
                 raise BadInput(f"{_where(path)}: unknown key {k!r} (keys: {', '.join(known)})")
         for k in self.required:
             if k not in value:
-                raise BadInput(f"{_where(path)}: missing {k!r}")
+                raise BadInput(f"{_where(path)} has no {k}")
         out = {}
         schemas = {**self.required, **self.optional}
         # Names first, wherever they stand, so every Player check knows the table.

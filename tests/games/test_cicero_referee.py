@@ -172,7 +172,7 @@ def test_first_princeps_tied_even_on_age_needs_to_be_told_who_is_older():
     (first("A:6/2/40"), "2 to 5 players"),
     (first("A:6/2/40 B:1/1/1 C:1/1/1 D:1/1/1 E:1/1/1 F:1/1/1"), "2 to 5 players"),
     ({"players": [{"name": "A", "votes": 1, "oratores_votes": 1}, {"name": "B", "votes": 1,
-                                                                   "oratores_votes": 1, "age": 3}]}, "players[0]: missing 'age'"),
+                                                                   "oratores_votes": 1, "age": 3}]}, "players[0] has no age"),
     (first("A:6/2/40 B:6/2/40", oldest="C"), "'C' is not a player"),
 ])
 def test_malformed_first_princeps_exit_2_with_one_line(payload, words):

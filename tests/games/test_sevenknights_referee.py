@@ -76,7 +76,7 @@ def test_several_tied_who_did_not_recommend_themselves():
     ({"players": FIVE, "first": "A", "recommendations": {**recs("BCCBE"), "Q": "A"}}, "recommendations: 'Q' is not a player"),
     ({"players": FIVE, "first": "A", "recommendations": recs("BCCBQ")}, "recommendations.E: 'Q' is not a player"),
     ({"players": FIVE, "first": "A", "recommendations": {**recs("BCCB"), "E": 3}}, "recommendations.E: 3 is not a player"),
-    ({"players": FIVE, "first": "A"}, "missing 'recommendations'"),
+    ({"players": FIVE, "first": "A"}, "input has no recommendations"),
     ({"players": ["A", "A", "B"], "first": "A", "recommendations": {"A": "A"}}, "names 'A' twice"),
     ({"players": ["A", "B"], "first": "A", "recommendations": {"A": "A"}}, "3 to 8 players, got 2"),
     ({"players": list("ABCDEFGHIJK"), "first": "A", "recommendations": {}}, "3 to 8 players, got 11"),

@@ -19,8 +19,8 @@ from companion.core.rules import GameRules, require
 
 from . import logic
 from .logic import check_caste, check_guild, check_players, known, numbers_for, signed, whole
-from .tables import (AUTOMATII, CASTES, GENERALS, GUILD_PP, GUILD_USES, GUILDS, PRESTIGE_START, PRIMUS_PP,
-                     SECUNDUS_PP, SPACES, TRIBUTE_PP, TRIBUTE_WAYS, ZONES, space_caste)
+from .tables import (AUTOMATII, CASTES, GENERALS, GUILD_USES, GUILDS, PRESTIGE_START, SPACES, TRIBUTE_PP,
+                     TRIBUTE_WAYS, ZONES, space_caste)
 
 R_PLACE_ORDER = ("Starting with the Princeps, each player in turn sends one of their Servants to a place of "
                  "power to work for the Prestige of their Family. The players take turns placing one Servant "

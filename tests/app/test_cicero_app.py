@@ -84,6 +84,10 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     screen = on(driver, "cicero.start")
     assert app.view["draft"]["player"] == "Octavia"
     assert app.caption  # the narrator opens the draft
+    # the physical set-up, from the rulebook, before the first card is drawn
+    assert driver.find(cls="CLine", contains="Triumvirate deck grouped by round")
+    assert driver.find(cls="CLine", contains="Separate the 12 white-backed Senators from the red-backed")
+    assert driver.find(cls="CLine", contains="3 Servants")
     shot(driver, "01_draft")
     driver.tap(screen.ids.draft_button)
     assert app.view["draft"]["player"] == "Livia"
@@ -105,8 +109,16 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     shot(driver, "03_cicero_card")
     tap_text(driver, tr("cicero.ui.reveal_card"))
     assert app.view["cicero"]["influences"] == ["Insidiator", "Mercatores", "Belligerator", "Belligerator"]
-    for space in ("senate_1", "Oratores_1", "Pontifex_2"):
-        tap_value(driver, space)
+    assert "What the spaces give" in screen.ids.effect_heading.text  # before the first Servant
+    assert "Each other player: either +1 the zone's Caste influence" in screen.ids.effect.text
+    tap_value(driver, "senate_1")
+    assert "Marcus: draw 4 Senator cards from pile 1 and recruit up to 2" in screen.ids.effect.text
+    assert "Each other player: draw 2 from that pile and may recruit 1" in screen.ids.effect.text
+    tap_value(driver, "Oratores_1")
+    assert "+X Oratores influence" in screen.ids.effect.text
+    shot(driver, "04a_space_effect")
+    tap_value(driver, "Pontifex_2")
+    assert "+1 Pontifex influence and draw the first Pontifex Action card" in screen.ids.effect.text
     for space in ("Insidiator_1", "senate_2"):
         assert app.send("place_servant", space=space)
     assert [p for p, _ in app.view["placements"]] == ["Marcus", "Octavia", "Livia", "Marcus", "Octavia"]
@@ -172,6 +184,16 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     screen = on(driver, "cicero.board")
     assert "Octavia is Princeps (Octavia 9, Livia 6)" in screen.ids.election.text
     shot(driver, "12_after_election")
+
+    # Round 2's counts start from round 1's: only a change needs a tap.
+    quick(driver, "castes", 2)
+    screen = on(driver, "cicero.majorities")
+    shown = {p: driver.find(root=screen, cls="CStepper", key=p).number for p in PLAYERS}
+    assert shown == {"Livia": 4, "Marcus": 1, "Octavia": 4}
+    shot(driver, "12a_counts_carried")
+    quick(driver, "prestige", 2)
+    screen = on(driver, "cicero.prestige")
+    assert driver.find(root=screen, cls="CStepper", key="Marcus").number == 2
 
     # Round 3: everyone votes for themselves with 5 votes: the outgoing Princeps decides.
     quick(driver, "election", 3)

@@ -591,3 +591,46 @@ def test_every_view_is_json_and_carries_phase_prompt_and_votes():
 def test_unknown_commands_are_bad_input():
     with pytest.raises(BadInput, match="no command 'bribe'"):
         Table(THREE_PLAYERS).do("bribe")
+
+
+# -- at the real table: what a space gives, counts carried, the box's set-up ---------------------
+
+def test_each_space_says_what_it_gives_the_player_and_the_others():
+    """"Placing a Servant immediately triggers an action for the player who placed it, and also an
+    action for each of the other players." """
+    senate = logic.space_effect_text("senate_2", "Livia")
+    assert "Livia: draw 4 Senator cards from pile 2 and recruit up to 2" in senate["placer"]
+    assert "draw 2 from that pile and may recruit 1" in senate["others"]
+    first = logic.space_effect_text("Pontifex_1", "Livia")
+    assert "+X Pontifex influence" in first["placer"] and "Action card" in first["placer"]
+    assert first["others"].startswith("Each other player: either +X Pontifex influence")
+    second = logic.space_effect_text("Plebeius_2", "Livia")
+    assert "+1 Plebeius influence and draw the first Plebeius Action card" in second["placer"]
+    assert "either +1 Plebeius influence or draw one Plebeius Action card" in second["others"]
+    with pytest.raises(BadInput):
+        logic.space_effect("Forum_1")
+    t = Table(THREE_PLAYERS).until("servants", 1)
+    assert t.view()["last_effect"] is None and len(t.view()["space_kinds"]) == 3
+    space = next(b["space"] for b in t.view()["board"] if b["holder"] is None and b["space"].endswith("_2"))
+    t.do("place_servant", space=space)
+    assert t.view()["last_effect"] == logic.space_effect_text(space, t.view()["placements"][-1][0])
+
+
+def test_counts_carry_over_to_the_next_round():
+    """A round needs a tap per change, not per count: the last Caste, Guild and Senators' counts
+    stay in the view for the next round's screens."""
+    t = Table(THREE_PLAYERS).until("election", 2)
+    carried = t.view()["carried"]
+    assert set(carried) == {*logic.CASTES, *logic.GUILDS, "senators"}
+    assert carried["Oratores"] == t.state.carried["Oratores"] and set(carried["senators"]) == set(THREE_PLAYERS["players"])
+
+
+def test_the_set_up_checklist_follows_the_rulebook():
+    """The Triumvirate deck ordered by round, the white and red Senators apart, Servants by count."""
+    three = dict(logic.setup_checklist(3))
+    assert three["families"] == {"servants": 3} and three["triumvirate"] == {"rounds": 5}
+    assert dict(logic.setup_checklist(5))["families"] == {"servants": 2}
+    assert "automatii" in dict(logic.setup_checklist(2)) and "automatii" not in three
+    texts = Table(THREE_PLAYERS).view()["setup_checklist"]
+    assert any("white-backed Senators from the red-backed" in t for t in texts)
+    assert any("Triumvirate deck grouped by round" in t and "round I on top" in t for t in texts)

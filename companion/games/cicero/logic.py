@@ -359,3 +359,43 @@ def most_prestigious(final: Mapping[str, int]) -> list[str]:
     """"the most prestigious Family is declared the winner" (equal Prestige: all of them)."""
     best = max(final.values())
     return [p for p in final if final[p] == best]
+
+
+# -- Phase III: what each space gives --------------------------------------------------------
+
+def space_effect(space: str) -> tuple[str, dict]:
+    """The catalogue key and parameters of a space's action: "Placing a Servant immediately
+    triggers an action for the player who placed it, and also an action for each of the other
+    players." (cicero.effect.<kind>.placer / .others)"""
+    kind, _, n = space.rpartition("_")
+    if kind == "senate":
+        return "senate", {"pile": n}
+    if kind not in CASTES or n not in ("1", "2"):
+        raise BadInput(tr("cicero.err.unknown_space", space=repr(space), spaces="senate_1..3, <Caste>_1, <Caste>_2"))
+    return ("first" if n == "1" else "second"), {"caste": kind, "zone": ZONES[kind]}
+
+
+def space_effect_text(space: str, placer: str | None = None) -> dict[str, str]:
+    kind, params = space_effect(space)
+    return {"placer": tr(f"cicero.effect.{kind}.placer", player=placer or tr("cicero.effect.you"), **params),
+            "others": tr(f"cicero.effect.{kind}.others", **params)}
+
+
+def space_kind_texts() -> list[dict[str, str]]:
+    """The three kinds of space (Senate, first, second) in general words, for a legend."""
+    params = {"player": tr("cicero.effect.you"), "pile": tr("cicero.effect.any_pile"),
+              "caste": tr("cicero.effect.zone_caste"), "zone": ""}
+    return [{"placer": tr(f"cicero.effect.{k}.placer", **params), "others": tr(f"cicero.effect.{k}.others", **params)}
+            for k in ("senate", "first", "second")]
+
+
+# -- the physical set-up ------------------------------------------------------------------------
+
+def setup_checklist(n_players: int) -> list[tuple[str, dict]]:
+    """The rulebook's Setup, in order, with this table's numbers (catalogue keys cicero.setup.*)."""
+    steps = [("board", {}), ("families", {"servants": SERVANTS[n_players]}), ("legions", {}), ("actions", {}),
+             ("senators", {"white": 12}), ("majority_cards", {}), ("triumvirate", {"rounds": ROUNDS[n_players]}),
+             ("cicero", {})]
+    if n_players == 2:
+        steps.append(("automatii", {}))
+    return steps

@@ -89,6 +89,9 @@ class CiceroState:
     pending_guild: str | None = None             # a Guild card whose holder must choose
     last_score: Mapping[str, Any] | None = None
     winners: tuple[str, ...] = ()
+    # The counts last entered (per Caste, per Guild, and "senators"), kept across rounds: the
+    # screens start from them so a round needs a tap per change, not per count.
+    carried: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
     @property
     def two_player(self) -> bool:
@@ -496,6 +499,7 @@ class CiceroRules(GameRules):
         cards[d["caste"]] = (d["primus"], d["secundus"])
         counts = dict(s.caste_counts)
         counts[d["caste"]] = dict(d["votes"])
+        s = replace(s, carried={**s.carried, d["caste"]: dict(d["votes"])})
         return replace(s, caste_cards=cards, caste_counts=counts,
                        phase="guilds" if len(counts) == len(CASTES) else "castes")
 
@@ -504,6 +508,7 @@ class CiceroRules(GameRules):
         cards[d["guild"]] = d["holder"]
         counts = dict(s.guild_counts)
         counts[d["guild"]] = dict(d["symbols"])
+        s = replace(s, carried={**s.carried, d["guild"]: dict(d["symbols"])})
         s = replace(s, guild_cards=cards, guild_counts=counts, pending_guild=d["guild"] if d["holder"] else None)
         return _after_guild(s)
 
@@ -520,6 +525,7 @@ class CiceroRules(GameRules):
                 if points:
                     prestige[p] += points
                     log += ({"round": s.round, "player": p, "delta": points, "reason": reason, "note": ""},)
+        s = replace(s, carried={**s.carried, "senators": dict(d["senators"])})
         s = replace(s, prestige=prestige, prestige_log=log, phase="round_end",
                     last_score={"cards": d["cards"], "senators": dict(d["senators"])})
         if d.get("last"):

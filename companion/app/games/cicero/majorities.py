@@ -69,7 +69,10 @@ class MajoritiesScreen(CiceroScreen):
         self._steppers = [s for _, s in self._rows]
         for row, s in self._rows:
             s.label = tr("cicero.ui.votes") if caste else tr("cicero.ui.symbols")
-            s.number = self._entered.get(row.player, 0) if self._entered_for == name else 0
+            # the last count of this Caste/Guild carries over: only a change needs a tap
+            carried = (v.get("carried") or {}).get(name, {})
+            s.number = (self._entered.get(row.player, 0) if self._entered_for == name
+                        else carried.get(row.player, 0))
             body.add_widget(row)
         body.add_widget(Factory.Widget())
         body.add_widget(self.button(tr("cicero.ui.count"), lambda b: self._count(), height="76dp"))

@@ -278,7 +278,9 @@ def header_flags(state: "SevenKnightsState") -> list[str]:
     if state.round.result is not None:
         return [f.text() for f in round_flags(state.players, state.rules_mode, state.round)]
     if state.phase == "search" and state.past:
-        return [f.text() for f in round_flags(state.players, state.rules_mode, state.past[-1])]
+        last = state.past[-1]
+        return [tr("sevenknights.flag.in_round", round=last.number, text=f.text())
+                for f in round_flags(state.players, state.rules_mode, last)]
     return []
 
 

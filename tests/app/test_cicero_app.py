@@ -292,3 +292,45 @@ def test_players_of_the_same_age_the_table_says_who_is_older(driver):
     shot(driver, "02b_who_is_oldest")
     tap_value(driver, "Livia", root=screen.ids.oldest)
     assert app.view["princeps"] == "Livia" and app.view["first_princeps"]["decided_by"] == "age"
+
+
+@pytest.mark.app
+def test_the_economy_option_tracks_influence_within_the_limits(driver):
+    """Off by default; turned on at the table's setup, a panel reached from every screen's side
+    records one tap per change, within the rulebook's limits."""
+    app = driver.app
+    driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=AGES)
+    on(driver, "cicero.start")
+    assert app.view["economy"] is None and driver.screen.ids.side.ids.economy_button.disabled
+    app.leave_game()
+    driver.pump(4)
+    driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=AGES, options={"economy": True})
+    screen = on(driver, "cicero.start")
+    for _ in range(5):  # the draft: the cenacles fill with the white-backed Senators
+        assert app.send("draft_pick")
+    assert {p: f["cenacle"] for p, f in app.view["economy"]["families"].items()} == {p: 2 for p in PLAYERS}
+    button = screen.ids.side.ids.economy_button
+    assert not button.disabled
+    driver.tap(button)
+    driver.pump(4)
+    panel = next(w for w in app.root_window.children if type(w).__name__ == "EconomyPanel")
+    cell = panel.cell("Livia", "influence", "Pontifex")
+    plus = [b for b in cell.walk(restrict=True) if getattr(b, "text", "") == "+"][0]
+    before = len(app.session.events)
+    driver.tap(plus)
+    assert cell.value == "1" and len(app.session.events) == before + 1  # one tap, one event
+    app.send("economy", player="Livia", item="influence", caste="Pontifex", delta=9)
+    driver.pump(2)
+    assert cell.value == "10"
+    driver.tap(plus)
+    assert "can never exceed 10" in app.root.ids.toast.message and cell.value == "10"
+    assert "Livia's Pontifex influence is 10: it can never exceed 10" in panel.ids.message.text  # seen on the panel
+    assert "\n" not in panel.ids.message.text
+    shot(driver, "29_economy_limit")
+    driver.tap([b for b in panel.cell("Marcus", "actions").walk(restrict=True) if getattr(b, "text", "") == "+"][0])
+    driver.tap([b for b in panel.cell(None, "legions").walk(restrict=True) if getattr(b, "text", "") == "+"][0])
+    assert app.view["economy"]["families"]["Marcus"]["actions"] == 1 and app.view["economy"]["legions"] == 1
+    shot(driver, "30_economy")
+    driver.tap(panel.ids.close_button)
+    driver.pump(4)
+    assert not any(type(w).__name__ == "EconomyPanel" for w in app.root_window.children)

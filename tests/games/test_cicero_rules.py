@@ -634,3 +634,57 @@ def test_the_set_up_checklist_follows_the_rulebook():
     texts = Table(THREE_PLAYERS).view()["setup_checklist"]
     assert any("white-backed Senators from the red-backed" in t for t in texts)
     assert any("Triumvirate deck grouped by round" in t and "round I on top" in t for t in texts)
+
+
+# -- the tracked economy (a table option, off by default) -----------------------------------------
+
+ECONOMY = {**THREE_PLAYERS, "options": {"economy": True}}
+
+
+def test_the_economy_is_off_by_default():
+    t = Table(THREE_PLAYERS)
+    assert t.view()["economy"] is None
+    with pytest.raises(RuleError, match="option is off"):
+        t.do("economy", player="Livia", item="actions", delta=1)
+
+
+def test_influence_can_never_exceed_10():
+    """"Influence limit: a Family's influence in a Caste can never exceed 10.\""""
+    t = Table(ECONOMY)
+    t.do("economy", player="Livia", item="influence", caste="Pontifex", delta=10)
+    with pytest.raises(RuleError, match="Livia's Pontifex influence is 10: it can never exceed 10") as err:
+        t.do("economy", player="Livia", item="influence", caste="Pontifex", delta=1)
+    assert err.value.rule == "Influence limit: a Family's influence in a Caste can never exceed 10."
+    with pytest.raises(RuleError, match="cannot go below 0"):
+        t.do("economy", player="Marcus", item="influence", caste="Pontifex", delta=-1)
+    with pytest.raises(BadInput, match="'Senate' is not a Caste|Senate"):
+        t.do("economy", player="Marcus", item="influence", caste="Senate", delta=1)
+
+
+def test_the_cenacle_holds_the_drafted_senators_and_at_most_its_limit():
+    """"At the start of the game, the cenacle of each player contains at most 4 Senators. This limit
+    may be raised during the game." and "Take care not to exceed the current limit of your cenacle.\""""
+    t = Table(ECONOMY).until("first_princeps")
+    families = t.view()["economy"]["families"]
+    assert {p: f["cenacle"] for p, f in families.items()} == {"Livia": 2, "Marcus": 2, "Octavia": 2}
+    t.do("economy", player="Livia", item="cenacle", delta=2)
+    with pytest.raises(RuleError, match="cenacle is full") as err:
+        t.do("economy", player="Livia", item="cenacle", delta=1)
+    assert "not to exceed the current limit" in err.value.rule
+    t.do("economy", player="Livia", item="cenacle_limit", delta=1)  # a rare Senator raises it
+    t.do("economy", player="Livia", item="cenacle", delta=1)
+    t.do("economy", player="Livia", item="cenacle_limit", delta=-2)  # lowered: a discard is due
+    assert t.view()["economy_warnings"] == ["Livia's cenacle is over its limit: discard 2 Senator(s)."]
+
+
+def test_action_cards_have_no_limit_and_the_box_has_15_legions():
+    """"there is no limit to the number of Action cards a player may hold in hand" and "15 Roman
+    Legions (SPQR)"."""
+    t = Table(ECONOMY)
+    t.do("economy", player="Octavia", item="actions", delta=40)
+    t.do("economy", item="legions", delta=15)
+    with pytest.raises(RuleError, match="all 15 Legions"):
+        t.do("economy", item="legions", delta=1)
+    assert t.view()["economy"]["families"]["Octavia"]["actions"] == 40 and t.view()["economy"]["legions"] == 15
+    with pytest.raises(BadInput, match="whole number other than 0"):
+        t.do("economy", item="legions", delta=0)

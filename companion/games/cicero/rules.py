@@ -17,7 +17,7 @@ from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleE
 from companion.core.i18n import tr
 from companion.core.rules import GameRules, require
 
-from . import logic
+from . import economy, logic
 from .logic import check_caste, check_guild, check_players, known, numbers_for, signed, whole
 from .tables import (AUTOMATII, CASTES, GENERALS, GUILD_USES, GUILDS, PRESTIGE_START, SPACES, TRIBUTE_PP,
                      TRIBUTE_WAYS, ZONES, space_caste)
@@ -92,6 +92,8 @@ class CiceroState:
     # The counts last entered (per Caste, per Guild, and "senators"), kept across rounds: the
     # screens start from them so a round needs a tap per change, not per count.
     carried: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    # The table option "economy" (off by default): influence, cenacle, Action cards, Legions.
+    economy: Mapping[str, Any] | None = None
 
     @property
     def two_player(self) -> bool:
@@ -165,9 +167,11 @@ class CiceroRules(GameRules):
                 raise BadInput(tr("cicero.err.youngest_tie", names=logic.and_list(youngest), age=young))
             youngest = [chosen]
         n = len(players)
+        options = setup.get("options") or {}
+        tracked = economy.start(players) if isinstance(options, Mapping) and options.get("economy") is True else None
         return CiceroState(players=players, ages=ages, youngest=youngest[0], servants=logic.servants_for(n),
                            rounds=logic.rounds_for(n), draft=logic.draft_turns(players, youngest[0]),
-                           prestige={p: PRESTIGE_START for p in players})
+                           prestige={p: PRESTIGE_START for p in players}, economy=tracked)
 
     # -- commands -----------------------------------------------------------------------------
     def decide(self, state: CiceroState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
@@ -406,6 +410,11 @@ class CiceroRules(GameRules):
             raise BadInput(tr("cicero.err.note_shape"))
         return [("prestige_changed", {"player": player, "delta": delta, "reason": "table", "note": note.strip()})]
 
+    def _cmd_economy(self, state, d, command):
+        """One change to the tracked economy: {player, item, caste (influence), delta}."""
+        require(state.economy is not None, tr("cicero.err.economy_off"))
+        return [("economy_changed", economy.change(state.economy, state.players, d))]
+
     # -- the fold -----------------------------------------------------------------------------
     def evolve(self, state: CiceroState, event: Event) -> CiceroState:
         if event.kind in votes.VOTE_EVENTS:
@@ -418,7 +427,14 @@ class CiceroRules(GameRules):
         fold = getattr(self, f"_on_{event.kind}", None)
         return fold(state, event.data) if fold else state
 
+    def _on_economy_changed(self, s, d):
+        return replace(s, economy=economy.apply(s.economy, d)) if s.economy is not None else s
+
     def _on_senators_drafted(self, s, d):
+        if s.economy is not None:  # the drafted Senators join the cenacle
+            fam = s.economy["families"][d["player"]]
+            s = replace(s, economy=economy.apply(s.economy, {"player": d["player"], "item": "cenacle",
+                                                             "after": fam["cenacle"] + int(d["cards"])}))
         step = s.draft_step + 1
         return replace(s, draft_step=step, phase="draft" if step < len(s.draft) else "first_princeps")
 

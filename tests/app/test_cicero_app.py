@@ -191,6 +191,21 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     shown = {p: driver.find(root=screen, cls="CStepper", key=p).number for p in PLAYERS}
     assert shown == {"Livia": 4, "Marcus": 1, "Octavia": 4}
     shot(driver, "12a_counts_carried")
+    # Nothing changed since round 1: one tap counts the rest, stopping only where the Princeps
+    # must break a tie or a Guild card's holder must choose.
+    before = len(app.session.events)
+    tap_value(driver, "count_rest")
+    ties = 0
+    for _ in range(20):
+        if app.view["phase"] != "castes" or screen.tie is None:
+            break
+        assert "the Princeps, decides" in driver.find(cls="CLine", contains="tied").text
+        tap_value(driver, screen.tie.among[0])  # the Princeps' decision: the only other taps
+        ties += 1
+    assert all(c["votes"] is not None for c in app.view["castes"])
+    assert app.view["phase"] == "guilds" and app.view["pending_guild"] == "Artisans"
+    assert len(app.session.events) - before == 6 + 1  # 6 Castes and the first Guild, from 1 + {ties} taps
+    assert ties >= 1
     quick(driver, "prestige", 2)
     screen = on(driver, "cicero.prestige")
     assert driver.find(root=screen, cls="CStepper", key="Marcus").number == 2

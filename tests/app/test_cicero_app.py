@@ -134,6 +134,12 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     tap_value(driver, "Pompey")
     tap_text(driver, tr("cicero.ui.not_satisfied"))
     assert app.view["phase"] == "second_tribute"
+    # "in a different way from the first time": Livia paid -10 PP, Octavia a Senator
+    livia, octavia = (driver.find(cls="CSeatRow", player=p) for p in ("Livia", "Octavia"))
+    assert driver.find(root=livia, cls="CButton", value="prestige").disabled
+    assert driver.find(root=octavia, cls="CButton", value="senator").disabled
+    assert not driver.find(root=livia, cls="CButton", value="senator").disabled
+    shot(driver, "05a_second_tribute")
     tap_value(driver, "influences", root=driver.find(cls="CSeatRow", player="Livia"))
     for p, how in zip(PLAYERS[1:], ("senator", "influences")):  # "in a different way from the first time"
         assert app.send("pay_tribute", player=p, how=how)

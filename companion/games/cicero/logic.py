@@ -14,7 +14,7 @@ from companion.core.i18n import tr
 from companion.core.tally import WeightedPlurality
 
 from .tables import (AUTOMATII, AUTOMATII_VOTES, CASTES, GUILD_PP, GUILDS, PRIMUS_PP, ROUNDS, SECUNDUS_PP, SERVANTS,
-                     TRIBUTE_PP, ZONES)
+                     TRIBUTE_PP, TRIBUTE_WAYS, ZONES)
 
 # The rulebook's sentences, quoted by refusals and tie-breaks.
 R_PLAYERS = "A game lasts 5 rounds with 2, 3 or 4 players, or 4 rounds with 5 players."
@@ -318,6 +318,11 @@ def zone_of(caste: str) -> str:
 
 # -- the tribute --------------------------------------------------------------------------------
 
+def second_tribute_ways(first: str) -> tuple[str, ...]:
+    """The ways left for the second payment (see check_second_tribute for the reading)."""
+    return tuple(w for w in TRIBUTE_WAYS if w != first or w == "influences")
+
+
 def check_second_tribute(player: str, first: str | None, second: str) -> None:
     """"complete the payment of their tribute to Cicero in a different way from the first time".
 
@@ -325,7 +330,7 @@ def check_second_tribute(player: str, first: str | None, second: str) -> None:
     4 shown); a Senator discarded twice or -10 PP twice is the same way again, refused."""
     if first is None:
         raise RuleError(tr("cicero.err.no_first_tribute", player=player), R_SECOND_TRIBUTE)
-    if second == first and first != "influences":
+    if second not in second_tribute_ways(first):
         raise RuleError(tr("cicero.err.same_tribute", player=player, how=tr(f"cicero.tribute.{first}")),
                         R_SECOND_TRIBUTE)
 

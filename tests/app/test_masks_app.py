@@ -149,6 +149,8 @@ def test_a_whole_round_from_deal_to_winner(driver):
     hold(driver, driver.find(cls="MasksTargetButton", player="Dan"))
     assert phase(driver) == "executioner" and app.sm.current == "masks.executioner"
     assert "Dan holds the Executioner" in app.view["prompt"]
+    driver.advance(20)  # the narrator finishes the line before
+    assert app.view["prompt"] in spoken(driver)  # said aloud too
     assert "identities" not in app.view  # nobody else's card is face up yet
     driver.screenshot("masks/6_executioner")
     assert not driver.find_all(root=driver.screen, cls="MasksTargetButton", text="Dan")
@@ -156,7 +158,8 @@ def test_a_whole_round_from_deal_to_winner(driver):
 
     assert app.sm.current == "masks.identities"
     ids = driver.screen
-    assert "Dan (the Executioner) chose Ann" in ids.prompt
+    driver.advance(20)
+    assert "Dan (the Executioner) chose Ann" in ids.prompt and ids.prompt in spoken(driver)
     assert ids.chosen == {"Dan": "Executioner"}  # the card already shown
     final = {"Ann": "Queen", "Ben": "Spy", "Cat": "Harlot", "Eve": "Martyr"}
     for name, identity in final.items():

@@ -73,6 +73,9 @@ class MasksUI(GameUI):
             elif ev.kind == "vote_revealed" and view.get("phase") == "executioner_check":
                 app.narrator.say("masks_executioner_check", tr(
                     "masks.say.executioner_check", names=", ".join(view.get("top_players", []))))
+            elif ev.kind in ("executioner_shown", "executioner_chose", "no_executioner_shown"):
+                # who chooses now, then "everyone reveals": said as well as shown
+                app.narrator.say(f"masks_{ev.kind}", view.get("prompt", ""))
             elif ev.kind == "discussion_ended":
                 self.countdown = None
                 app.narrator.cancel()

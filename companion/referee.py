@@ -1,24 +1,30 @@
 """The referee: the games' rule functions as a JSON command line.
 
     python -m companion.referee GAME QUESTION < question.json
+    python -m companion.referee --help          (games and questions)
 
-reads one JSON object on stdin and prints one JSON object on stdout (exit 0). Malformed or
-impossible input exits 2 with one line ``error: …`` on stderr and nothing on stdout. The app's
-screens call the same functions.
+reads one JSON object on stdin and prints one JSON object on stdout (exit 0). Anything wrong —
+malformed JSON, a key the question does not know, a count the game's box cannot hold, a player
+count outside the rulebook's range, nesting too deep — exits 2 with one line ``error: …`` on
+stderr and nothing on stdout. The app's screens call the same rule functions.
 
 Each game package ``companion.games.<game>`` has a module ``referee`` with a dict ``QUESTIONS``
-mapping a question name to ``function(dict) -> dict``.
+mapping a question name to ``function(dict) -> dict``. A function may carry a schema
+(``companion.core.schema.question``); ``ask`` checks it first, the one strictness mechanism.
 """
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import sys
 from typing import Callable, Mapping
 
 from .core.events import BadInput, RuleError
+from .core.schema import check
 
 GAMES = ("knives23", "masks", "sevenknights", "cicero")
+MAX_INPUT = 1_000_000  # characters: a question is a table's worth of data, not a file dump
 
 
 def questions(game: str) -> Mapping[str, Callable[[dict], dict]]:
@@ -37,33 +43,104 @@ def ask(game: str, question: str, data) -> dict:
         raise BadInput(f"unknown question {question!r} for {game}; questions: {', '.join(sorted(table))}")
     if not isinstance(data, dict):
         raise BadInput("input must be one JSON object")
-    return table[question](data)
+    fn = table[question]
+    schema = getattr(fn, "schema", None)
+    if schema is not None:
+        data = check(schema, data)
+    return fn(data)
+
+
+def _no_duplicates(pairs):
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise BadInput(f"input is not valid JSON for a question: key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
+def _no_constant(name):
+    raise BadInput(f"input is not valid JSON: {name} is not a number")
+
+
+def parse(text: str):
+    """Strict JSON: no NaN/Infinity, no key twice in an object, no nesting deep enough to
+    exhaust the parser (one line, never a RecursionError)."""
+    if len(text) > MAX_INPUT:
+        raise BadInput(f"input is {len(text)} characters; a question is at most {MAX_INPUT}")
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except RecursionError:
+        raise BadInput("input is nested too deeply to be a question") from None
+    except BadInput:
+        raise
+    except ValueError as exc:  # JSONDecodeError, a number too long to read
+        raise BadInput(f"input is not valid JSON: {exc}") from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one ``error:`` line and exit 2, like bad input."""
+
+    def __init__(self, *args, stderr=None, **kw):
+        super().__init__(*args, **kw)
+        self._stderr = stderr
+
+    def error(self, message):
+        print(f"error: {message} (see --help)", file=self._stderr or sys.stderr)
+        raise SystemExit(2)
+
+
+def _epilog() -> str:
+    lines = ["questions:"]
+    for game in GAMES:
+        try:
+            names = ", ".join(sorted(questions(game)))
+        except Exception as exc:  # help still helps when one game's module is broken
+            names = f"(unavailable: {type(exc).__name__})"
+        lines.append(f"  {game}: {names}")
+    lines.append("Input: one JSON object on stdin; answer: one JSON object on stdout.")
+    lines.append("Bad input: one line 'error: ...' on stderr, exit 2. See docs/referee.md.")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None, stdin=None, stdout=None, stderr=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
-    if len(argv) != 2:
-        print("error: usage: python -m companion.referee GAME QUESTION < input.json "
-              f"(games: {', '.join(GAMES)})", file=stderr)
-        return 2
-    game, question = argv
+    parser = _Parser(prog="python -m companion.referee", stderr=stderr,
+                     description="Ask the games' rules a question: JSON in, JSON out.",
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("game", choices=GAMES, help="the game")
+    parser.add_argument("question", help="the question (listed below per game)")
     try:
-        text = stdin.read()
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise BadInput(f"input is not valid JSON: {exc}") from None
-        answer = ask(game, question, data)
+        if any(a in ("-h", "--help") for a in argv):
+            parser.epilog = _epilog()
+            parser.print_help(stdout)
+            return 0
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise BadInput(f"input is not UTF-8 text (byte {exc.start})") from None
+        answer = ask(args.game, args.question, parse(raw))
+        text = json.dumps(answer, ensure_ascii=False)
     except (BadInput, RuleError) as exc:
-        print(f"error: {exc}", file=stderr)
+        print(f"error: {_one_line(str(exc))}", file=stderr)
         return 2
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
         # A shape the question's own checks did not foresee: still one line, still exit 2.
-        print(f"error: malformed input ({type(exc).__name__}: {exc})", file=stderr)
+        print(f"error: malformed input ({type(exc).__name__}: {_one_line(str(exc))})", file=stderr)
         return 2
-    stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    stdout.write(text + "\n")
     return 0
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 if __name__ == "__main__":

@@ -84,6 +84,10 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     screen = on(driver, "cicero.start")
     assert app.view["draft"]["player"] == "Octavia"
     assert app.caption  # the narrator opens the draft
+    # the physical set-up, from the rulebook, before the first card is drawn
+    assert driver.find(cls="CLine", contains="Triumvirate deck grouped by round")
+    assert driver.find(cls="CLine", contains="Separate the 12 white-backed Senators from the red-backed")
+    assert driver.find(cls="CLine", contains="3 Servants")
     shot(driver, "01_draft")
     driver.tap(screen.ids.draft_button)
     assert app.view["draft"]["player"] == "Livia"
@@ -105,8 +109,16 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     shot(driver, "03_cicero_card")
     tap_text(driver, tr("cicero.ui.reveal_card"))
     assert app.view["cicero"]["influences"] == ["Insidiator", "Mercatores", "Belligerator", "Belligerator"]
-    for space in ("senate_1", "Oratores_1", "Pontifex_2"):
-        tap_value(driver, space)
+    assert "What the spaces give" in screen.ids.effect_heading.text  # before the first Servant
+    assert "Each other player: either +1 the zone's Caste influence" in screen.ids.effect.text
+    tap_value(driver, "senate_1")
+    assert "Marcus: draw 4 Senator cards from pile 1 and recruit up to 2" in screen.ids.effect.text
+    assert "Each other player: draw 2 from that pile and may recruit 1" in screen.ids.effect.text
+    tap_value(driver, "Oratores_1")
+    assert "+X Oratores influence" in screen.ids.effect.text
+    shot(driver, "04a_space_effect")
+    tap_value(driver, "Pontifex_2")
+    assert "+1 Pontifex influence and draw the first Pontifex Action card" in screen.ids.effect.text
     for space in ("Insidiator_1", "senate_2"):
         assert app.send("place_servant", space=space)
     assert [p for p, _ in app.view["placements"]] == ["Marcus", "Octavia", "Livia", "Marcus", "Octavia"]
@@ -122,9 +134,15 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     tap_value(driver, "Pompey")
     tap_text(driver, tr("cicero.ui.not_satisfied"))
     assert app.view["phase"] == "second_tribute"
+    # "in a different way from the first time": Livia paid -10 PP, Octavia a Senator
+    livia, octavia = (driver.find(cls="CSeatRow", player=p) for p in ("Livia", "Octavia"))
+    assert driver.find(root=livia, cls="CButton", value="prestige").disabled
+    assert driver.find(root=octavia, cls="CButton", value="senator").disabled
+    assert not driver.find(root=livia, cls="CButton", value="senator").disabled
+    shot(driver, "05a_second_tribute")
     tap_value(driver, "influences", root=driver.find(cls="CSeatRow", player="Livia"))
-    for p in PLAYERS[1:]:
-        assert app.send("pay_tribute", player=p, how="senator")
+    for p, how in zip(PLAYERS[1:], ("senator", "influences")):  # "in a different way from the first time"
+        assert app.send("pay_tribute", player=p, how=how)
 
     # VI. Majorities by touch: a tie for the Oratores Primus is the Princeps' (Marcus) to break.
     screen = on(driver, "cicero.majorities")
@@ -172,6 +190,31 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     screen = on(driver, "cicero.board")
     assert "Octavia is Princeps (Octavia 9, Livia 6)" in screen.ids.election.text
     shot(driver, "12_after_election")
+
+    # Round 2's counts start from round 1's: only a change needs a tap.
+    quick(driver, "castes", 2)
+    screen = on(driver, "cicero.majorities")
+    shown = {p: driver.find(root=screen, cls="CStepper", key=p).number for p in PLAYERS}
+    assert shown == {"Livia": 4, "Marcus": 1, "Octavia": 4}
+    shot(driver, "12a_counts_carried")
+    # Nothing changed since round 1: one tap counts the rest, stopping only where the Princeps
+    # must break a tie or a Guild card's holder must choose.
+    before = len(app.session.events)
+    tap_value(driver, "count_rest")
+    ties = 0
+    for _ in range(20):
+        if app.view["phase"] != "castes" or screen.tie is None:
+            break
+        assert "the Princeps, decides" in driver.find(cls="CLine", contains="tied").text
+        tap_value(driver, screen.tie.among[0])  # the Princeps' decision: the only other taps
+        ties += 1
+    assert all(c["votes"] is not None for c in app.view["castes"])
+    assert app.view["phase"] == "guilds" and app.view["pending_guild"] == "Artisans"
+    assert len(app.session.events) - before == 6 + 1  # 6 Castes and the first Guild, from 1 + {ties} taps
+    assert ties >= 1
+    quick(driver, "prestige", 2)
+    screen = on(driver, "cicero.prestige")
+    assert driver.find(root=screen, cls="CStepper", key="Marcus").number == 2
 
     # Round 3: everyone votes for themselves with 5 votes: the outgoing Princeps decides.
     quick(driver, "election", 3)
@@ -270,3 +313,45 @@ def test_players_of_the_same_age_the_table_says_who_is_older(driver):
     shot(driver, "02b_who_is_oldest")
     tap_value(driver, "Livia", root=screen.ids.oldest)
     assert app.view["princeps"] == "Livia" and app.view["first_princeps"]["decided_by"] == "age"
+
+
+@pytest.mark.app
+def test_the_economy_option_tracks_influence_within_the_limits(driver):
+    """Off by default; turned on at the table's setup, a panel reached from every screen's side
+    records one tap per change, within the rulebook's limits."""
+    app = driver.app
+    driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=AGES)
+    on(driver, "cicero.start")
+    assert app.view["economy"] is None and driver.screen.ids.side.ids.economy_button.disabled
+    app.leave_game()
+    driver.pump(4)
+    driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=AGES, options={"economy": True})
+    screen = on(driver, "cicero.start")
+    for _ in range(5):  # the draft: the cenacles fill with the white-backed Senators
+        assert app.send("draft_pick")
+    assert {p: f["cenacle"] for p, f in app.view["economy"]["families"].items()} == {p: 2 for p in PLAYERS}
+    button = screen.ids.side.ids.economy_button
+    assert not button.disabled
+    driver.tap(button)
+    driver.pump(4)
+    panel = next(w for w in app.root_window.children if type(w).__name__ == "EconomyPanel")
+    cell = panel.cell("Livia", "influence", "Pontifex")
+    plus = [b for b in cell.walk(restrict=True) if getattr(b, "text", "") == "+"][0]
+    before = len(app.session.events)
+    driver.tap(plus)
+    assert cell.value == "1" and len(app.session.events) == before + 1  # one tap, one event
+    app.send("economy", player="Livia", item="influence", caste="Pontifex", delta=9)
+    driver.pump(2)
+    assert cell.value == "10"
+    driver.tap(plus)
+    assert "can never exceed 10" in app.root.ids.toast.message and cell.value == "10"
+    assert "Livia's Pontifex influence is 10: it can never exceed 10" in panel.ids.message.text  # seen on the panel
+    assert "\n" not in panel.ids.message.text
+    shot(driver, "29_economy_limit")
+    driver.tap([b for b in panel.cell("Marcus", "actions").walk(restrict=True) if getattr(b, "text", "") == "+"][0])
+    driver.tap([b for b in panel.cell(None, "legions").walk(restrict=True) if getattr(b, "text", "") == "+"][0])
+    assert app.view["economy"]["families"]["Marcus"]["actions"] == 1 and app.view["economy"]["legions"] == 1
+    shot(driver, "30_economy")
+    driver.tap(panel.ids.close_button)
+    driver.pump(4)
+    assert not any(type(w).__name__ == "EconomyPanel" for w in app.root_window.children)

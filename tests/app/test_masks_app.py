@@ -138,22 +138,44 @@ def test_a_whole_round_from_deal_to_winner(driver):
     driver.screenshot("masks/4_vote_reveal")
     driver.tap(driver.screen.ids.continue_button)
 
-    # --- the final Identities, then the Executioner's choice
-    assert app.sm.current == "masks.identities"
-    ids = driver.screen
-    final = {"Ann": "Queen", "Ben": "Spy", "Cat": "Harlot", "Dan": "Executioner", "Eve": "Martyr"}
-    for name, identity in final.items():
-        driver.tap(driver.find(cls="MasksCardToggle", player=name, identity=identity))
-    driver.tap(driver.find(cls="MasksRoyalistToggle", player="Ben"))
-    assert ids.center() == ["Pamphleteer", "Fugitive", "King"]
-    assert "Pamphleteer, Fugitive, King" in ids.center_text
-    driver.screenshot("masks/5_identities")
-    driver.tap(ids.ids.submit_button)
+    # --- the rulebook's order: the most-voted player checks their own card; the Executioner
+    # shows it alone and chooses; only then is every Identity turned over
     assert app.sm.current == "masks.executioner"
+    check = driver.screen
+    assert phase(driver) == "executioner_check" and "identities" not in app.view
+    assert "Most votes: Dan" in check.prompt and "show that card alone" in check.prompt
+    assert any("Only the Executioner with the most votes shows their card" in t for t in spoken(driver))
+    driver.screenshot("masks/5_executioner_check")
+    hold(driver, driver.find(cls="MasksTargetButton", player="Dan"))
+    assert phase(driver) == "executioner" and app.sm.current == "masks.executioner"
     assert "Dan holds the Executioner" in app.view["prompt"]
+    driver.advance(20)  # the narrator finishes the line before
+    assert app.view["prompt"] in spoken(driver)  # said aloud too
+    assert "identities" not in app.view  # nobody else's card is face up yet
     driver.screenshot("masks/6_executioner")
     assert not driver.find_all(root=driver.screen, cls="MasksTargetButton", text="Dan")
     hold(driver, driver.find(cls="MasksTargetButton", text="Ann"))
+
+    assert app.sm.current == "masks.identities"
+    ids = driver.screen
+    driver.advance(20)
+    assert "Dan (the Executioner) chose Ann" in ids.prompt and ids.prompt in spoken(driver)
+    assert ids.chosen == {"Dan": "Executioner"}  # the card already shown
+    final = {"Ann": "Queen", "Ben": "Spy", "Cat": "Harlot", "Eve": "Martyr"}
+    for name, identity in final.items():
+        driver.tap(driver.find(cls="MasksCardToggle", player=name, identity=identity))
+    assert ids.center() == ["Pamphleteer", "Fugitive", "King"]
+    assert "Pamphleteer, Fugitive, King" in ids.center_text
+    # a Royalist the rule would not allow is warned about, in the rule's words; not refused
+    driver.tap(driver.find(cls="MasksRoyalistToggle", player="Cat"))
+    assert "does not sit next to Ann" in ids.warnings and "adjacent player to their left or right" in ids.warnings
+    driver.tap(driver.find(cls="MasksRoyalistToggle", player="Eve"))
+    assert "The Martyr cannot be selected as a Royalist." in ids.ids.warnings.text
+    driver.screenshot("masks/7_identities_royalist_warning")
+    driver.tap(driver.find(cls="MasksRoyalistToggle", player="Ben"))
+    assert ids.warnings == ""
+    driver.screenshot("masks/8_identities")
+    driver.tap(ids.ids.submit_button)
 
     # --- the result
     assert app.sm.current == "masks.result"
@@ -163,7 +185,7 @@ def test_a_whole_round_from_deal_to_winner(driver):
     assert result.headline == "The People win"
     assert "Dan holds the Executioner and chose Ann instead" in result.detail
     driver.advance(10)
-    driver.screenshot("masks/7_result")
+    driver.screenshot("masks/9_result")
     assert app.journal.game(app.session.game_id).status == "finished"
 
 
@@ -178,6 +200,9 @@ def test_the_app_tells_the_table_which_reading_it_applied(driver):
     driver.pump(4)
     send_votes(driver, {"Ann": "Cat", "Ben": "Cat", "Cat": "center", "Dan": "center", "Eve": "Ann"})
     driver.tap(driver.screen.ids.continue_button)
+    assert driver.app.sm.current == "masks.executioner"
+    hold(driver, driver.find(cls="MasksTargetButton", player=""))  # Cat does not hold it
+    assert driver.app.sm.current == "masks.identities"
     ids = driver.screen
     for name, identity in zip(NAMES, ["Queen", "King", "Spy", "Pamphleteer", "Martyr"]):
         ids.pick(name, identity)
@@ -186,7 +211,7 @@ def test_the_app_tells_the_table_which_reading_it_applied(driver):
     assert driver.app.sm.current == "masks.result"
     assert "center cannot be eliminated" in driver.screen.readings
     assert driver.screen.headline == "The Royals win"
-    driver.screenshot("masks/8_result_center_tie")
+    driver.screenshot("masks/10_result_center_tie")
 
 
 @pytest.mark.app
@@ -219,6 +244,8 @@ def test_a_refused_entry_is_one_line_and_changes_nothing(driver):
     driver.pump(4)
     send_votes(driver, {"Ann": "Ben", "Ben": "Ann", "Cat": "Ann", "Dan": "Ann", "Eve": "Ann"})
     driver.tap(driver.screen.ids.continue_button)
+    app.send("executioner_check", player=None)
+    driver.pump(4)
     before = len(app.session.events)
     ids = driver.screen
     for name in NAMES[:4]:

@@ -227,3 +227,40 @@ def test_eight_players_question_composer_fits(driver):
     header_bottom = min(w.to_window(w.x, w.y)[1] for w in driver.find_all(root=screen, cls="SKHeader"))
     assert composer.parent.to_window(0, composer.parent.top)[1] <= header_bottom
     driver.screenshot("sevenknights/eight_players_questions")
+
+
+@pytest.mark.app
+def test_broken_recommendation_rules_and_a_wrong_first_player_are_flagged(driver):
+    """"Witch Myrmamius cannot recommend TORIKO. TORIKO cannot recommend Witch Myrmamius." and the
+    next First player is "the player who had the "1 Eins" tile (or, if none, the player having the
+    tile with the smallest number)": the tablet cannot know before the result, so it flags after."""
+    app = driver.app
+    driver.start_game("sevenknights", PLAYERS, first="Ann", options={"mode": "basic"})
+    on(driver, "sevenknights.search")
+    # Ann looks at Cy, Cy at Di, Di at Cy: Cy will turn out to be the Witch; Ann and Di are TORIKO.
+    quick_round(driver, ["Cy", "center", "Di", "Cy", "Ann"], ["Bo", "Ed", "Ann", "Bo", "Di"])
+    # Cy (the Witch) recommends Ann (TORIKO); Di (TORIKO) recommends Cy (the Witch).
+    recommend_by_phone(driver, ["Bo", "Bo", "Ann", "Cy", "Bo"])
+    screen = on(driver, "sevenknights.captain")
+    assert screen.ids.captain_name.text == "Bo"
+    assert app.send("ask_question", target="Ed", template="odd", answer="yes")
+    screen = on(driver, "sevenknights.captain")
+    assert app.view["header_flags"] == []  # nothing is known before the result
+    tap_text(driver, "4")
+    tap_player(driver, "Cy", root=screen.ids.places)
+    driver.tap(screen.ids.in_order_button)
+    screen = on(driver, "sevenknights.score")
+    flags = driver.find(root=screen, cls="Label", contains="Witch Myrmamius cannot recommend TORIKO").text
+    assert "Cy (Witch Myrmamius) recommended Ann, who was TORIKO" in flags
+    assert "Di (TORIKO) recommended Cy, who was Witch Myrmamius" in flags
+    assert 'rule: "TORIKO cannot recommend Witch Myrmamius."' in flags
+    settle(driver)
+    driver.screenshot("sevenknights/flags_after_result")
+    # Bo had tile 4: with only one center tile, a smaller number sat in front of a player.
+    tap_player(driver, "Bo", root=screen.ids.firsts)
+    on(driver, "sevenknights.search")
+    assert app.view["round"] == 2 and app.view["first"] == "Bo"  # recorded: a flag, not a refusal
+    line = driver.find(cls="Label", contains="Check the First player").text
+    assert "Round 1: Check the First player: Bo had tile 4, and a smaller number was in front of a player" in line and "1 Eins" in line
+    settle(driver)
+    driver.screenshot("sevenknights/flag_next_first")

@@ -20,11 +20,20 @@ def referee(payload, question="princeps") -> subprocess.CompletedProcess:
                           input=text, capture_output=True, text=True, cwd=ROOT, timeout=60)
 
 
-def answer(payload, question="princeps") -> dict:
+def full(payload, question="princeps") -> dict:
     done = referee(payload, question)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     return json.loads(done.stdout)
+
+
+CORE = {"princeps": ("princeps", "tally", "tie"), "first_princeps": ("princeps",)}
+
+
+def answer(payload, question="princeps") -> dict:
+    """The answer's deciding keys (the reasons are checked by their own tests)."""
+    a = full(payload, question)
+    return {k: a[k] for k in CORE[question]} if question in CORE else a
 
 
 def refused(payload, question="princeps") -> str:
@@ -92,17 +101,26 @@ def test_a_tie_made_by_the_automatii_is_still_the_outgoing_princeps_to_break():
 @pytest.mark.parametrize("payload, words", [
     (election(ballots="AA BZ CC"), "'Z' is not a player"),
     (election(ballots="AA BB CC ZA"), "'Z' is not a player"),
-    (election(outgoing="Z"), "outgoing Princeps 'Z'"),
-    (election(votes="A6 B-4 C5"), "votes of B must be a whole number from 0"),
+    (election(outgoing="Z"), "outgoing: 'Z' is not a player"),
+    (election(votes="A6 B-4 C5"), "players[1].votes: must be 0 to"),
+    ({**election(), "players": [{"name": "A", "votes": 6}, {"name": "B", "votes": 4.5}]},
+     "players[1].votes: must be a whole number"),
+    (election(votes="A6 B200000 C5"), "120 Senator cards in the box"),
+    ({**election(), "Ballots": {}}, "unknown key 'Ballots'"),
     (election(votes="A6 B4 C6", ballots="AA BB CC", outgoing="B"), "outgoing_choice"),
     (election(votes="A6 B4 C6", ballots="AA BB CC", outgoing="B", outgoing_choice="B"), "not one of the tied"),
     (election(votes="A6 B4 C6", ballots="AA BB CC", outgoing="B", outgoing_choice="Q"), "'Q' is not a player"),
-    (election(votes="A6 A4 C5", ballots="AA CC"), "listed twice"),
-    (election(automatii=True), "only in the 2-player game"),
+    (election(votes="A6 A4 C5", ballots="AA CC"), "names 'A' twice"),
+    (election(automatii=True), "the Automatii vote in every 2-player election and in no other"),
+    ({"players": [{"name": "A", "votes": 1, "prestige": 1}, {"name": "B", "votes": 1, "prestige": 2}],
+      "ballots": {"A": "A", "B": "A"}, "outgoing": "A", "automatii": False}, "automatii is false with 2 players"),
+    ({"players": [{"name": c, "votes": 1} for c in "ABCDEF"], "ballots": {}, "outgoing": "A"},
+     "2 to 5 players, got 6"),
+    ({"players": [{"name": "A", "votes": 1}], "ballots": {}, "outgoing": "A"}, "2 to 5 players, got 1"),
     ({"players": [{"name": "A", "votes": 1}, {"name": "B", "votes": 1}], "ballots": {"A": "A", "B": "A"},
-      "outgoing": "A", "automatii": True}, "needs a whole-number 'prestige'"),
+      "outgoing": "A"}, "needs a whole-number 'prestige'"),
     (election(ballots=""), "No votes were given"),
-    ({"players": "ABC", "ballots": {}, "outgoing": "A"}, "players must be a list"),
+    ({"players": "ABC", "ballots": {}, "outgoing": "A"}, "players: must be a list"),
 ])
 def test_malformed_elections_exit_2_with_one_line(payload, words):
     assert words in refused(payload)
@@ -149,13 +167,119 @@ def test_first_princeps_tied_even_on_age_needs_to_be_told_who_is_older():
 
 
 @pytest.mark.parametrize("payload, words", [
-    (first("A:6/2/40 B:-1/2/40"), "votes of B must be a whole number"),
-    (first("A:6/2/40 B:6/-2/40"), "oratores_votes of B"),
+    (first("A:6/2/40 B:-1/2/40"), "players[1].votes: must be 0 to"),
+    (first("A:6/2/40 B:6/-2/40"), "players[1].oratores_votes"),
     (first("A:6/2/40"), "2 to 5 players"),
     (first("A:6/2/40 B:1/1/1 C:1/1/1 D:1/1/1 E:1/1/1 F:1/1/1"), "2 to 5 players"),
     ({"players": [{"name": "A", "votes": 1, "oratores_votes": 1}, {"name": "B", "votes": 1,
-                                                                   "oratores_votes": 1, "age": 3}]}, "has no 'age'"),
+                                                                   "oratores_votes": 1, "age": 3}]}, "players[0] has no age"),
     (first("A:6/2/40 B:6/2/40", oldest="C"), "'C' is not a player"),
 ])
 def test_malformed_first_princeps_exit_2_with_one_line(payload, words):
     assert words in refused(payload, "first_princeps")
+
+
+# -- the reasons in every answer ---------------------------------------------------------------
+
+def test_the_2_player_election_always_includes_the_automatii_and_says_to_whom():
+    """"When the Princeps is elected, the Automatii Family systematically gives 5 votes to whichever
+    of the players has the fewest PP." — without being asked."""
+    q = {"players": [{"name": "A", "votes": 6, "prestige": 20}, {"name": "B", "votes": 4, "prestige": 12}],
+         "ballots": {"A": "A", "B": "B"}, "outgoing": "A"}
+    a = full(q)
+    assert (a["princeps"], a["automatii_to"], a["automatii_votes"], a["tally"]) == ("B", "B", 5, {"A": 6, "B": 9})
+    assert a["decided_by"] == "most_votes" and a["tie"] is False
+
+
+def test_the_election_says_who_decided_a_tie():
+    a = full(election(votes="A6 B4 C6", ballots="AA BB CC", outgoing="B", outgoing_choice="C"))
+    assert (a["decided_by"], a["tied"]) == ("outgoing_choice", ["A", "C"]) and "automatii_to" not in a
+
+
+def test_first_princeps_says_what_decided():
+    assert full(first("A:6/0/30 B:5/3/70"), "first_princeps")["decided_by"] == "votes"
+    assert full(first("A:6/1/80 B:6/3/20"), "first_princeps")["decided_by"] == "oratores"
+    assert full(first("A:6/2/40 B:6/2/45"), "first_princeps")["decided_by"] == "age"
+
+
+# -- majorities --------------------------------------------------------------------------------
+
+THREE = [{"name": n} for n in "ABC"]
+
+
+def test_caste_primus_and_secundus_and_their_ties():
+    """"The player who is most influential in a Caste takes the Primus card of that Caste; the second
+    player takes the Secundus card. In case of a tie, the Princeps breaks the tie"."""
+    q = {"players": THREE, "princeps": "A", "caste": "Pontifex", "votes": {"A": 3, "B": 5, "C": 3}}
+    assert "give secundus_choice, one of A, C" in refused(q, "caste_majority")
+    a = answer({**q, "secundus_choice": "C"}, "caste_majority")
+    assert a == {"caste": "Pontifex", "primus": "B", "secundus": "C", "taken": ["primus", "secundus"],
+                 "decided_by": {"primus": "most", "secundus": "princeps"}}
+    a = answer({**q, "votes": {"A": 4, "B": 4, "C": 1}, "primus_choice": "A"}, "caste_majority")
+    assert (a["primus"], a["secundus"], a["decided_by"]) == ("A", "B", {"primus": "princeps", "secundus": "most"})
+
+
+def test_a_caste_card_stays_with_its_holder_until_someone_takes_it():
+    """"The Primus and Secundus cards remain the property of the players who acquired them until they
+    lose their majority at a later count." """
+    q = {"players": THREE, "princeps": "A", "caste": "Oratores", "votes": {"A": 0, "B": 0, "C": 0},
+         "held": {"primus": "C", "secundus": "B"}}
+    a = answer(q, "caste_majority")
+    assert (a["primus"], a["secundus"], a["taken"]) == ("C", "B", [])
+
+
+def test_guild_majority_no_second_place_and_the_princeps_breaks_ties():
+    q = {"players": THREE, "princeps": "B", "guild": "Priests", "symbols": {"A": 2, "B": 2, "C": 0}}
+    assert "give choice, one of A, B" in refused(q, "guild_majority")
+    assert answer({**q, "choice": "B"}, "guild_majority") == {"guild": "Priests", "holder": "B", "taken": True,
+                                                              "decided_by": "princeps"}
+    assert answer({**q, "symbols": {"A": 0, "B": 0, "C": 0}, "held": "C"}, "guild_majority")["decided_by"] == "kept"
+
+
+# -- tribute and Prestige ----------------------------------------------------------------------
+
+def test_the_tribute_and_the_second_tribute_in_a_different_way():
+    q = {"players": [{"name": "A", "prestige": 10, "first": "prestige", "second": "senator"},
+                     {"name": "B", "prestige": 10, "first": "influences", "second": "influences"}],
+         "triumvirate_satisfied": False}
+    assert answer(q, "tribute") == {"players": {"A": {"prestige_change": -10, "prestige": 0},
+                                                "B": {"prestige_change": 0, "prestige": 10}}, "second_needed": True}
+    q["players"][0]["second"] = "prestige"  # 10 -> -10 PP: the same way twice
+    assert "in a different way from the first time" in refused(q, "tribute")
+    q = {"players": [{"name": "A", "prestige": 10, "first": "prestige"}, {"name": "B", "prestige": 3,
+                                                                          "first": "senator"}],
+         "triumvirate_satisfied": True}
+    assert answer(q, "tribute")["players"]["A"]["prestige"] == 0
+
+
+def test_prestige_phase_and_the_end_of_the_game():
+    """"A Primus card is worth 6 PP; a Secundus card is worth only 3 PP." "3 PP for each card whose power
+    they chose not to use." "the most prestigious Family is declared the winner" """
+    q = {"players": [{"name": "A", "prestige": 10, "senators": 4}, {"name": "B", "prestige": 12}],
+         "castes": {"Pontifex": {"primus": "A", "secundus": "B"}},
+         "guilds": {"Priests": {"holder": "B", "use": "prestige"}, "Artisans": {"holder": "A", "use": "power"}},
+         "last": True}
+    a = answer(q, "prestige")
+    assert a["cards"]["A"] == {"primus": 6, "secundus": 0, "guilds": 0, "total": 6}
+    assert a["cards"]["B"]["total"] == 6 and a["prestige"] == {"A": 20, "B": 18} and a["winners"] == ["A"]
+    assert "winners" not in answer({**q, "last": False}, "prestige")
+
+
+@pytest.mark.parametrize("question, payload, words", [
+    ("caste_majority", {"players": THREE, "princeps": "A", "caste": "Senate", "votes": {}}, "'Senate' is not one of"),
+    ("caste_majority", {"players": THREE, "princeps": "A", "caste": "Pontifex", "votes": {"A": 1}},
+     "votes: has nothing for B"),
+    ("guild_majority", {"players": THREE, "princeps": "Z", "guild": "Priests", "symbols": {}}, "princeps: 'Z'"),
+    ("tribute", {"players": [{"name": "A", "prestige": 1, "first": "gold"}, {"name": "B", "prestige": 1,
+                                                                            "first": "senator"}],
+                 "triumvirate_satisfied": True}, "'gold' is not one of influences, senator, prestige"),
+    ("tribute", {"players": [{"name": "A", "prestige": 1, "first": "senator", "second": "prestige"},
+                             {"name": "B", "prestige": 1, "first": "senator"}], "triumvirate_satisfied": True},
+     "the general was satisfied"),
+    ("prestige", {"players": [{"name": "A", "prestige": 1}, {"name": "B", "prestige": 1}],
+                  "castes": {"Pontifex": {"primus": "A", "secundus": "A"}}}, "both the Primus and the Secundus"),
+    ("prestige", {"players": [{"name": "A", "prestige": 1}, {"name": "B", "prestige": 1}],
+                  "guilds": {"Priests": {"holder": "A", "use": "gold"}}}, "guilds.Priests.use"),
+])
+def test_bad_input_for_the_new_questions_is_one_line(question, payload, words):
+    assert words in refused(payload, question)

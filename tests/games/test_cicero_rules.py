@@ -425,10 +425,31 @@ def test_if_the_general_is_satisfied_the_game_moves_on_otherwise_the_tribute_is_
     t.do("triumvirate", general="Pompey", satisfied=False)
     assert t.state.phase == "second_tribute"
     before = dict(t.state.prestige)
-    for p, how in (("Livia", "influences"), ("Marcus", "prestige"), ("Octavia", "senator")):
+    first = dict(t.state.tribute)
+    ways = {p: next(w for w in ("prestige", "senator") if w != first[p]) for p in first}
+    for p in ("Livia", "Marcus", "Octavia"):
+        t.do("pay_tribute", player=p, how=ways[p])
+    for p in first:
+        assert t.state.prestige[p] == before[p] - (10 if ways[p] == "prestige" else 0)
+    assert t.state.phase == "castes" and t.view()["second_tribute"] == ways
+
+
+def test_the_second_tribute_is_paid_in_a_different_way_from_the_first_time():
+    """"the players must complete the payment of their tribute to Cicero in a different way from the
+    first time: by paying the other 2 influences, by discarding 1 Senator [...], or by losing 10 PP."
+    Prestige twice (10 -> -10 PP) is refused; influences twice are "the other 2 influences"."""
+    t = Table(THREE_PLAYERS).until("tribute", 1)
+    for p, how in (("Livia", "prestige"), ("Marcus", "influences"), ("Octavia", "senator")):
         t.do("pay_tribute", player=p, how=how)
-    assert t.state.prestige["Marcus"] == before["Marcus"] - 10
-    assert t.state.phase == "castes" and t.view()["second_tribute"]["Marcus"] == "prestige"
+    t.do("triumvirate", general="Pompey", satisfied=False)
+    for p, how in (("Livia", "prestige"), ("Octavia", "senator")):
+        with pytest.raises(RuleError, match=f"{p} paid the first tribute with") as err:
+            t.do("pay_tribute", player=p, how=how)
+        assert "in a different way from the first time" in err.value.rule
+    t.do("pay_tribute", player="Marcus", how="influences")  # the other 2 influences
+    t.do("pay_tribute", player="Livia", how="senator")
+    t.do("pay_tribute", player="Octavia", how="prestige")
+    assert t.state.prestige["Livia"] == 0 and t.state.phase == "castes"
 
 
 # -- VI. Majorities -------------------------------------------------------------------------
@@ -570,3 +591,100 @@ def test_every_view_is_json_and_carries_phase_prompt_and_votes():
 def test_unknown_commands_are_bad_input():
     with pytest.raises(BadInput, match="no command 'bribe'"):
         Table(THREE_PLAYERS).do("bribe")
+
+
+# -- at the real table: what a space gives, counts carried, the box's set-up ---------------------
+
+def test_each_space_says_what_it_gives_the_player_and_the_others():
+    """"Placing a Servant immediately triggers an action for the player who placed it, and also an
+    action for each of the other players." """
+    senate = logic.space_effect_text("senate_2", "Livia")
+    assert "Livia: draw 4 Senator cards from pile 2 and recruit up to 2" in senate["placer"]
+    assert "draw 2 from that pile and may recruit 1" in senate["others"]
+    first = logic.space_effect_text("Pontifex_1", "Livia")
+    assert "+X Pontifex influence" in first["placer"] and "Action card" in first["placer"]
+    assert first["others"].startswith("Each other player: either +X Pontifex influence")
+    second = logic.space_effect_text("Plebeius_2", "Livia")
+    assert "+1 Plebeius influence and draw the first Plebeius Action card" in second["placer"]
+    assert "either +1 Plebeius influence or draw one Plebeius Action card" in second["others"]
+    with pytest.raises(BadInput):
+        logic.space_effect("Forum_1")
+    t = Table(THREE_PLAYERS).until("servants", 1)
+    assert t.view()["last_effect"] is None and len(t.view()["space_kinds"]) == 3
+    space = next(b["space"] for b in t.view()["board"] if b["holder"] is None and b["space"].endswith("_2"))
+    t.do("place_servant", space=space)
+    assert t.view()["last_effect"] == logic.space_effect_text(space, t.view()["placements"][-1][0])
+
+
+def test_counts_carry_over_to_the_next_round():
+    """A round needs a tap per change, not per count: the last Caste, Guild and Senators' counts
+    stay in the view for the next round's screens."""
+    t = Table(THREE_PLAYERS).until("election", 2)
+    carried = t.view()["carried"]
+    assert set(carried) == {*logic.CASTES, *logic.GUILDS, "senators"}
+    assert carried["Oratores"] == t.state.carried["Oratores"] and set(carried["senators"]) == set(THREE_PLAYERS["players"])
+
+
+def test_the_set_up_checklist_follows_the_rulebook():
+    """The Triumvirate deck ordered by round, the white and red Senators apart, Servants by count."""
+    three = dict(logic.setup_checklist(3))
+    assert three["families"] == {"servants": 3} and three["triumvirate"] == {"rounds": 5}
+    assert dict(logic.setup_checklist(5))["families"] == {"servants": 2}
+    assert "automatii" in dict(logic.setup_checklist(2)) and "automatii" not in three
+    texts = Table(THREE_PLAYERS).view()["setup_checklist"]
+    assert any("white-backed Senators from the red-backed" in t for t in texts)
+    assert any("Triumvirate deck grouped by round" in t and "round I on top" in t for t in texts)
+
+
+# -- the tracked economy (a table option, off by default) -----------------------------------------
+
+ECONOMY = {**THREE_PLAYERS, "options": {"economy": True}}
+
+
+def test_the_economy_is_off_by_default():
+    t = Table(THREE_PLAYERS)
+    assert t.view()["economy"] is None
+    with pytest.raises(RuleError, match="option is off"):
+        t.do("economy", player="Livia", item="actions", delta=1)
+
+
+def test_influence_can_never_exceed_10():
+    """"Influence limit: a Family's influence in a Caste can never exceed 10.\""""
+    t = Table(ECONOMY)
+    t.do("economy", player="Livia", item="influence", caste="Pontifex", delta=10)
+    with pytest.raises(RuleError, match="Livia's Pontifex influence is 10: it can never exceed 10") as err:
+        t.do("economy", player="Livia", item="influence", caste="Pontifex", delta=1)
+    assert err.value.rule == "Influence limit: a Family's influence in a Caste can never exceed 10."
+    with pytest.raises(RuleError, match="cannot go below 0"):
+        t.do("economy", player="Marcus", item="influence", caste="Pontifex", delta=-1)
+    with pytest.raises(BadInput, match="'Senate' is not a Caste|Senate"):
+        t.do("economy", player="Marcus", item="influence", caste="Senate", delta=1)
+
+
+def test_the_cenacle_holds_the_drafted_senators_and_at_most_its_limit():
+    """"At the start of the game, the cenacle of each player contains at most 4 Senators. This limit
+    may be raised during the game." and "Take care not to exceed the current limit of your cenacle.\""""
+    t = Table(ECONOMY).until("first_princeps")
+    families = t.view()["economy"]["families"]
+    assert {p: f["cenacle"] for p, f in families.items()} == {"Livia": 2, "Marcus": 2, "Octavia": 2}
+    t.do("economy", player="Livia", item="cenacle", delta=2)
+    with pytest.raises(RuleError, match="cenacle is full") as err:
+        t.do("economy", player="Livia", item="cenacle", delta=1)
+    assert "not to exceed the current limit" in err.value.rule
+    t.do("economy", player="Livia", item="cenacle_limit", delta=1)  # a rare Senator raises it
+    t.do("economy", player="Livia", item="cenacle", delta=1)
+    t.do("economy", player="Livia", item="cenacle_limit", delta=-2)  # lowered: a discard is due
+    assert t.view()["economy_warnings"] == ["Livia's cenacle is over its limit: discard 2 Senator(s)."]
+
+
+def test_action_cards_have_no_limit_and_the_box_has_15_legions():
+    """"there is no limit to the number of Action cards a player may hold in hand" and "15 Roman
+    Legions (SPQR)"."""
+    t = Table(ECONOMY)
+    t.do("economy", player="Octavia", item="actions", delta=40)
+    t.do("economy", item="legions", delta=15)
+    with pytest.raises(RuleError, match="all 15 Legions"):
+        t.do("economy", item="legions", delta=1)
+    assert t.view()["economy"]["families"]["Octavia"]["actions"] == 40 and t.view()["economy"]["legions"] == 15
+    with pytest.raises(BadInput, match="whole number other than 0"):
+        t.do("economy", item="legions", delta=0)

@@ -62,6 +62,8 @@ def transcript(tmp_path, commands) -> str:
             lines.append(f"  counts: {_j(view['counts'])}")
         for reading in view.get("readings", []) if view["phase"] == "over" else []:
             lines.append(f"  reading: {reading}")
+        for warning in view.get("warnings", []) if view["phase"] == "over" else []:
+            lines.append(f"  warning: {warning}")
     journal.close()
     return "\n".join(lines) + "\n"
 
@@ -90,11 +92,14 @@ ROUNDS = {
         C("reveal_vote", force=True),                     # refused: still waiting
         C("cast_ballot", "phone:c", voter="Cat", choice="center"),
         C("cast_ballot", voter="Eve", choice="center"),
-        C("enter_identities", identities={**IDS, "Dan": "Queen"},
-          center=["Spy", "Fugitive", "Harlot"]),           # refused: the Queen twice
-        C("enter_identities", identities=IDS, center=["Spy", "Fugitive", "Harlot"], royalist=None),
+        C("enter_identities", identities=IDS, center=["Spy", "Fugitive", "Harlot"]),  # refused: check first
+        C("executioner_check", player="Ann"),              # refused: Ann is not on top
+        C("executioner_check", player="Cat"),              # Cat shows the Executioner alone
         C("executioner_chooses", target="Cat"),            # refused: another player
         C("executioner_chooses", target="Eve"),
+        C("enter_identities", identities={**IDS, "Dan": "Queen"},
+          center=["Spy", "Fugitive", "Harlot"]),           # refused: the Queen twice
+        C("enter_identities", identities=IDS, center=["Spy", "Fugitive", "Harlot"], royalist="Dan"),
     ],
     "masks_royals_in_center": [
         C("start_hidden_phase"),

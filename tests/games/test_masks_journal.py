@@ -19,11 +19,33 @@ ROUND = [
     Command("cast_ballot", {"voter": "Ann", "choice": "Eve"}),  # changed before the reveal
     Command("cast_ballot", {"seat": 3, "option": 4}, source="box:3"),
     Command("cast_ballot", {"voter": "Eve", "choice": "Cat"}, source="phone:e"),
+    # Eve, alone with the most votes, shows the Executioner and chooses before anyone reveals.
+    Command("executioner_check", {"player": "Eve"}),
+    Command("executioner_chooses", {"target": "Ben"}),
     Command("enter_identities", {"identities": {"Ann": "Queen", "Ben": "King", "Cat": "Martyr",
                                                 "Dan": "Pamphleteer", "Eve": "Executioner"},
                                  "center": ["Spy", "Fugitive", "Harlot"], "royalist": None}),
-    Command("executioner_chooses", {"target": "Ben"}),
 ]
+
+
+def test_a_journal_from_before_the_check_still_folds(tmp_path):
+    """Games recorded when the Executioner chose after the reveal resume as they were played."""
+    from dataclasses import replace
+
+    from companion.core.events import Event
+    rules = MasksRules()
+    journal = Journal(tmp_path / "j.sqlite")
+    live = GameSession.start(journal, rules, {"players": PLAYERS})
+    for command in ROUND[:9]:
+        live.execute(command)
+    ids = ROUND[11].data
+    # the old order had no check: the vote went straight to the identities phase
+    old = replace(live.state, phase="identities", checked=False)
+    old = rules.evolve(old, Event(99, "identities_revealed", {**ids}))
+    assert old.phase == "executioner"
+    old = rules.evolve(old, Event(100, "executioner_chose", {"executioner": "Eve", "target": "Ben"}))
+    assert old.phase == "over" and old.verdict.eliminated == ("Ben",)
+    journal.close()
 
 
 def test_resume_at_every_point_gives_the_same_state(tmp_path):

@@ -259,7 +259,10 @@ def test_the_round_runs_deal_hidden_discussion_vote_result(session):
     assert "ballots" not in s.view("table")["vote"]  # secret until revealed
     run(s, "cast_ballot", seat=5, option=0)  # a vote box at seat 5 picks option 0: Ann
     view = s.view("table")
-    assert view["phase"] == "identities" and view["counts"]["Ann"] == 3
+    assert view["phase"] == "executioner_check" and view["counts"]["Ann"] == 3
+    assert view["top_players"] == ["Ann"] and "Ann, look at your own Identity" in view["prompt"]
+    run(s, "executioner_check", player=None)  # Ann does not hold the Executioner
+    assert s.view("table")["phase"] == "identities"
     ids, center = table(STANDARD)
     run(s, "enter_identities", identities=ids, center=center, royalist=None)
     view = s.view("table")
@@ -305,7 +308,7 @@ def test_the_vanguard_who_used_the_mask_abstains(session):
     for who in ("Ann", "Ben", "Dan", "Eve"):
         run(session, "cast_ballot", voter=who, choice="Ben" if who != "Ben" else "Ann")
     view = session.view("table")
-    assert view["phase"] == "identities" and view["vote_history"][0]["ballots"]["Cat"] is None
+    assert view["phase"] == "executioner_check" and view["vote_history"][0]["ballots"]["Cat"] is None
 
 
 def test_a_used_vanguard_cannot_be_used_again(session):
@@ -323,27 +326,92 @@ def test_the_vanguard_is_used_only_during_the_discussion(session):
         run(session, "use_vanguard", player="Cat")
 
 
-def test_executioner_on_top_waits_for_their_choice(session):
+def test_executioner_shows_the_card_alone_and_chooses_before_the_reveal(session):
+    """"If you receive the most votes during the Voting Phase, choose another player to be
+    eliminated instead." and "Once all votes are cast, players reveal their Identity Cards": the
+    most-voted Executioner shows that card alone and chooses; then everyone reveals."""
     to_voting(session)
     for who, whom in [("Ann", "Cat"), ("Ben", "Cat"), ("Cat", "Ann"), ("Dan", "Cat"), ("Eve", "Cat")]:
         run(session, "cast_ballot", voter=who, choice=whom)
-    ids, center = table(EXEC)
-    run(session, "enter_identities", identities=ids, center=center, royalist=None)
+    view = session.view("table")
+    assert view["phase"] == "executioner_check" and "identities" not in view
+    with pytest.raises(RuleError, match="Ann did not receive the most votes") as err:
+        run(session, "executioner_check", player="Ann")
+    assert err.value.rule == rules.RULE_EXECUTIONER
+    run(session, "executioner_check", player="Cat")
     view = session.view("table")
     assert view["phase"] == "executioner" and view["executioner"] == "Cat"
-    assert "Cat holds the Executioner" in view["prompt"]
+    assert "Cat holds the Executioner" in view["prompt"] and "identities" not in view
     with pytest.raises(RuleError, match="must choose another player"):
         run(session, "executioner_chooses", target="Cat")
     run(session, "executioner_chooses", target="Ann")
     view = session.view("table")
+    assert view["phase"] == "identities" and "Cat (the Executioner) chose Ann" in view["prompt"]
+    ids, center = table(EXEC)
+    with pytest.raises(RuleError, match="Cat showed the Executioner, but the Identities give Cat the Pamphleteer"):
+        run(session, "enter_identities", identities={**ids, "Cat": "Pamphleteer", "Dan": "Executioner"},
+            center=center, royalist=None)
+    run(session, "enter_identities", identities=ids, center=center, royalist=None)
+    view = session.view("table")
     assert (view["eliminated"], view["result"]) == (["Ann"], "people")
     assert "Cat holds the Executioner and chose Ann instead" in view["result_text"]
+
+
+def test_nobody_shown_but_the_identities_say_otherwise_is_refused(session):
+    to_voting(session)
+    for who, whom in [("Ann", "Cat"), ("Ben", "Cat"), ("Cat", "Ann"), ("Dan", "Cat"), ("Eve", "Cat")]:
+        run(session, "cast_ballot", voter=who, choice=whom)
+    run(session, "executioner_check", player=None)
+    ids, center = table(EXEC)
+    with pytest.raises(RuleError, match="Cat holds the Executioner with the most votes, but nobody showed it"):
+        run(session, "enter_identities", identities=ids, center=center, royalist=None)
+    session.undo()  # back to the check: Cat shows the card after all
+    assert session.view("table")["phase"] == "executioner_check"
+    run(session, "executioner_check", player="Cat")
+    assert session.view("table")["phase"] == "executioner"
+
+
+ROYALIST_CASES = [
+    # (identities, royalist, warning key, rule words)
+    ("Queen King Spy Pamphleteer Martyr | Fugitive Harlot Executioner", "Cat", "both_royals",
+     "If there is only 1 Royal in play"),
+    ("Queen Spy Pamphleteer Harlot Martyr | Fugitive King Executioner", "Ann", "royal_self",
+     "tap the shoulder of an adjacent player"),
+    ("Queen Spy Pamphleteer Harlot Martyr | Fugitive King Executioner", "Cat", "not_neighbour",
+     "adjacent player to their left or right"),
+    ("Queen Martyr Pamphleteer Harlot Spy | Fugitive King Executioner", "Ben", "martyr",
+     "The Martyr cannot be selected as a Royalist."),
+    ("Spy Martyr Pamphleteer Harlot Fugitive | Queen King Executioner", "Ben", "no_royal",
+     "If there is only 1 Royal in play"),
+]
+
+
+@pytest.mark.parametrize("ids,royalist,key,words", ROYALIST_CASES)
+def test_a_royalist_the_rule_does_not_allow_is_warned_not_refused(ids, royalist, key, words):
+    """"If there is only 1 Royal in play, that Royal will tap the shoulder of an adjacent player
+    to their left or right. [...] The Martyr cannot be selected as a Royalist." Cards move (the
+    Gambler), so the result is still given, with the warning in the rule's words."""
+    identities, center = table(ids)
+    warnings = rules.royalist_warnings(P, identities, royalist)
+    assert key in [w.key for w in warnings]
+    assert any(words in w.rule and words in w.text() for w in warnings)
+    v = verdict(ids, votes("Ann>Ben", "Ben>Cat", "Cat>Ben", "Dan>Ben", "Eve>Cat"), royalist=royalist)
+    assert key in [w.key for w in v.warnings]
+
+
+def test_a_royalist_next_to_the_only_royal_has_no_warning():
+    identities, _ = table("Queen Spy Pamphleteer Harlot Martyr | Fugitive King Executioner")
+    assert rules.royalist_warnings(P, identities, "Ben") == ()
+    assert rules.royalist_warnings(P, identities, "Dan") != ()  # Dan does not sit next to Ann
+    assert rules.royalist_warnings(P, identities, "Eve")[0].key == "martyr"  # Eve sits next to Ann
+    assert rules.royalist_warnings(P, identities, None) == ()
 
 
 def test_the_table_is_told_the_reading_applied(session):
     to_voting(session)
     for who, whom in [("Ann", "Cat"), ("Ben", "Cat"), ("Cat", CENTER), ("Dan", CENTER), ("Eve", "Ann")]:
         run(session, "cast_ballot", voter=who, choice=whom)
+    run(session, "executioner_check", player=None)
     ids, center = table(STANDARD)
     run(session, "enter_identities", identities=ids, center=center, royalist=None)
     view = session.view("table")
@@ -355,6 +423,7 @@ def test_bad_identities_change_nothing(session):
     to_voting(session)
     for who, whom in [("Ann", "Cat"), ("Ben", "Cat"), ("Cat", "Ann"), ("Dan", "Cat"), ("Eve", "Cat")]:
         run(session, "cast_ballot", voter=who, choice=whom)
+    run(session, "executioner_check", player=None)
     before = list(session.events)
     ids, center = table(STANDARD)
     with pytest.raises(RuleError):
@@ -369,11 +438,14 @@ def test_a_revealed_vote_cannot_be_undone_but_an_entry_can(session):
     to_voting(session)
     for who, whom in [("Ann", "Cat"), ("Ben", "Cat"), ("Cat", "Ann"), ("Dan", "Ann"), ("Eve", "Ben")]:
         run(session, "cast_ballot", voter=who, choice=whom)
+    run(session, "executioner_check", player=None)
     ids, center = table(STANDARD)
     run(session, "enter_identities", identities=ids, center=center, royalist=None)
     assert session.view("table")["phase"] == "over"
     session.undo()  # a mistyped Identity can be entered again
     assert session.view("table")["phase"] == "identities"
+    session.undo()  # and the check made again
+    assert session.view("table")["phase"] == "executioner_check"
     with pytest.raises(RuleError, match="revealed vote"):
         session.undo()
 
@@ -442,14 +514,20 @@ def test_the_round_and_the_referee_agree_on_random_games(tmp_path):
         for p in P:
             if p != vanguard:
                 run(s, "cast_ballot", voter=p, choice=ballots[p])
-        run(s, "enter_identities", identities=identities, center=center, royalist=royalist)
         target = None
-        if s.view("table")["phase"] == "executioner":
-            executioner = s.view("table")["executioner"]
-            target = rng.choice([p for p in P if p != executioner])
-            run(s, "executioner_chooses", target=target)
+        if s.view("table")["phase"] == "executioner_check":
+            executioner = rules.executioner_to_choose(P, identities, ballots)
+            run(s, "executioner_check", player=executioner)
+            if executioner:
+                target = rng.choice([p for p in P if p != executioner])
+                run(s, "executioner_chooses", target=target)
+        run(s, "enter_identities", identities=identities, center=center, royalist=royalist)
         view = s.view("table")
         expected = referee_vote({"players": list(P), "identities": identities, "center": center,
                                  "royalist": royalist, "votes": ballots, "executioner_target": target})
-        assert {k: view[k] for k in expected} == expected
+        # the same verdict and reasons (the view shows readings and warnings as text, the
+        # referee as keys)
+        same = [k for k in expected if k not in ("readings", "warnings")]
+        assert {k: view[k] for k in same} == {k: expected[k] for k in same}
+        assert len(view["warnings"]) == len(expected["warnings"])
     journal.close()

@@ -39,10 +39,16 @@ def recs(s, players=FIVE):
     return dict(zip(players, s))
 
 
+def captain(data) -> dict:
+    a = ok("captain", data)
+    return {"captain": a["captain"], "tie": a["tie"]}
+
+
 def test_the_issue_example():
     """A->B B->C C->C D->B E->E: B and C tie with 2; C recommended themself, B did not."""
-    assert ok("captain", {"players": FIVE, "first": "A", "recommendations": recs("BCCBE")}) == \
-        {"captain": "B", "tie": True}
+    a = ok("captain", {"players": FIVE, "first": "A", "recommendations": recs("BCCBE")})
+    assert a == {"captain": "B", "tie": True, "decided_by": "did not recommend themself",
+                 "recommendations": {"A": 0, "B": 2, "C": 2, "D": 0, "E": 1}}
 
 
 @pytest.mark.parametrize("first, r, answer", [
@@ -53,27 +59,30 @@ def test_the_issue_example():
     ("D", "CABED", {"captain": "C", "tie": True}),
 ])
 def test_captain_paths(first, r, answer):
-    assert ok("captain", {"players": FIVE, "first": first, "recommendations": recs(r)}) == answer
+    assert captain({"players": FIVE, "first": first, "recommendations": recs(r)}) == answer
 
 
 def test_several_tied_who_did_not_recommend_themselves():
     six = list("ABCDEF")
     data = {"players": six, "first": "A", "recommendations": recs("BCCABA", six)}
-    assert ok("captain", data) == {"captain": "B", "tie": True}
+    assert captain(data) == {"captain": "B", "tie": True}
     data["first"] = "B"
-    assert ok("captain", data) == {"captain": "A", "tie": True}
+    assert captain(data) == {"captain": "A", "tie": True}
 
 
 @pytest.mark.parametrize("payload, words", [
-    ({"players": FIVE, "first": "Z", "recommendations": recs("BCCBE")}, "first player 'Z' is not at the table"),
+    ({"players": FIVE, "first": "Z", "recommendations": recs("BCCBE")}, "first: 'Z' is not a player at this table"),
     ({"players": FIVE, "first": "A", "recommendations": recs("BCCB")}, "no recommendation from E"),
-    ({"players": FIVE, "first": "A", "recommendations": {**recs("BCCBE"), "Q": "A"}}, "'Q' is not at the table"),
-    ({"players": FIVE, "first": "A", "recommendations": recs("BCCBQ")}, "E recommends 'Q', who is not at the table"),
-    ({"players": FIVE, "first": "A", "recommendations": {**recs("BCCB"), "E": 3}}, "E recommends 3"),
-    ({"players": FIVE, "first": "A"}, "missing 'recommendations'"),
-    ({"players": ["A", "A"], "first": "A", "recommendations": {"A": "A"}}, "names a player twice"),
-    ({"players": "ABCDE", "first": "A", "recommendations": {}}, "players must be a non-empty list"),
-    ({"players": FIVE, "first": "A", "recommendations": ["B"]}, "recommendations must be an object"),
+    ({"players": FIVE, "first": "A", "recommendations": {**recs("BCCBE"), "Q": "A"}}, "recommendations: 'Q' is not a player"),
+    ({"players": FIVE, "first": "A", "recommendations": recs("BCCBQ")}, "recommendations.E: 'Q' is not a player"),
+    ({"players": FIVE, "first": "A", "recommendations": {**recs("BCCB"), "E": 3}}, "recommendations.E: 3 is not a player"),
+    ({"players": FIVE, "first": "A"}, "input has no recommendations"),
+    ({"players": ["A", "A", "B"], "first": "A", "recommendations": {"A": "A"}}, "names 'A' twice"),
+    ({"players": ["A", "B"], "first": "A", "recommendations": {"A": "A"}}, "3 to 8 players, got 2"),
+    ({"players": list("ABCDEFGHIJK"), "first": "A", "recommendations": {}}, "3 to 8 players, got 11"),
+    ({"players": "ABCDE", "first": "A", "recommendations": {}}, "players: must be a list"),
+    ({"players": FIVE, "first": "A", "recommendations": ["B"]}, "recommendations: must be an object"),
+    ({"players": FIVE, "first": "A", "recommendations": recs("BCCBE"), "First": "A"}, "unknown key 'First'"),
 ])
 def test_bad_input_exits_2_with_one_line(payload, words):
     assert words in bad("captain", payload)
@@ -87,7 +96,91 @@ def test_malformed_json_and_unknown_question():
 
 def test_setup_question_uses_the_same_tables():
     assert ok("setup", {"players": FIVE, "mode": "basic"}) == {
-        "mode": "basic", "players": 5, "first": "A", "rounds": 3, "tiles": ["1", "2", "3", "4", "5", "witch"],
+        "mode": "basic", "players": 5, "first": "A", "rounds": 3, "tiles": [1, 2, 3, 4, 5, "witch"],
         "center": 1, "set_aside": 0, "unused_knights": [6, 7], "player_cards": 2}
     assert ok("setup", {"players": ["A", "B", "C"], "mode": "groping"})["set_aside"] == 2
     assert "not 3" in bad("setup", {"players": ["A", "B", "C"], "mode": "unity"})
+
+
+# -- a round's result, with TORIKO, and the 3-round scoring ------------------------------------
+
+ARROWS = [{"looker": "A", "at": "C"}, {"looker": "B", "at": "center"}, {"looker": "C", "at": "D"},
+          {"looker": "D", "at": "C"}, {"looker": "E", "at": "A"}]
+
+
+def test_round_result_names_toriko_and_scores_the_round():
+    """Rule: "If you see Witch Myrmamius, you immediately become TORIKO (join the Witch Team)." """
+    q = {"players": FIVE, "round": 1, "captain": "B", "captain_tile": 2, "arrows": ARROWS,
+         "witch": "C", "in_order": False}
+    a = ok("round", q)
+    assert (a["winner"], a["decided_by"], a["toriko"]) == ("witch", "out_of_order", ["A", "D"])
+    assert a["points"] == {"A": 3, "B": 0, "C": 3, "D": 3, "E": 0} and a["flags"] == []
+    a = ok("round", {**q, "in_order": True, "round": 3})
+    assert (a["winner"], a["points"]) == ("knights", {"A": 0, "B": 7, "C": 0, "D": 0, "E": 7})
+
+
+def test_a_toriko_captain_is_a_witch_victory():
+    """FAQ: "What happens if the Captain is TORIKO? A: It's a victory for the Witch Team." """
+    a = ok("round", {"players": FIVE, "captain": "A", "arrows": ARROWS, "witch": "C", "in_order": True})
+    assert (a["winner"], a["decided_by"]) == ("witch", "captain_toriko")
+
+
+def test_the_captain_revealing_the_witch_wins_at_once():
+    a = ok("round", {"players": FIVE, "captain": "C", "captain_tile": "witch", "arrows": ARROWS})
+    assert (a["winner"], a["decided_by"], a["witch"], a["toriko"]) == ("witch", "captain_witch", "C", ["A", "D"])
+
+
+def test_broken_recommendations_and_a_wrong_first_player_are_flagged_with_the_rules_words():
+    q = {"players": FIVE, "captain": "B", "captain_tile": 4, "arrows": ARROWS, "witch": "C",
+         "in_order": True, "recommendations": dict(zip(FIVE, "BBACB")), "next_first": "B"}
+    flags = ok("round", q)["flags"]
+    assert [f["flag"] for f in flags] == ["witch_recommended_toriko", "toriko_recommended_witch",
+                                         "smaller_tile_at_table"]
+    assert flags[0]["rule"] == "Witch Myrmamius cannot recommend TORIKO."
+    assert flags[1]["rule"] == "TORIKO cannot recommend Witch Myrmamius."
+    assert '"1 Eins"' in flags[2]["rule"]
+    # tile 2 with one center tile: tile 1 may be in the center, so B may be the smallest
+    assert ok("round", {**q, "captain_tile": 2, "recommendations": {}})["flags"] == []
+    flags = ok("round", {**q, "captain_tile": 1, "next_first": "A", "recommendations": {}})["flags"]
+    assert [f["flag"] for f in flags] == ["captain_had_one"]
+
+
+def test_three_rounds_scored_and_the_winners():
+    """Rule: "The player(s) with the highest total score after 3 rounds are the winners." """
+    r1 = {"captain": "B", "arrows": ARROWS, "witch": "C", "in_order": False}       # witch: A C D 3
+    r2 = {"captain": "E", "arrows": ARROWS, "witch": "center", "in_order": True}   # knights 2; B saw her: TORIKO
+    r3 = {"captain": "E", "arrows": ARROWS, "witch": "B", "in_order": True}        # knights except B: 7
+    a = ok("score", {"players": FIVE, "rounds": [r1, r2, r3]})
+    assert [r["winner"] for r in a["rounds"]] == ["witch", "knights", "knights"]
+    assert a["rounds"][1]["toriko"] == ["B"]
+    assert a["totals"] == {"A": 12, "B": 0, "C": 12, "D": 12, "E": 9}
+    # a TORIKO Captain: the Witch team wins whatever the formation
+    assert ok("score", {"players": FIVE, "rounds": [{**r2, "captain": "B"}]})["rounds"][0]["decided_by"] == "captain_toriko"
+    assert a["complete"] and a["winners"] == ["A", "C", "D"]
+    part = ok("score", {"players": FIVE, "rounds": [r1]})
+    assert part["complete"] is False and part["winners"] is None
+
+
+@pytest.mark.parametrize("question, payload, words", [
+    ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "Q", "in_order": True},
+     "witch 'Q' must be one of"),
+    ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "B", "in_order": True},
+     "B was the Captain and revealed a Knight"),
+    ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "C"}, "in_order"),
+    ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "C", "in_order": True,
+               "round": 4}, "round: must be 1 to 3"),
+    ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "C", "in_order": "yes"},
+     "in_order: must be true or false"),
+    ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "C", "in_order": True,
+               "captain_tile": 9}, "a Knight number 1-7"),
+    ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "C", "in_order": True,
+               "captain_tile": 7}, "tile 7 is not prepared with 5 players"),
+    ("round", {"players": FIVE, "captain": "B", "arrows": [{"looker": "A", "at": "A"}], "witch": "C",
+               "in_order": True}, "A looked at 'A'"),
+    ("score", {"players": FIVE, "rounds": [{"captain": "B", "arrows": [], "witch": "C", "in_order": True}] * 4},
+     "rounds: must hold 1 to 3 entries"),
+    ("score", {"players": FIVE, "mode": "unity", "rounds": [{"captain": "B", "arrows": [], "in_order": True}] * 2},
+     "this mode plays 1 round"),
+])
+def test_bad_round_input_is_one_line(question, payload, words):
+    assert words in bad(question, payload)

@@ -78,7 +78,9 @@ def table_move(v: dict) -> Command:
     if phase in ("tribute", "second_tribute"):
         paid = v["second_tribute" if phase == "second_tribute" else "tribute"]
         player = next(p for p in players if p not in paid)
-        return Command("pay_tribute", {"player": player, "how": TRIBUTE_WAYS[(idx[player] + r) % 3]})
+        # the second payment "in a different way from the first time"
+        shift = 1 if phase == "second_tribute" else 0
+        return Command("pay_tribute", {"player": player, "how": TRIBUTE_WAYS[(idx[player] + r + shift) % 3]})
     if phase == "triumvirate":
         return Command("triumvirate", {"general": ("Caesar", "Crassus", "Pompey")[r % 3], "satisfied": r % 2 == 1})
     if phase == "castes" and v["count_next"]:

@@ -13,7 +13,8 @@ from companion.core.events import BadInput, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
 from companion.core.tally import WeightedPlurality
 
-from .tables import AUTOMATII, AUTOMATII_VOTES, CASTES, GUILDS, ROUNDS, SERVANTS, ZONES
+from .tables import (AUTOMATII, AUTOMATII_VOTES, CASTES, GUILD_PP, GUILDS, PRIMUS_PP, ROUNDS, SECUNDUS_PP, SERVANTS,
+                     TRIBUTE_PP, TRIBUTE_WAYS, ZONES)
 
 # The rulebook's sentences, quoted by refusals and tie-breaks.
 R_PLAYERS = "A game lasts 5 rounds with 2, 3 or 4 players, or 4 rounds with 5 players."
@@ -36,6 +37,11 @@ R_GUILD_TIE = ("The most influential player takes the card of that Guild (there 
 R_KEEP_CARDS = ("The Primus and Secundus cards remain the property of the players who acquired them until they "
                 "lose their majority at a later count. The majority card that is lost is then transferred to the "
                 "player who took it.")
+
+
+R_SECOND_TRIBUTE = ("Otherwise, the players must complete the payment of their tribute to Cicero in a different "
+                    "way from the first time: by paying the other 2 influences, by discarding 1 Senator from one "
+                    "of the 2 Castes indicated, or by losing 10 PP.")
 
 
 def and_list(names: Sequence[str]) -> str:
@@ -308,3 +314,93 @@ def guild_majority(names: Sequence[str], symbols: Mapping[str, int], princeps: s
 
 def zone_of(caste: str) -> str:
     return ZONES[caste]
+
+
+# -- the tribute --------------------------------------------------------------------------------
+
+def second_tribute_ways(first: str) -> tuple[str, ...]:
+    """The ways left for the second payment (see check_second_tribute for the reading)."""
+    return tuple(w for w in TRIBUTE_WAYS if w != first or w == "influences")
+
+
+def check_second_tribute(player: str, first: str | None, second: str) -> None:
+    """"complete the payment of their tribute to Cicero in a different way from the first time".
+
+    Reading: influences may be paid twice (the rule's own "by paying the other 2 influences" of the
+    4 shown); a Senator discarded twice or -10 PP twice is the same way again, refused."""
+    if first is None:
+        raise RuleError(tr("cicero.err.no_first_tribute", player=player), R_SECOND_TRIBUTE)
+    if second not in second_tribute_ways(first):
+        raise RuleError(tr("cicero.err.same_tribute", player=player, how=tr(f"cicero.tribute.{first}")),
+                        R_SECOND_TRIBUTE)
+
+
+def tribute_prestige(first: str, second: str | None) -> int:
+    """PP the tribute costs: "you immediately lose 10 Prestige Points (-10 PP)" for each payment in PP."""
+    return sum(TRIBUTE_PP for how in (first, second) if how == "prestige")
+
+
+# -- the Prestige phase -------------------------------------------------------------------------
+
+def card_points(players: Sequence[str], caste_cards: Mapping[str, Sequence[str | None]],
+                guild_cards: Mapping[str, str | None], guild_use: Mapping[str, str]) -> dict[str, dict[str, int]]:
+    """PP each player's majority cards bring: "A Primus card is worth 6 PP; a Secundus card is worth
+    only 3 PP." and "3 PP for each card whose power they chose not to use.\""""
+    out = {p: {"primus": 0, "secundus": 0, "guilds": 0, "total": 0} for p in players}
+    for primus, secundus in caste_cards.values():
+        if primus:
+            out[primus]["primus"] += PRIMUS_PP
+        if secundus:
+            out[secundus]["secundus"] += SECUNDUS_PP
+    for guild, holder in guild_cards.items():
+        if holder and guild_use.get(guild) == "prestige":
+            out[holder]["guilds"] += GUILD_PP
+    for p in out:
+        out[p]["total"] = out[p]["primus"] + out[p]["secundus"] + out[p]["guilds"]
+    return out
+
+
+def most_prestigious(final: Mapping[str, int]) -> list[str]:
+    """"the most prestigious Family is declared the winner" (equal Prestige: all of them)."""
+    best = max(final.values())
+    return [p for p in final if final[p] == best]
+
+
+# -- Phase III: what each space gives --------------------------------------------------------
+
+def space_effect(space: str) -> tuple[str, dict]:
+    """The catalogue key and parameters of a space's action: "Placing a Servant immediately
+    triggers an action for the player who placed it, and also an action for each of the other
+    players." (cicero.effect.<kind>.placer / .others)"""
+    kind, _, n = space.rpartition("_")
+    if kind == "senate":
+        return "senate", {"pile": n}
+    if kind not in CASTES or n not in ("1", "2"):
+        raise BadInput(tr("cicero.err.unknown_space", space=repr(space), spaces="senate_1..3, <Caste>_1, <Caste>_2"))
+    return ("first" if n == "1" else "second"), {"caste": kind, "zone": ZONES[kind]}
+
+
+def space_effect_text(space: str, placer: str | None = None) -> dict[str, str]:
+    kind, params = space_effect(space)
+    return {"placer": tr(f"cicero.effect.{kind}.placer", player=placer or tr("cicero.effect.you"), **params),
+            "others": tr(f"cicero.effect.{kind}.others", **params)}
+
+
+def space_kind_texts() -> list[dict[str, str]]:
+    """The three kinds of space (Senate, first, second) in general words, for a legend."""
+    params = {"player": tr("cicero.effect.you"), "pile": tr("cicero.effect.any_pile"),
+              "caste": tr("cicero.effect.zone_caste"), "zone": ""}
+    return [{"placer": tr(f"cicero.effect.{k}.placer", **params), "others": tr(f"cicero.effect.{k}.others", **params)}
+            for k in ("senate", "first", "second")]
+
+
+# -- the physical set-up ------------------------------------------------------------------------
+
+def setup_checklist(n_players: int) -> list[tuple[str, dict]]:
+    """The rulebook's Setup, in order, with this table's numbers (catalogue keys cicero.setup.*)."""
+    steps = [("board", {}), ("families", {"servants": SERVANTS[n_players]}), ("legions", {}), ("actions", {}),
+             ("senators", {"white": 12}), ("majority_cards", {}), ("triumvirate", {"rounds": ROUNDS[n_players]}),
+             ("cicero", {})]
+    if n_players == 2:
+        steps.append(("automatii", {}))
+    return steps

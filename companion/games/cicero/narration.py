@@ -11,7 +11,7 @@ from pathlib import Path
 from companion.core.i18n import tr
 from companion.core.narration import Script, load_script, shared_script
 
-from .logic import and_list
+from .logic import and_list, space_effect_text
 from .tables import ZONES
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
@@ -67,6 +67,10 @@ def cues(before, after, events) -> list[tuple[Script, dict]]:
             out.append(("automatii_placed", {}))
             if d.get("doubled"):
                 out.append(("automatii_doubled", {}))
+        elif kind == "servant_placed":
+            # The others act at once too: say what the space gives them.
+            out.append(("servant_placed", {"placed": tr("cicero.say.placed", player=d["player"]),
+                                           "others": space_effect_text(d["space"], d["player"])["others"]}))
         elif kind == "debate_started":
             out.append(("debate", {}))
         elif kind == "vote_opened":

@@ -17,10 +17,10 @@ from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleE
 from companion.core.i18n import tr
 from companion.core.rules import GameRules, require
 
-from . import logic
+from . import economy, logic
 from .logic import check_caste, check_guild, check_players, known, numbers_for, signed, whole
-from .tables import (AUTOMATII, CASTES, GENERALS, GUILD_PP, GUILD_USES, GUILDS, PRESTIGE_START, PRIMUS_PP,
-                     SECUNDUS_PP, SPACES, TRIBUTE_PP, TRIBUTE_WAYS, ZONES, space_caste)
+from .tables import (AUTOMATII, CASTES, GENERALS, GUILD_USES, GUILDS, PRESTIGE_START, SPACES, TRIBUTE_PP,
+                     TRIBUTE_WAYS, ZONES, space_caste)
 
 R_PLACE_ORDER = ("Starting with the Princeps, each player in turn sends one of their Servants to a place of "
                  "power to work for the Prestige of their Family. The players take turns placing one Servant "
@@ -36,9 +36,7 @@ R_ANNOUNCE = ("To vote, each player announces aloud the total number of votes th
 R_TRIBUTE = ("Consult the Cicero card and: spend 2 influences from among the 4 shown on the card; or discard a "
              "Senator from your cenacle belonging to one of the 2 Castes indicated. If you cannot, or do not "
              "wish to, pay either of these tributes, you immediately lose 10 Prestige Points (-10 PP).")
-R_TRIUMVIRATE = ("Otherwise, the players must complete the payment of their tribute to Cicero in a different way "
-                 "from the first time: by paying the other 2 influences, by discarding 1 Senator from one of the "
-                 "2 Castes indicated, or by losing 10 PP.")
+R_TRIUMVIRATE = logic.R_SECOND_TRIBUTE
 R_MAJORITIES = "Use the aid sheet to call out the 6 Castes and the 6 Guilds."
 R_GUILD_CHOICE = ("The winner reads their card and must immediately choose whether to use the power of the Guild "
                   "for the next round, or to score the Prestige Points of that card during the next phase.")
@@ -91,6 +89,11 @@ class CiceroState:
     pending_guild: str | None = None             # a Guild card whose holder must choose
     last_score: Mapping[str, Any] | None = None
     winners: tuple[str, ...] = ()
+    # The counts last entered (per Caste, per Guild, and "senators"), kept across rounds: the
+    # screens start from them so a round needs a tap per change, not per count.
+    carried: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    # The table option "economy" (off by default): influence, cenacle, Action cards, Legions.
+    economy: Mapping[str, Any] | None = None
 
     @property
     def two_player(self) -> bool:
@@ -164,9 +167,11 @@ class CiceroRules(GameRules):
                 raise BadInput(tr("cicero.err.youngest_tie", names=logic.and_list(youngest), age=young))
             youngest = [chosen]
         n = len(players)
+        options = setup.get("options") or {}
+        tracked = economy.start(players) if isinstance(options, Mapping) and options.get("economy") is True else None
         return CiceroState(players=players, ages=ages, youngest=youngest[0], servants=logic.servants_for(n),
                            rounds=logic.rounds_for(n), draft=logic.draft_turns(players, youngest[0]),
-                           prestige={p: PRESTIGE_START for p in players})
+                           prestige={p: PRESTIGE_START for p in players}, economy=tracked)
 
     # -- commands -----------------------------------------------------------------------------
     def decide(self, state: CiceroState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
@@ -326,6 +331,8 @@ class CiceroRules(GameRules):
         paid = state.second_tribute if second else state.tribute
         require(player not in paid, tr("cicero.err.already_paid", player=player),
                 R_TRIUMVIRATE if second else R_TRIBUTE)
+        if second:
+            logic.check_second_tribute(player, state.tribute.get(player), how)
         return [("tribute_paid", {"player": player, "how": how, "second": second})]
 
     def _cmd_triumvirate(self, state, d, command):
@@ -390,7 +397,7 @@ class CiceroRules(GameRules):
         if data["last"]:  # "the most prestigious Family is declared the winner"
             final = {p: state.prestige[p] + cards[p]["total"] + data["senators"][p] for p in state.players}
             data["final"] = final
-            data["winners"] = [p for p in state.players if final[p] == max(final.values())]
+            data["winners"] = logic.most_prestigious(final)
         return [("prestige_scored", data)]
 
     def _cmd_adjust_prestige(self, state, d, command):
@@ -402,6 +409,11 @@ class CiceroRules(GameRules):
         if not isinstance(note, str):
             raise BadInput(tr("cicero.err.note_shape"))
         return [("prestige_changed", {"player": player, "delta": delta, "reason": "table", "note": note.strip()})]
+
+    def _cmd_economy(self, state, d, command):
+        """One change to the tracked economy: {player, item, caste (influence), delta}."""
+        require(state.economy is not None, tr("cicero.err.economy_off"))
+        return [("economy_changed", economy.change(state.economy, state.players, d))]
 
     # -- the fold -----------------------------------------------------------------------------
     def evolve(self, state: CiceroState, event: Event) -> CiceroState:
@@ -415,7 +427,14 @@ class CiceroRules(GameRules):
         fold = getattr(self, f"_on_{event.kind}", None)
         return fold(state, event.data) if fold else state
 
+    def _on_economy_changed(self, s, d):
+        return replace(s, economy=economy.apply(s.economy, d)) if s.economy is not None else s
+
     def _on_senators_drafted(self, s, d):
+        if s.economy is not None:  # the drafted Senators join the cenacle
+            fam = s.economy["families"][d["player"]]
+            s = replace(s, economy=economy.apply(s.economy, {"player": d["player"], "item": "cenacle",
+                                                             "after": fam["cenacle"] + int(d["cards"])}))
         step = s.draft_step + 1
         return replace(s, draft_step=step, phase="draft" if step < len(s.draft) else "first_princeps")
 
@@ -496,6 +515,7 @@ class CiceroRules(GameRules):
         cards[d["caste"]] = (d["primus"], d["secundus"])
         counts = dict(s.caste_counts)
         counts[d["caste"]] = dict(d["votes"])
+        s = replace(s, carried={**s.carried, d["caste"]: dict(d["votes"])})
         return replace(s, caste_cards=cards, caste_counts=counts,
                        phase="guilds" if len(counts) == len(CASTES) else "castes")
 
@@ -504,6 +524,7 @@ class CiceroRules(GameRules):
         cards[d["guild"]] = d["holder"]
         counts = dict(s.guild_counts)
         counts[d["guild"]] = dict(d["symbols"])
+        s = replace(s, carried={**s.carried, d["guild"]: dict(d["symbols"])})
         s = replace(s, guild_cards=cards, guild_counts=counts, pending_guild=d["guild"] if d["holder"] else None)
         return _after_guild(s)
 
@@ -520,6 +541,7 @@ class CiceroRules(GameRules):
                 if points:
                     prestige[p] += points
                     log += ({"round": s.round, "player": p, "delta": points, "reason": reason, "note": ""},)
+        s = replace(s, carried={**s.carried, "senators": dict(d["senators"])})
         s = replace(s, prestige=prestige, prestige_log=log, phase="round_end",
                     last_score={"cards": d["cards"], "senators": dict(d["senators"])})
         if d.get("last"):
@@ -546,20 +568,8 @@ def _after_guild(s: CiceroState) -> CiceroState:
 
 
 def card_points(state: CiceroState) -> dict[str, dict[str, int]]:
-    """PP each player's majority cards bring this Prestige phase: "A Primus card is worth 6 PP; a
-    Secundus card is worth only 3 PP." and "3 PP for each card whose power they chose not to use.\""""
-    out = {p: {"primus": 0, "secundus": 0, "guilds": 0, "total": 0} for p in state.players}
-    for primus, secundus in state.caste_cards.values():
-        if primus:
-            out[primus]["primus"] += PRIMUS_PP
-        if secundus:
-            out[secundus]["secundus"] += SECUNDUS_PP
-    for guild, holder in state.guild_cards.items():
-        if holder and state.guild_use.get(guild) == "prestige":
-            out[holder]["guilds"] += GUILD_PP
-    for p in out:
-        out[p]["total"] = out[p]["primus"] + out[p]["secundus"] + out[p]["guilds"]
-    return out
+    """PP each player's majority cards bring this Prestige phase (logic.card_points)."""
+    return logic.card_points(state.players, state.caste_cards, state.guild_cards, state.guild_use)
 
 
 def space_name(space: str) -> str:

@@ -9,7 +9,7 @@ from companion.core import votes
 from companion.core.i18n import tr
 from companion.core.rules import NARRATOR, TABLE
 
-from . import logic
+from . import economy, logic
 from .rules import CHECKLIST, PHASE_ITEM, CiceroState, card_points, space_name
 from .tables import AUTOMATII_VOTES, CASTES, GUILDS, SPACES, ZONES
 
@@ -55,6 +55,16 @@ def table_view(s: CiceroState, viewer: str) -> dict:
     occupied = s.occupied()
     view["board"] = [{"space": sp, "name": space_name(sp), "holder": occupied.get(sp)} for sp in SPACES]
     view["placements"] = [[p, sp] for p, sp in s.placements]
+    # "Placing a Servant immediately triggers an action for the player who placed it, and also an
+    # action for each of the other players": the last placement's, and the three kinds of space.
+    view["last_effect"] = (logic.space_effect_text(s.placements[-1][1], s.placements[-1][0])
+                           if s.placements else None)
+    view["space_kinds"] = logic.space_kind_texts()
+    view["setup_checklist"] = [tr(f"cicero.setup.{k}", **params) for k, params in logic.setup_checklist(len(s.players))]
+    # Counts the table entered last, carried to the next count so only a change needs a tap.
+    view["carried"] = {k: dict(v) for k, v in s.carried.items()}
+    view["economy"] = _jsonable(s.economy) if s.economy is not None else None
+    view["economy_warnings"] = economy.warnings(s.economy) if s.economy is not None else []
     view["next_to_place"] = s.next_to_place()
     view["servants_left"] = s.servants_left()
     view["tribute"] = dict(s.tribute)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from companion.core.events import BadInput, NeedsTieBreak
+from companion.core.schema import List, Obj, Raw, question
 
 from . import scoring
 from .rules import RULES, ForumCard, Turn, next_clockwise
@@ -35,6 +36,13 @@ def _tie(fn, *args):
         raise BadInput(f"{exc.args[0]}: give tribune_choice ({' or '.join(exc.among)})") from None
 
 
+# The shared strictness (companion.core.schema): no unknown key in a player's row ("Sway" for
+# "sway"), no more Fate cards than the box's 86; the rest is checked by scoring.py.
+FATE = List(Raw(), hi=86, why="the box holds 86 Fate cards")
+
+
+@question(Obj({"players": List(Obj({}, {"name": Raw(), "citizen": Raw(), "sway": Raw(), "cicero": Raw()}), hi=8), "curia": FATE},
+              {"opportunist_play": FATE, "variant": Raw()}))
 def final(data: Mapping[str, Any]) -> dict:
     _only(data, {"players", "curia", "opportunist_play", "variant"}, {"players", "curia"})
     players = data["players"]

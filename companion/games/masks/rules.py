@@ -5,8 +5,9 @@ cards over after the vote, so nothing it says or shows before then can depend on
 
 Round: deal checklist -> Hidden Phase (narrated) -> Discussion (timer; the Vanguard's use is
 recorded because that player abstains) -> Voting (one secret pick vote, revealed at once) ->
-the final Identities are entered -> (the Executioner names a player, when they got the most
-votes) -> the result.
+the Executioner's check (the most-voted players look at their own card; the one holding the
+Executioner shows that card alone and names a player) -> every Identity is turned over and
+entered -> the result.
 
 Readings where the rulebook is silent (each is shown to the table when it applies):
 
@@ -23,8 +24,11 @@ Readings where the rulebook is silent (each is shown to the table when it applie
   abstaining Vanguard casts none); the Royalist's vote is not a People's vote, since the
   Royalist's "superseding objective is to protect the Royal".
 - The Executioner is whoever holds the Executioner card at the end (cards move during the
-  game, so a player may not know they hold it): the final Identities are entered first, then
-  the Executioner chooses.
+  game, so a player may not know they hold it): each most-voted player looks at their own card,
+  and the Executioner among them shows it and chooses *before* the other cards are turned over,
+  since "choose another player to be eliminated instead" is a choice made without seeing them.
+- The Royalist is entered as tapped; final Identities may differ (the Gambler, the Fugitive, the
+  Harlot move cards), so a Royalist the Royalist rule would not allow is warned about, not refused.
 """
 from __future__ import annotations
 
@@ -75,6 +79,10 @@ RULE_EXECUTIONER = ("Executioner (P) \u2013 No action during the Hidden Phase. I
                     "instead.")
 RULE_ROYALIST = ("If there is only 1 Royal in play, that Royal will tap the shoulder of an "
                  "adjacent player to their left or right. That person is now a Royalist")
+RULE_ROYALIST_ONE = "If there is only 1 Royal in play"
+RULE_ROYALIST_NEIGHBOUR = ("that Royal will tap the shoulder of an adjacent player to their left or "
+                           "right. That person is now a Royalist")
+RULE_ROYALIST_MARTYR = "The Martyr cannot be selected as a Royalist."
 RULE_REVEAL = "Once all votes are cast, players reveal their Identity Cards to determine who won."
 RULE_DISCUSSION = "Players have 7 minutes to talk."
 
@@ -143,6 +151,46 @@ def check_royalist(players: Sequence[str], royalist: Any) -> str | None:
     return royalist
 
 
+@dataclass(frozen=True)
+class RoyalistWarning:
+    """A Royalist the Royalist rule would not allow, given the final Identities."""
+    key: str                    # catalogue key under masks.warn.
+    params: Mapping[str, str]
+    rule: str                   # the rulebook's words
+
+    def text(self) -> str:
+        return tr(f"masks.warn.{self.key}", **self.params) + f' (rule: "{self.rule}")'
+
+
+def royalist_warnings(players: Sequence[str], identities: Mapping[str, str],
+                      royalist: str | None) -> tuple[RoyalistWarning, ...]:
+    """Warnings, never refusals: cards move after the Hidden Phase (the Gambler swaps with a
+    Bystander, the Harlot and the Fugitive move Identities), so the final cards may differ from
+    the ones the Royal saw when tapping. ``identities`` may be partial (a screen being filled)."""
+    if royalist is None or royalist not in players:
+        return ()
+    out: list[RoyalistWarning] = []
+    holder = {card: p for p, card in identities.items()}
+    royals = [holder[c] for c in ROYAL_CARDS if c in holder]
+    mine = identities.get(royalist)
+    if len(royals) == 2:
+        out.append(RoyalistWarning("both_royals", {"name": royalist}, RULE_ROYALIST_ONE))
+    if mine in ROYAL_CARDS:
+        out.append(RoyalistWarning("royal_self", {"name": royalist, "card": tr(f"masks.identity.{mine}")},
+                           RULE_ROYALIST_NEIGHBOUR))
+    if mine == "Martyr":
+        out.append(RoyalistWarning("martyr", {"name": royalist}, RULE_ROYALIST_MARTYR))
+    if len(royals) == 1 and royals[0] != royalist:
+        seat, n = players.index(royals[0]), len(players)
+        neighbours = {players[(seat - 1) % n], players[(seat + 1) % n]}
+        if royalist not in neighbours:
+            out.append(RoyalistWarning("not_neighbour", {"name": royalist, "royal": royals[0]},
+                               RULE_ROYALIST_NEIGHBOUR))
+    if not royals and len(identities) == len(players):
+        out.append(RoyalistWarning("no_royal", {"name": royalist}, RULE_ROYALIST_ONE))
+    return tuple(out)
+
+
 def check_votes(players: Sequence[str], ballots: Any) -> dict[str, str | None]:
     """Every player's final vote: another player, "center", or None (the Vanguard abstained)."""
     if not isinstance(ballots, Mapping):
@@ -181,6 +229,11 @@ def vote_counts(players: Sequence[str], ballots: Mapping[str, str | None]) -> di
     return {o: counts.get(o, 0) for o in list(players) + [CENTER]}
 
 
+def top_players(players: Sequence[str], ballots: Mapping[str, str | None]) -> tuple[str, ...]:
+    """The players (not the center) with the most votes: who looks for the Executioner."""
+    return tuple(p for p in most_voted(players, ballots).leaders if p != CENTER)
+
+
 def executioner_to_choose(players: Sequence[str], identities: Mapping[str, str],
                           ballots: Mapping[str, str | None]) -> str | None:
     """The player holding the Executioner if they are among those with the most votes."""
@@ -201,10 +254,19 @@ class Verdict:
     readings: tuple[str, ...] = ()     # catalogue keys of the readings applied, for the table
     executioner: str | None = None
     executioner_target: str | None = None
+    decided_by: str = ""               # which of the rulebook's win conditions decided it
+    warnings: tuple[RoyalistWarning, ...] = ()
 
     def to_dict(self) -> dict:
         return {"eliminated": list(self.eliminated), "result": self.result,
                 "winners": list(self.winners)}
+
+    def reasons(self) -> dict:
+        """What the engine computed on the way (the referee's full answer)."""
+        return {"counts": dict(self.counts), "most_voted": list(self.most_voted),
+                "executioner": self.executioner, "executioner_target": self.executioner_target,
+                "decided_by": self.decided_by, "readings": list(self.readings),
+                "warnings": [w.key for w in self.warnings]}
 
 
 def judge(players: Sequence[str], identities: Mapping[str, str], center: Sequence[str],
@@ -246,32 +308,35 @@ def judge(players: Sequence[str], identities: Mapping[str, str], center: Sequenc
     royal_side = [p for p in players if FACTION[identities[p]] == ROYALS or p == royalist]
     people_side = [p for p in players if FACTION[identities[p]] == PEOPLE and p != royalist]
 
+    # decided_by names the rulebook's bullet that decided (docs/referee.md lists them).
     if "Martyr" in holder and holder["Martyr"] in eliminated:
-        result, winners = MARTYR, [holder["Martyr"]]
+        result, winners, why = MARTYR, [holder["Martyr"]], "martyr_eliminated"
     elif not royals_at_table and "Martyr" in center:
-        result, winners = DRAW, []
+        result, winners, why = DRAW, [], "royals_and_martyr_in_center"
     elif not royals_at_table:
         cast = [ballots[p] for p in people_side if ballots[p] is not None]
         on_center = sum(1 for c in cast if c == CENTER)
         if on_center * 2 > len(cast):
-            result, winners = PEOPLE, people_side
+            result, winners, why = PEOPLE, people_side, "people_majority_on_center"
         else:
-            result, winners = ROYALS, royal_side
+            result, winners, why = ROYALS, royal_side, "no_people_majority_on_center"
             readings.append("masks.reading.royals_in_center")
     elif any(p in eliminated for p in royals_at_table):
-        result, winners = PEOPLE, people_side
+        result, winners, why = PEOPLE, people_side, "royal_eliminated"
     else:
-        result, winners = ROYALS, royal_side
+        result, winners, why = ROYALS, royal_side, "no_royal_eliminated"
     return Verdict(counts=vote_counts(players, ballots), most_voted=tally.leaders, eliminated=out,
                    result=result, winners=tuple(p for p in players if p in winners),
                    readings=tuple(readings), executioner=executioner,
-                   executioner_target=executioner_target if executioner else None)
+                   executioner_target=executioner_target if executioner else None,
+                   decided_by=why, warnings=royalist_warnings(players, identities, royalist))
 
 
 # --- the game as a journalled state machine -----------------------------------------------
 
-DEAL, HIDDEN, DISCUSSION, VOTING, IDENTITIES_PHASE, EXECUTIONER, OVER = (
-    "deal", "hidden", "discussion", "voting", "identities", "executioner", "over")
+DEAL, HIDDEN, DISCUSSION, VOTING, EXECUTIONER_CHECK, EXECUTIONER, IDENTITIES_PHASE, OVER = (
+    "deal", "hidden", "discussion", "voting", "executioner_check", "executioner", "identities",
+    "over")
 
 
 @dataclass(frozen=True)
@@ -286,6 +351,11 @@ class MasksState:
     center: tuple[str, ...] = ()
     royalist: str | None = None
     verdict: Verdict | None = None
+    # The Executioner's check, before the general reveal: done (True), who showed the card, and
+    # whom they chose. (A journal written before the check existed has it False throughout.)
+    checked: bool = False
+    executioner: str | None = None
+    executioner_target: str | None = None
 
 
 def _seconds(value: Any) -> int:
@@ -374,10 +444,35 @@ class MasksRules(GameRules):
         require(not waiting, f"still waiting for {', '.join(waiting)}", RULE_NO_ABSTAIN)
         return votes.reveal(state.book, False)
 
+    def _do_executioner_check(self, state, data):
+        """Which most-voted player showed the Executioner (``player``), or nobody (null)."""
+        self._phase(state, EXECUTIONER_CHECK, what="The Executioner's check")
+        player = data.get("player")
+        if player is None:
+            return [("no_executioner_shown", {})]
+        top = top_players(state.players, state.ballots)
+        if player not in state.players:
+            raise BadInput(f"the Executioner's check names {player!r}, who is not a player")
+        require(player in top, f"{player} did not receive the most votes "
+                f"({', '.join(top)} did)", RULE_EXECUTIONER)
+        return [("executioner_shown", {"player": player})]
+
     def _do_enter_identities(self, state, data):
         self._phase(state, IDENTITIES_PHASE, what="Entering the Identities")
         ids, center = check_identities(state.players, data.get("identities"), data.get("center"))
         royalist = check_royalist(state.players, data.get("royalist"))
+        if state.checked:
+            # The cards turned over must agree with the card shown alone before them.
+            shown = state.executioner
+            holder = executioner_to_choose(state.players, ids, state.ballots)
+            if shown is not None:
+                require(ids[shown] == "Executioner",
+                        f"{shown} showed the Executioner, but the Identities give {shown} the "
+                        f"{ids[shown]}", RULE_EXECUTIONER)
+            else:
+                require(holder is None,
+                        f"{holder} holds the Executioner with the most votes, but nobody showed "
+                        f"it: undo to the Executioner's check", RULE_EXECUTIONER)
         return [("identities_revealed", {"identities": ids, "center": list(center),
                                          "royalist": royalist})]
 
@@ -386,7 +481,8 @@ class MasksRules(GameRules):
         target = data.get("target")
         if target not in state.players:
             raise BadInput(f"the Executioner's choice {target!r} is not a player")
-        executioner = executioner_to_choose(state.players, state.identities, state.ballots)
+        executioner = state.executioner or executioner_to_choose(
+            state.players, state.identities, state.ballots)
         require(target != executioner,
                 f"the Executioner ({executioner}) must choose another player", RULE_EXECUTIONER)
         return [("executioner_chose", {"executioner": executioner, "target": target})]
@@ -398,7 +494,11 @@ class MasksRules(GameRules):
             book = votes.apply_vote_event(state.book, event)
             state = replace(state, book=book)
             if kind == "vote_revealed" and book.current is None and book.history:
-                state = replace(state, phase=IDENTITIES_PHASE, ballots=book.history[-1].choices())
+                ballots = book.history[-1].choices()
+                # A player on top may hold the Executioner: they check before anyone reveals.
+                check = bool(top_players(state.players, ballots))
+                state = replace(state, ballots=ballots, checked=not check,
+                                phase=EXECUTIONER_CHECK if check else IDENTITIES_PHASE)
             return state
         if kind == "hidden_phase_started":
             return replace(state, phase=HIDDEN)
@@ -408,13 +508,22 @@ class MasksRules(GameRules):
             return replace(state, vanguard=d["player"])
         if kind == "discussion_ended":
             return replace(state, phase=VOTING)
+        if kind == "no_executioner_shown":
+            return replace(state, phase=IDENTITIES_PHASE, checked=True)
+        if kind == "executioner_shown":
+            return replace(state, phase=EXECUTIONER, checked=True, executioner=d["player"])
         if kind == "identities_revealed":
             state = replace(state, identities=dict(d["identities"]), center=tuple(d["center"]),
                             royalist=d.get("royalist"))
+            if state.checked:
+                return self._judged(state, state.executioner_target)
+            # A journal from before the check: the Executioner chose after the reveal.
             if executioner_to_choose(state.players, state.identities, state.ballots):
                 return replace(state, phase=EXECUTIONER)
             return self._judged(state, None)
         if kind == "executioner_chose":
+            if state.identities is None:
+                return replace(state, phase=IDENTITIES_PHASE, executioner_target=d["target"])
             return self._judged(state, d["target"])
         return state  # an event kind this version does not know: nothing to fold
 
@@ -437,11 +546,16 @@ class MasksRules(GameRules):
         if state.ballots is not None:
             v["counts"] = vote_counts(state.players, state.ballots)
             v["most_voted"] = list(most_voted(state.players, state.ballots).leaders)
+            v["top_players"] = list(top_players(state.players, state.ballots))
+        if state.executioner_target is not None and state.verdict is None:
+            v["executioner_target"] = state.executioner_target
         if state.identities is not None:
             v["identities"] = dict(state.identities)
             v["center"] = list(state.center)
             v["royalist"] = state.royalist
-        if state.phase == EXECUTIONER:
+        if state.phase in (EXECUTIONER, IDENTITIES_PHASE) and state.checked:
+            v["executioner"] = state.executioner
+        elif state.phase == EXECUTIONER:  # a journal from before the check
             v["executioner"] = executioner_to_choose(state.players, state.identities, state.ballots)
         if state.verdict is not None:
             vd = state.verdict
@@ -449,13 +563,22 @@ class MasksRules(GameRules):
             v["executioner"] = vd.executioner
             v["executioner_target"] = vd.executioner_target
             v["readings"] = [tr(k) for k in vd.readings]
+            v["warnings"] = [w.text() for w in vd.warnings]
+            v["decided_by"] = vd.decided_by
             v["result_text"] = result_text(vd)
         return v
 
     def prompt(self, state: MasksState) -> str:
+        if state.phase == EXECUTIONER_CHECK:
+            top = top_players(state.players, state.ballots)
+            return tr("masks.prompt.executioner_check_one" if len(top) == 1
+                      else "masks.prompt.executioner_check", names=", ".join(top))
         if state.phase == EXECUTIONER:
-            return tr("masks.prompt.executioner", name=executioner_to_choose(
+            return tr("masks.prompt.executioner", name=state.executioner or executioner_to_choose(
                 state.players, state.identities, state.ballots))
+        if state.phase == IDENTITIES_PHASE and state.executioner_target is not None:
+            return tr("masks.prompt.identities_after_choice", name=state.executioner,
+                      target=state.executioner_target)
         if state.phase == OVER:
             return result_text(state.verdict)
         return tr(f"masks.prompt.{state.phase}")

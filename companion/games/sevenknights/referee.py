@@ -1,50 +1,120 @@
 """Referee questions for Seven Knights Bewitched (``python -m companion.referee sevenknights Q``).
 
 They call the same rule functions the tablet's game uses (rules.choose_captain -> CaptainRule,
-setup.MODES), never a second implementation.
+rules.score_round, rules.round_flags, setup.MODES), never a second implementation.
 """
 from __future__ import annotations
 
-from companion.core.events import BadInput
+from companion.core.events import BadInput, RuleError
+from companion.core.schema import Bool, Either, Int, List, Map, Names, Null, Player, Text, obj, question
 
-from .rules import check_setup, choose_captain, setup_view
+from .rules import (R_CAPTAIN_REVEAL, R_GROPING_DEAL, R_NO_WITCH, R_TILES, Arrow, RESERVED_NAMES, Round,
+                    check_setup, choose_captain, round_flags, score_round, setup_view)
+from .setup import MODES, SET_ASIDE, WITCH, ROUNDS
+
+PLAYERS = Names(3, 8, rule="Basic Rules (4-8 Players); Special Rules for 3 and 4 Players (3-4 Players)",
+                reserved=tuple(sorted(RESERVED_NAMES)))
+MODE = Text(tuple(MODES))
+TILE = Either((Int(1, 7, why="the Knight Tiles 1 to 7"), Text((WITCH,))), 'a Knight number 1-7 or "witch"')
+ROUND_FIELDS = dict(
+    captain=Player(),
+    arrows=List(obj(looker=Player(), at=Text()), hi=16, why="one or two Player Cards (Arrow) each"),
+)
+ROUND_OPTIONAL = {
+    "first": Player(), "captain_tile": TILE, "witch": Null(Text()), "in_order": Null(Bool()),
+    "recommendations": Map(Player()), "next_first": Player(),
+}
 
 
-def _names(value, what: str) -> list[str]:
-    if not isinstance(value, list) or not value or not all(isinstance(p, str) and p for p in value):
-        raise BadInput(f"{what} must be a non-empty list of names")
-    if len(set(value)) != len(value):
-        raise BadInput(f"{what} names a player twice")
-    return value
-
-
+@question(obj(players=PLAYERS, first=Player(), recommendations=Map(Player())))
 def captain(data: dict) -> dict:
     """{"players": [clockwise], "first": name, "recommendations": {name: name}}
-    -> {"captain": name, "tie": bool}"""
-    for key in ("players", "first", "recommendations"):
-        if key not in data:
-            raise BadInput(f"missing {key!r}")
-    players = _names(data["players"], "players")
-    first = data["first"]
-    if not isinstance(first, str) or first not in players:
-        raise BadInput(f"first player {first!r} is not at the table")
-    recs = data["recommendations"]
-    if not isinstance(recs, dict):
-        raise BadInput("recommendations must be an object {player: recommended player}")
-    for who, whom in recs.items():
-        if not isinstance(whom, str):
-            raise BadInput(f"{who} recommends {whom!r}: a recommendation is a player's name")
-    result = choose_captain(players, first, recs)
-    return {"captain": result.winner, "tie": result.tie}
+    -> {"captain": name, "tie": bool, "decided_by": ..., "recommendations": {name: count}}"""
+    result = choose_captain(data["players"], data["first"], data["recommendations"])
+    return {"captain": result.winner, "tie": result.tie, "decided_by": result.decided_by,
+            "recommendations": {p: result.counts.get(p, 0) for p in data["players"]}}
 
 
+@question(obj({"mode": MODE, "first": Player()}, players=PLAYERS))
 def setup(data: dict) -> dict:
     """{"players": [clockwise], "mode": "basic"|"groping"|"advanced"|"unity"} -> what to prepare."""
     players, first, mode = check_setup(data)
     view = setup_view(mode, len(players))
     return {"mode": mode.key, "players": len(players), "first": first, "rounds": mode.rounds,
-            "tiles": view["tiles"], "center": len(view["center"]), "set_aside": view["set_aside"],
-            "unused_knights": view["unused_knights"], "player_cards": view["player_cards"]}
+            "tiles": list(mode.tiles(len(players))), "center": len(view["center"]),
+            "set_aside": view["set_aside"], "unused_knights": view["unused_knights"],
+            "player_cards": view["player_cards"]}
 
 
-QUESTIONS = {"captain": captain, "setup": setup}
+def _round(players: tuple[str, ...], mode, number: int, r: dict) -> dict:
+    """One round's Cleanup: the same score_round and flags the tablet records."""
+    n = len(players)
+    centers = mode.centers(n)
+    places = set(players) | set(centers)
+    for a in r["arrows"]:
+        if a["at"] not in places or a["at"] == a["looker"]:
+            raise BadInput(f"round {number}: {a['looker']} looked at {a['at']!r}: not another player's "
+                           f"tile or a center tile ({', '.join(centers) or 'no center here'})")
+    tile = r.get("captain_tile")
+    if tile is not None and tile != WITCH and tile not in mode.tiles(n):
+        raise RuleError(f"round {number}: tile {tile} is not prepared with {n} players", R_TILES)
+    captain_witch = tile == WITCH
+    if captain_witch and not mode.witch_dealt:
+        raise RuleError(f"round {number}: no player is dealt the Witch Tile here",
+                        R_NO_WITCH if not mode.witch else R_GROPING_DEAL)
+    witch = r["captain"] if captain_witch else r.get("witch")
+    witch_places = set()
+    if mode.witch:
+        witch_places = (set(players) if mode.witch_dealt else set()) | set(centers)
+        if mode.set_aside(n) > 0:
+            witch_places.add(SET_ASIDE)
+    if not mode.witch and witch is not None:
+        raise RuleError(f"round {number}: this mode has no Witch Tile", R_NO_WITCH)
+    if mode.witch and witch not in witch_places:
+        raise BadInput(f"round {number}: witch {witch!r} must be one of {', '.join(sorted(witch_places))}")
+    if not captain_witch and witch == r["captain"]:
+        raise RuleError(f"round {number}: {witch} was the Captain and revealed a Knight", R_CAPTAIN_REVEAL)
+    in_order = r.get("in_order")
+    if not captain_witch and not isinstance(in_order, bool):
+        raise BadInput(f"round {number}: in_order (true/false) is needed unless the Captain revealed the Witch")
+    arrows = tuple(Arrow(a["looker"], a["at"], 1) for a in r["arrows"])
+    result = score_round(players, mode, number, r["captain"], arrows, witch, in_order, captain_witch)
+    done = Round(number, r.get("first", players[0]), arrows=arrows, captain=r["captain"], captain_tile=tile,
+                 result=result, next_first=r.get("next_first"),
+                 recommended=tuple((r.get("recommendations") or {}).items()))
+    return {"round": number, "winner": result.winner, "decided_by": result.why, "witch": result.witch,
+            "toriko": list(result.toriko), "points": dict(result.points),
+            "flags": [f.data() for f in round_flags(players, mode, done)]}
+
+
+@question(obj({"mode": MODE, "round": Int(1, ROUNDS, why="the game ends after 3 rounds"), **ROUND_OPTIONAL},
+              players=PLAYERS, **ROUND_FIELDS))
+def round_result(data: dict) -> dict:
+    """One round's result: who won and why, TORIKO, each player's points, broken rules flagged."""
+    players, _first, mode = check_setup({"players": data["players"], "mode": data.get("mode", "basic")})
+    number = data.get("round", 1)
+    if number > mode.rounds:
+        raise BadInput(f"round {number}: this mode plays {mode.rounds} round(s)")
+    return _round(players, mode, number, data)
+
+
+@question(obj({"mode": MODE}, players=PLAYERS,
+              rounds=List(obj(ROUND_OPTIONAL, **ROUND_FIELDS), 1, ROUNDS, why="the game ends after 3 rounds")))
+def score(data: dict) -> dict:
+    """The whole game's scoring: each round's result, the totals, and the winners after the last."""
+    players, _first, mode = check_setup({"players": data["players"], "mode": data.get("mode", "basic")})
+    if len(data["rounds"]) > mode.rounds:
+        raise BadInput(f"rounds: this mode plays {mode.rounds} round(s), got {len(data['rounds'])}")
+    rounds = [_round(players, mode, i + 1, r) for i, r in enumerate(data["rounds"])]
+    totals = {p: sum(r["points"][p] for r in rounds) for p in players}
+    complete = len(rounds) == mode.rounds
+    if not complete:
+        winners = None
+    elif mode.scored:  # "The player(s) with the highest total score after 3 rounds are the winners."
+        winners = [p for p in players if totals[p] == max(totals.values())]
+    else:  # Unity: everyone shares the Knights' victory
+        winners = list(players) if rounds[-1]["winner"] == "knights" else []
+    return {"rounds": rounds, "totals": totals, "complete": complete, "winners": winners}
+
+
+QUESTIONS = {"captain": captain, "setup": setup, "round": round_result, "score": score}

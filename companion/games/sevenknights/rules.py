@@ -7,7 +7,9 @@ Witch Myrmamius turned out to be (from which the arrows name every TORIKO) and t
 
 "Witch Myrmamius cannot recommend TORIKO. TORIKO cannot recommend Witch Myrmamius." The tablet
 cannot know who is TORIKO or the Witch while the vote is secret, so it cannot refuse such a
-recommendation: it shows and speaks the rule as a reminder before the vote.
+recommendation: it shows and speaks the rule as a reminder before the vote, and once the result
+says where the Witch was (and so who was TORIKO) it flags a broken one (``round_flags``), as it
+flags a next First player the revealed tiles rule out.
 """
 from __future__ import annotations
 
@@ -43,6 +45,8 @@ R_NEXT_FIRST = ("the player who had the \"1 Eins\" tile (or, if none, the player
 R_END = "The game ends after 3 rounds."
 R_TUTORIAL_END = "When playing as a tutorial, it ends after one round, and there are no points."
 R_TORIKO = "If you see Witch Myrmamius, you immediately become TORIKO (join the Witch Team)."
+R_WITCH_NO_TORIKO = "Witch Myrmamius cannot recommend TORIKO."
+R_TORIKO_NO_WITCH = "TORIKO cannot recommend Witch Myrmamius."
 
 # CaptainRule.decided_by -> the catalogue key that explains it to the table.
 TIE_HOW = {"did not recommend themself": "how_humble", "farthest clockwise from the First player": "how_farthest"}
@@ -104,6 +108,7 @@ class Round:
     captain_tile: Any = None      # a Knight number, or "witch"
     result: Result | None = None
     next_first: str | None = None
+    recommended: tuple[tuple[str, str], ...] = ()  # who recommended whom, once revealed
 
 
 @dataclass(frozen=True)
@@ -193,12 +198,18 @@ def toriko_of(arrows, witch_place: str | None, players) -> tuple[str, ...]:
 def round_result(state: SevenKnightsState, witch_place: str | None, in_order: bool | None,
                  captain_witch: bool = False) -> Result:
     """Who won the round and what each player scores (see setup.POINTS for the reading)."""
-    rnd, mode = state.round, state.rules_mode
-    toriko = toriko_of(rnd.arrows, witch_place, state.players)
-    witch_team = set(toriko) | ({witch_place} if witch_place in state.players else set())
+    return score_round(state.players, state.rules_mode, state.round.number, state.round.captain,
+                       state.round.arrows, witch_place, in_order, captain_witch)
+
+
+def score_round(players, mode: Mode, number: int, captain: str, arrows, witch_place: str | None,
+                in_order: bool | None, captain_witch: bool = False) -> Result:
+    """The Cleanup Phase's table as a pure function (the game and the referee call it)."""
+    toriko = toriko_of(arrows, witch_place, players)
+    witch_team = set(toriko) | ({witch_place} if witch_place in players else set())
     if captain_witch:
         winner, why = "witch", "captain_witch"
-    elif rnd.captain in toriko:
+    elif captain in toriko:
         # FAQ: "What happens if the Captain is TORIKO? A: It's a victory for the Witch Team."
         winner, why = "witch", "captain_toriko"
     elif in_order:
@@ -207,11 +218,82 @@ def round_result(state: SevenKnightsState, witch_place: str | None, in_order: bo
         # FAQ: with no Witch team, "All players receive zero points as knights."
         winner, why = ("witch" if witch_team else "none"), "out_of_order"
     points = []
-    for p in state.players:
+    for p in players:
         team = "witch" if p in witch_team else "knights"
-        pts = round_points(rnd.number, team) if mode.scored and team == winner else 0
+        pts = round_points(number, team) if mode.scored and team == winner else 0
         points.append((p, pts))
     return Result(winner, why, witch_place, toriko, tuple(points), in_order)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A rule the table broke, seen only once the result is known: keys, not sentences."""
+    key: str                      # catalogue key under sevenknights.flag.
+    params: Mapping[str, Any]
+    rule: str
+
+    def text(self) -> str:
+        return tr(f"sevenknights.flag.{self.key}", **self.params) + f' (rule: "{self.rule}")'
+
+    def data(self) -> dict:
+        return {"flag": self.key, **self.params, "rule": self.rule}
+
+
+def recommendation_flags(recommendations: Mapping[str, str], witch_place: str | None,
+                         toriko: tuple[str, ...]) -> tuple[Flag, ...]:
+    """The rule "Witch Myrmamius cannot recommend TORIKO. TORIKO cannot recommend Witch Myrmamius."""
+    out = []
+    for who, whom in recommendations.items():
+        if who == witch_place and whom in toriko:
+            out.append(Flag("witch_recommended_toriko", {"witch": who, "toriko": whom}, R_WITCH_NO_TORIKO))
+        if who in toriko and whom == witch_place and whom != who:
+            out.append(Flag("toriko_recommended_witch", {"toriko": who, "witch": whom}, R_TORIKO_NO_WITCH))
+    return tuple(out)
+
+
+def next_first_flag(players, mode: Mode, captain: str, captain_tile: Any, witch_place: str | None,
+                    first: str) -> Flag | None:
+    """A next First player the revealed tiles rule out: "the player who had the "1 Eins" tile
+    (or, if none, the player having the tile with the smallest number)". The Witch has no
+    number; a Captain whose tile was k cannot be the smallest when more of 1..k-1 were prepared
+    than the center and the set-aside tiles can hold (so some player held a smaller one)."""
+    if first == witch_place:
+        return Flag("first_is_witch", {"player": first}, R_NEXT_FIRST)
+    if captain_tile == 1 and first != captain:
+        return Flag("captain_had_one", {"player": first, "captain": captain}, R_NEXT_FIRST)
+    if isinstance(captain_tile, int) and not isinstance(captain_tile, bool) and first == captain:
+        n = len(players)
+        smaller = sum(1 for t in mode.tiles(n) if t != WITCH and t < captain_tile)
+        off_table = mode.center.get(n, 0) + mode.set_aside(n)
+        if not mode.witch_dealt and mode.witch:
+            off_table -= 1  # Groping: the Witch lies among the center or set-aside tiles
+        if smaller > off_table:
+            return Flag("smaller_tile_at_table", {"player": first, "tile": captain_tile}, R_NEXT_FIRST)
+    return None
+
+
+def header_flags(state: "SevenKnightsState") -> list[str]:
+    """What the table is told on every screen: this round's flags once its result is in, or,
+    during the next round's Search, the last round's (its next First player included)."""
+    if state.round.result is not None:
+        return [f.text() for f in round_flags(state.players, state.rules_mode, state.round)]
+    if state.phase == "search" and state.past:
+        last = state.past[-1]
+        return [tr("sevenknights.flag.in_round", round=last.number, text=f.text())
+                for f in round_flags(state.players, state.rules_mode, last)]
+    return []
+
+
+def round_flags(players, mode: Mode, rnd: "Round") -> tuple[Flag, ...]:
+    """Every flag for a finished round (and its next First player, once chosen)."""
+    if rnd.result is None:
+        return ()
+    flags = list(recommendation_flags(dict(rnd.recommended), rnd.result.witch, rnd.result.toriko))
+    if rnd.next_first is not None:
+        f = next_first_flag(players, mode, rnd.captain, rnd.captain_tile, rnd.result.witch, rnd.next_first)
+        if f:
+            flags.append(f)
+    return tuple(flags)
 
 
 def standings(state: SevenKnightsState) -> list[dict]:
@@ -420,7 +502,9 @@ class SevenKnightsRules(GameRules):
             if k == "vote_revealed":
                 tally = choose_captain(state.players, rnd.first, book.last().choices())
                 rnd = replace(rnd, captain=tally.winner, counts=tuple(sorted(tally.counts.items())),
-                              tie=tally.tie, decided_by=tally.decided_by)
+                              tie=tally.tie, decided_by=tally.decided_by,
+                              recommended=tuple((p, c) for p, c in book.last().choices().items()
+                                                if c is not None))
                 state = replace(state, round=rnd, phase="order_question")
             return state
         if k == "tile_looked":
@@ -488,7 +572,11 @@ class SevenKnightsRules(GameRules):
             "totals": dict(zip(state.players, state.totals)),
             "standings": standings(state),
             "past_rounds": [{"round": r.number, "first": r.first, "captain": r.captain,
-                             "captain_tile": r.captain_tile, "result": result_view(r.result)} for r in state.past],
+                             "captain_tile": r.captain_tile, "result": result_view(r.result),
+                             "flags": [f.text() for f in round_flags(state.players, mode, r)]}
+                            for r in state.past],
+            "flags": [f.text() for f in round_flags(state.players, mode, rnd)],
+            "header_flags": header_flags(state),
             "reminders": [tr("sevenknights.reminder.forbidden"), tr("sevenknights.reminder.recommend")],
             "vote": votes.table_view(state.book.current),
             "vote_history": [votes.table_view(x) for x in state.book.history],

@@ -28,7 +28,9 @@ SCREEN_NAMES = ("start", "election", "board", "tribute", "majorities", "prestige
 class CiceroUI(GameUI):
     def __init__(self):
         super().__init__(game_id="cicero", rules=CiceroRules(), title="game.cicero", blurb="cicero.blurb",
-                         seat_fields=[OptionField("age", "cicero.ui.age", "int", 30, minimum=0, maximum=120)])
+                         seat_fields=[OptionField("age", "cicero.ui.age", "int", 30, minimum=0, maximum=120)],
+                         options=[OptionField("economy", "cicero.option.economy", "bool", False,
+                                              help="cicero.option.economy_help")])
         self._last = None
         self.debate: Countdown | None = None
         self._debate_key = None
@@ -36,7 +38,8 @@ class CiceroUI(GameUI):
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
         seats = table.get("seats") or {}
         setup = {"players": list(table["players"]), "colours": list(table.get("colours") or []),
-                 "ages": {p: seats.get(p, {}).get("age") for p in table["players"]}}
+                 "ages": {p: seats.get(p, {}).get("age") for p in table["players"]},
+                 "options": {"economy": bool(options.get("economy", False))}}
         # Ages tied for the youngest: the table's first player starts the draft if among them.
         ages = {p: a for p, a in setup["ages"].items() if isinstance(a, int)}
         if ages:

@@ -33,6 +33,20 @@ def election_text(view: dict) -> str:
     return text
 
 
+def effect_text(view: dict) -> tuple[str, str]:
+    """While Servants are placed: what the last placement gave its player and the others, or,
+    before the first, what each kind of space gives; the influence limit under it."""
+    if view.get("phase") != "servants" and not view.get("last_effect"):
+        return "", ""
+    last = view.get("last_effect")
+    if last:
+        return tr("cicero.ui.last_placed"), f"{last['placer']}\n{last['others']}\n{tr('cicero.ui.influence_limit')}"
+    kinds = view.get("space_kinds") or []
+    heads = (tr("cicero.ui.senate"), tr("cicero.ui.first_space"), tr("cicero.ui.second_space"))
+    lines = [f"[b]{h}[/b] {k['placer']} {k['others']}" for h, k in zip(heads, kinds)]
+    return tr("cicero.ui.space_kinds"), "\n".join(lines + [tr("cicero.ui.influence_limit")])
+
+
 class BoardScreen(CiceroScreen):
     influences = ListProperty([])   # the Cicero card being entered
     castes = ListProperty([])
@@ -43,6 +57,7 @@ class BoardScreen(CiceroScreen):
             return
         self.ids.demand.text = demand_text(v.get("cicero"))
         self.ids.election.text = election_text(v)
+        self.ids.effect_heading.text, self.ids.effect.text = effect_text(v)
         if v["phase"] == "accusation":
             self._card()
         else:

@@ -3,6 +3,7 @@ the round summary's checklist), number steppers and seat-coloured buttons."""
 from __future__ import annotations
 
 from kivy.factory import Factory
+from kivy.metrics import dp
 from kivy.properties import (BooleanProperty, ColorProperty, NumericProperty,
                              StringProperty)
 from kivy.uix.boxlayout import BoxLayout
@@ -93,6 +94,16 @@ class CiceroScreen(GameScreen):
                 checks.add_widget(Factory.CCheck())
         for label, item in zip(reversed(checks.children), items):
             label.text, label.status = item["short"], item["status"]
+        button = side.ids.economy_button
+        on = v.get("economy") is not None
+        button.height, button.opacity, button.disabled = (dp(56) if on else 0), (1 if on else 0), not on
+        if on and not getattr(button, "_bound", False):
+            button.bind(on_release=lambda b: self.open_economy())
+            button._bound = True
+
+    def open_economy(self):
+        from companion.app.games.cicero.economy import open_panel
+        return open_panel(self.app)
 
     def adjust(self, player: str, delta: int):
         self.app.send("adjust_prestige", player=player, delta=delta, note=tr("cicero.ui.by_hand"))

@@ -69,10 +69,19 @@ class MajoritiesScreen(CiceroScreen):
         self._steppers = [s for _, s in self._rows]
         for row, s in self._rows:
             s.label = tr("cicero.ui.votes") if caste else tr("cicero.ui.symbols")
-            s.number = self._entered.get(row.player, 0) if self._entered_for == name else 0
+            # the last count of this Caste/Guild carries over: only a change needs a tap
+            carried = (v.get("carried") or {}).get(name, {})
+            s.number = (self._entered.get(row.player, 0) if self._entered_for == name
+                        else carried.get(row.player, 0))
             body.add_widget(row)
         body.add_widget(Factory.Widget())
-        body.add_widget(self.button(tr("cicero.ui.count"), lambda b: self._count(), height="76dp"))
+        row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="76dp")
+        row.add_widget(self.button(tr("cicero.ui.count"), lambda b: self._count(), height="76dp"))
+        if (v.get("carried") or {}).get(name) is not None:
+            # every count still to make, as last entered: a round needs a tap per change
+            row.add_widget(self.button(tr("cicero.ui.count_rest_as_before"), lambda b: self.count_rest(),
+                                       height="76dp", value="count_rest"))
+        body.add_widget(row)
 
     def _cards_table(self):
         """Who holds each card: 12 rows of 3 cells, made once and then updated in place."""
@@ -118,6 +127,29 @@ class MajoritiesScreen(CiceroScreen):
             return
         self._send(kind, data)
 
+    def count_rest(self):
+        """Count every Caste and Guild still to count with the numbers last entered, stopping where
+        a person must decide (a tie for the Princeps, a Guild card's use) or a count was never made."""
+        self._carrying = True
+        while self._carrying:
+            v = self.app.view or {}
+            name = v.get("count_next")
+            carried = (v.get("carried") or {}).get(name) if name else None
+            if v.get("phase") not in ("castes", "guilds") or v.get("pending_guild") or carried is None:
+                break
+            self._entered, self._entered_for = dict(carried), name
+            kind = "count_caste" if v["phase"] == "castes" else "count_guild"
+            data = {"votes" if kind == "count_caste" else "symbols": dict(carried),
+                    "caste" if kind == "count_caste" else "guild": name}
+            tie = self.tie_needed(kind, **data)
+            if tie is not None:
+                self.tie, self._pending = tie, (kind, data)
+                self.refresh()
+                return  # _break carries on after the Princeps' choice
+            if not self.app.send(kind, **data):
+                break
+        self._carrying = False
+
     def _break(self, player):
         kind, data = self._pending
         data = {**data, getattr(self.tie, "field", "choice"): player}
@@ -134,7 +166,10 @@ class MajoritiesScreen(CiceroScreen):
         self.tie, self.choices = None, {}
         if self.app.send(kind, **data):
             self._entered, self._entered_for = {}, None
+            if getattr(self, "_carrying", False):
+                self.count_rest()
         else:
+            self._carrying = False
             self.refresh()
 
 

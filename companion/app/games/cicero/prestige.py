@@ -28,7 +28,8 @@ class PrestigeScreen(CiceroScreen):
                 row.add_widget(Factory.CLine(text=tr("cicero.ui.card_points", primus=pts["primus"],
                                                      secundus=pts["secundus"], guilds=pts["guilds"],
                                                      total=pts["total"]), font_size="19sp", size_hint_x=0.75))
-                s = self.stepper(tr("cicero.ui.senators_short"), 0, key=p)
+                last = (v.get("carried") or {}).get("senators", {}).get(p, 0)  # last round's, carried over
+                s = self.stepper(tr("cicero.ui.senators_short"), last, key=p)
                 row.add_widget(s)
                 self._steppers.append(s)
                 body.add_widget(row)

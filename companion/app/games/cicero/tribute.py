@@ -8,6 +8,7 @@ from companion.app.games.cicero.board import demand_text
 from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
 from companion.core.i18n import tr
+from companion.games.cicero.logic import second_tribute_ways
 from companion.games.cicero.tables import GENERALS, TRIBUTE_WAYS
 
 load_kv(__file__)
@@ -32,7 +33,9 @@ class TributeScreen(CiceroScreen):
                     b = self.button(tr(f"cicero.ui.pay_{way}"), lambda b, p=p: self.app.send(
                         "pay_tribute", player=p, how=b.value), value=way, selected=paid.get(p) == way,
                         font_size="21sp")
-                    b.disabled = p in paid
+                    # the second payment only "in a different way from the first time"
+                    b.disabled = p in paid or (phase == "second_tribute" and p in v["tribute"]
+                                               and way not in second_tribute_ways(v["tribute"][p]))
                     row.add_widget(b)
                 body.add_widget(row)
             if phase == "second_tribute":
@@ -45,6 +48,8 @@ class TributeScreen(CiceroScreen):
                 row.add_widget(self.button(g, lambda b: self._general(b.value), value=g, selected=self.general == g))
             body.add_widget(row)
             body.add_widget(Factory.CLine(text=tr("cicero.ui.triumvirate_question")))
+            if v.get("economy") is not None:  # the tracked Legions, to hold against the general's demand
+                body.add_widget(Factory.CLine(text=tr("cicero.ui.legions_on_map", n=v["economy"]["legions"])))
             row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="84dp")
             row.add_widget(self.button(tr("cicero.ui.satisfied"), lambda b: self._report(True)))
             row.add_widget(self.button(tr("cicero.ui.not_satisfied"), lambda b: self._report(False)))

@@ -1,8 +1,9 @@
 """The Royals-and-Martyr mask game on the tablet: its screens, its narration and its timer.
 
 Screens of play (the shell adds its own vote and reveal screens in between):
-deal -> hidden (narrated) -> discussion (timer) -> [vote, reveal] -> identities
--> executioner (only when the Executioner got the most votes) -> result.
+deal -> hidden (narrated) -> discussion (timer) -> [vote, reveal] -> executioner (the
+most-voted players check for the Executioner, who shows that card alone and chooses) ->
+identities (everyone reveals) -> result.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from companion.games.masks.rules import DISCUSSION_SECONDS, MasksRules
 WARNINGS = (120, 60, 30, 10)
 SCREENS = ("deal", "hidden", "discussion", "identities", "executioner", "result")
 PHASE_SCREEN = {"deal": "deal", "hidden": "hidden", "discussion": "discussion",
-                "voting": "discussion", "identities": "identities",
+                "voting": "discussion", "identities": "identities", "executioner_check": "executioner",
                 "executioner": "executioner", "over": "result"}
 
 
@@ -69,6 +70,12 @@ class MasksUI(GameUI):
                     self._stop_hidden(app)
                 if view.get("phase") != "discussion":
                     self.countdown = None
+            elif ev.kind == "vote_revealed" and view.get("phase") == "executioner_check":
+                app.narrator.say("masks_executioner_check", tr(
+                    "masks.say.executioner_check", names=", ".join(view.get("top_players", []))))
+            elif ev.kind in ("executioner_shown", "executioner_chose", "no_executioner_shown"):
+                # who chooses now, then "everyone reveals": said as well as shown
+                app.narrator.say(f"masks_{ev.kind}", view.get("prompt", ""))
             elif ev.kind == "discussion_ended":
                 self.countdown = None
                 app.narrator.cancel()

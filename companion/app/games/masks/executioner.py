@@ -1,22 +1,24 @@
-"""The Executioner received the most votes: "choose another player to be eliminated instead"."""
+"""Before the general reveal: the most-voted players look at their own card; the one holding
+the Executioner shows it alone (the executioner_check phase), then "choose another player to be
+eliminated instead" (the executioner phase). Only then is every Identity turned over."""
 from __future__ import annotations
 
 from kivy.factory import Factory
-from kivy.properties import ObjectProperty, StringProperty
-from kivy.uix.screenmanager import Screen
+from kivy.properties import StringProperty
 
+from companion.app.gamescreen import GameScreen
 from companion.app.screens import load_kv
+from companion.core.i18n import tr
 
 load_kv(__file__)
 
 
-class MasksExecutionerScreen(Screen):
-    app = ObjectProperty()
+class MasksExecutionerScreen(GameScreen):
+    """One screen for both steps: it follows the view (check -> choice) while showing."""
+    game_id = "masks"
     executioner = StringProperty("")
     prompt = StringProperty("")
-
-    def on_pre_enter(self, *_):
-        self.refresh()
+    hint = StringProperty("")
 
     def refresh(self):
         view = self.app.view or {}
@@ -24,6 +26,19 @@ class MasksExecutionerScreen(Screen):
         self.prompt = view.get("prompt", "")
         box = self.ids.targets
         box.clear_widgets()
+        if view.get("phase") == "executioner_check":
+            self.hint = tr("masks.check.hold")
+            for name in view.get("top_players", []):
+                b = Factory.MasksTargetButton(text=tr("masks.check.shown", name=name))
+                b.player = name
+                b.bind(on_hold=lambda btn: self.shown(btn.player))
+                box.add_widget(b)
+            b = Factory.MasksTargetButton(text=tr("masks.check.nobody"))
+            b.player = ""
+            b.bind(on_hold=lambda btn: self.shown(None))
+            box.add_widget(b)
+            return
+        self.hint = tr("masks.executioner.hold")
         for name in view.get("players", []):
             if name == self.executioner:
                 continue
@@ -31,6 +46,9 @@ class MasksExecutionerScreen(Screen):
             b.player = name
             b.bind(on_hold=lambda btn: self.choose(btn.player))
             box.add_widget(b)
+
+    def shown(self, player: str | None):
+        self.app.send("executioner_check", player=player)
 
     def choose(self, player: str):
         self.app.send("executioner_chooses", target=player)

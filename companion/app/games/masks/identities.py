@@ -8,7 +8,7 @@ from kivy.uix.screenmanager import Screen
 
 from companion.app.screens import load_kv
 from companion.core.i18n import tr
-from companion.games.masks.rules import IDENTITIES
+from companion.games.masks.rules import IDENTITIES, royalist_warnings
 
 load_kv(__file__)
 
@@ -18,11 +18,17 @@ class MasksIdentitiesScreen(Screen):
     chosen = DictProperty({})      # player -> Identity
     royalist = StringProperty("")  # "" for nobody
     center_text = StringProperty("")
+    prompt = StringProperty("")
+    warnings = StringProperty("")  # the Royalist rule's warnings, live as cards are picked
 
     def on_pre_enter(self, *_):
         self.chosen = {}
         self.royalist = ""
+        self.prompt = (self.app.view or {}).get("prompt", "")
         self.build()
+        shown = (self.app.view or {}).get("executioner")
+        if shown:  # already face up: the card the Executioner showed alone
+            self.pick(shown, "Executioner")
 
     def refresh(self):
         pass
@@ -31,9 +37,6 @@ class MasksIdentitiesScreen(Screen):
         grid = self.ids.grid
         grid.clear_widgets()
         players = (self.app.view or {}).get("players", [])
-        grid.add_widget(Factory.MasksGridHead(text=""))
-        for identity in IDENTITIES:
-            grid.add_widget(Factory.MasksGridHead(text=tr(f"masks.identity.{identity}")))
         for name in players:
             grid.add_widget(Factory.MasksGridName(text=name))
             for identity in IDENTITIES:
@@ -64,6 +67,12 @@ class MasksIdentitiesScreen(Screen):
         if button.state != "down":  # a radio row: one is always chosen
             button.state = "down"
         self.royalist = button.player
+        self._update_warnings()
+
+    def _update_warnings(self):
+        players = (self.app.view or {}).get("players", [])
+        found = royalist_warnings(players, self.chosen, self.royalist or None)
+        self.warnings = "\n".join([w.text() for w in found] + ([tr("masks.warn.cards_move")] if found else []))
 
     def pick(self, player: str, identity: str):
         """Select a card as a tap would (for tests and accessibility switches)."""
@@ -77,6 +86,7 @@ class MasksIdentitiesScreen(Screen):
         for b in self.ids.royalist_row.children:
             b.state = "down" if b.player == player else "normal"
         self.royalist = player
+        self._update_warnings()
 
     def center(self) -> list[str]:
         used = set(self.chosen.values())
@@ -90,6 +100,7 @@ class MasksIdentitiesScreen(Screen):
                                   cards=", ".join(tr(f"masks.identity.{c}") for c in left))
         else:
             self.center_text = tr("masks.identities.pick_all")
+        self._update_warnings()
 
     def submit(self):
         self.app.send("enter_identities", identities=dict(self.chosen), center=self.center(),

@@ -31,7 +31,7 @@ class MasksResultScreen(Screen):
             return
         self.headline = tr(f"masks.result.headline.{view['result']}")
         self.detail = view.get("result_text", "")
-        self.readings = "\n".join(view.get("readings", []))
+        self.readings = "\n".join(view.get("warnings", []) + view.get("readings", []))
         rows = self.ids.rows
         rows.clear_widgets()
         counts = view.get("counts", {})

@@ -1,0 +1,123 @@
+"""The referee's command line: every kind of bad input is one line on stderr and exit 2, for every
+game and question; --help exits 0. (Answers themselves: tests/games/test_*_referee.py and the worked
+examples in docs/referee.md.)"""
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.referee import GAMES, main, questions
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = ROOT / ".venv" / "bin" / "python"
+if not PYTHON.exists():
+    PYTHON = Path(sys.executable)
+
+ALL = [(g, q) for g in GAMES for q in sorted(questions(g))]
+MINE = ("masks", "sevenknights", "cicero")
+
+
+def run(argv, text: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, stdin=io.StringIO(text), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def one_line(code: int, out: str, err: str) -> str:
+    assert code == 2 and out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+BAD = {
+    "not JSON": "{players: [",
+    "empty": "",
+    "a list": "[1, 2]",
+    "a number": "42",
+    "NaN": '{"players": NaN}',
+    "a key twice": '{"players": [], "players": []}',
+    "deep list": "[" * 100_000 + "]" * 100_000,
+    "deep object": '{"a":' * 100_000 + "1" + "}" * 100_000,
+    "unknown key": '{"zzz": 1}',
+    "too long": json.dumps({"players": ["x" * 100] * 20_000}),
+}
+
+
+@pytest.mark.parametrize("game, question", ALL)
+@pytest.mark.parametrize("kind", sorted(BAD))
+def test_bad_input_is_one_line_and_exit_2_for_every_question(game, question, kind):
+    line = one_line(*run([game, question], BAD[kind]))
+    if kind.startswith("deep"):
+        assert "nested too deeply" in line
+    if kind == "unknown key" and game in MINE:
+        assert "unknown key 'zzz'" in line
+
+
+def test_a_real_process_with_100000_deep_nesting_says_one_line():
+    done = subprocess.run([str(PYTHON), "-m", "companion.referee", "cicero", "princeps"],
+                          input="[" * 100_000 + "]" * 100_000, capture_output=True, text=True, cwd=ROOT,
+                          timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == ["error: input is nested too deeply to be a question"]
+
+
+def test_bytes_that_are_not_utf8_are_one_line():
+    done = subprocess.run([str(PYTHON), "-m", "companion.referee", "masks", "vote"], input=b"{\xff\xfe}",
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().splitlines() == ["error: input is not UTF-8 text (byte 1)"]
+
+
+def test_help_lists_every_game_and_question_and_exits_0():
+    done = subprocess.run([str(PYTHON), "-m", "companion.referee", "--help"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 0 and done.stderr == ""
+    for game, question in ALL:
+        assert game in done.stdout and question in done.stdout
+    code, out, _ = run(["masks", "vote", "-h"], "")
+    assert code == 0 and "usage:" in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    ([], "the following arguments are required"),
+    (["chess", "mate"], "invalid choice: 'chess'"),
+    (["masks"], "the following arguments are required: question"),
+    (["masks", "vote", "extra"], "unrecognized arguments: extra"),
+    (["masks", "mayor"], "unknown question 'mayor' for masks"),
+])
+def test_usage_mistakes_are_one_line_and_exit_2(argv, words):
+    assert words in one_line(*run(argv, "{}"))
+
+
+@pytest.mark.parametrize("game, question, payload, words", [
+    ("masks", "vote", {"players": list("ABCDEFGHIJK"), "identities": {}, "center": [], "votes": {}},
+     "exactly 5 players, got 11"),
+    ("sevenknights", "captain", {"players": ["A", "B"], "first": "A", "recommendations": {}}, "3 to 8 players, got 2"),
+    ("sevenknights", "setup", {"players": list("ABCDEFGHIJK")}, "3 to 8 players, got 11"),
+    ("sevenknights", "setup", {"players": list("ABC"), "mode": "basic"}, "for 4-8 players, not 3"),
+    ("cicero", "first_princeps", {"players": [{"name": c, "votes": 1, "oratores_votes": 0, "age": 30}
+                                              for c in "ABCDEF"]}, "2 to 5 players, got 6"),
+    ("cicero", "princeps", {"players": [{"name": "A", "votes": 200_000, "prestige": 0},
+                                        {"name": "B", "votes": 1, "prestige": 0}],
+                            "ballots": {"A": "A", "B": "B"}, "outgoing": "A"}, "120 Senator cards in the box"),
+    ("cicero", "princeps", {"players": [{"name": "A", "votes": True, "prestige": 0},
+                                        {"name": "B", "votes": 1, "prestige": 0}],
+                            "ballots": {"A": "A", "B": "B"}, "outgoing": "A"}, "must be a whole number"),
+    ("knives23", "final", {"players": [{"name": "L", "citizen": {"blood": 1}, "Sway": []}], "curia": []},
+     "unknown key 'Sway'"),
+    ("knives23", "final", {"players": [{"name": "L", "citizen": {"blood": 1}}], "curia": [{"knives": 1}] * 200},
+     "the box holds 86 Fate cards"),
+])
+def test_impossible_counts_and_player_counts(game, question, payload, words):
+    assert words in one_line(*run([game, question], json.dumps(payload)))
+
+
+def test_numbers_come_back_as_numbers():
+    code, out, _ = run(["sevenknights", "setup"], json.dumps({"players": list("ABCDE")}))
+    assert code == 0 and json.loads(out)["tiles"] == [1, 2, 3, 4, 5, "witch"]

@@ -12,7 +12,10 @@ from hardware.manager import BoxManager
 class BoxSource(InputSource):
     """Serial vote boxes on ``ports`` (device paths, globs, pyserial URLs, ``vbox://``, or
     ``"auto"`` for USB serial ports). Presses arrive as ``cast_ballot`` {seat, option} and
-    ``box_pressed`` commands; the app tells the boxes about the vote through the methods below."""
+    ``box_pressed`` commands, and ``box_conflict`` when two boxes claim one id; the app tells the
+    boxes about the vote through the methods below. A ballot is posted with a completion
+    (CommandQueue.post's ``done``): its box hears "recorded" only once the journal has it, or
+    "ignored" when the rules refused it."""
 
     name = "boxes"
 
@@ -50,7 +53,7 @@ class BoxSource(InputSource):
             out.append(DeviceInfo(kind="box", ident=u.ident, label=label, seat=u.seat,
                                   connected=u.connected, last_seen=u.last_seen,
                                   firmware=u.firmware, battery=u.battery,
-                                  detail=u.detail or u.url))
+                                  detail=u.detail or u.url, conflict=u.conflict))
         return out
 
     def on_events(self, events) -> None:
@@ -71,21 +74,12 @@ class BoxSource(InputSource):
             elif kind == "vote_cancelled":
                 self.manager.vote_closed()
 
-    def on_refused(self, command, error) -> None:
-        """A box ballot the rules refused (e.g. a vote for oneself where that is not allowed):
-        the box flashes red and the seat has no standing box ballot."""
-        if command.kind == "cast_ballot" and str(command.source).startswith("box:"):
-            self.manager.ballot_refused(command.data.get("seat"))
-
     # the vote's life, called by the app when the vote engine's events happen
     def vote_opened(self, n_options: int) -> None:
         self.manager.vote_opened(n_options)
 
     def ballot_acknowledged(self, seat: int) -> None:
         self.manager.ballot_acknowledged(seat)
-
-    def ballot_refused(self, seat: int) -> None:
-        self.manager.ballot_refused(seat)
 
     def revealed(self) -> None:
         self.manager.revealed()
@@ -102,6 +96,10 @@ class BoxSource(InputSource):
 
     def unpair(self, seat: int) -> None:
         self.manager.unpair(seat)
+
+    def keep(self, ident: str, url: str) -> None:
+        """Two boxes say they are ``ident``: the one on ``url`` is; the other is ignored."""
+        self.manager.keep(ident, url)
 
     def repost(self) -> None:
         self.manager.repost()

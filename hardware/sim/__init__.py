@@ -157,6 +157,22 @@ class SimBox:
             self._thread.start()
             self._send_hello(P.REASON_POWER_UP if power_up else P.REASON_ANSWER)
 
+    def restart(self, lose_hello: bool = True):
+        """A reset while the cable stays in (a brown-out, the reset button): the sequence starts
+        at 0 again, the boot count goes up, a waiting press is lost, and the power-up HELLO is
+        sent, or with ``lose_hello`` lost to noise, so the host sees only what follows."""
+        with self._lock:
+            self.seq = 0
+            self.boot = (self.boot + 1) & 0xFFFF
+            self.pending.clear()
+            self.acks.clear()
+            self.leds = [LED_OFF] * self.keypads
+            self.vote_state, self.options = P.STATE_IDLE, 0
+            if lose_hello:
+                self._next_seq()       # the HELLO took its number, as on the box
+            else:
+                self._send_hello(P.REASON_POWER_UP)
+
     def unplug(self):
         with self._lock:
             self.plugged = False

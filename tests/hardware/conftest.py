@@ -1,32 +1,58 @@
 """Fixtures of the vote-box tests: virtual boxes on real pseudo-terminals or in-process wires,
-and a manager that reads them, its commands collected in a queue."""
+and a manager that reads them, its commands drained from the app's CommandQueue by a stand-in
+for the app's main thread (which settles each command, so ballots get their ACK)."""
 from __future__ import annotations
 
 import queue
+import threading
 
 import pytest
 
+from companion.core.inputs import CommandQueue
 from hardware.manager import BoxManager
 from hardware.sim import SimulatedBoxes
 
 
 class Rig:
-    """Simulated boxes + a started BoxManager + the commands it posted."""
+    """Simulated boxes + a started BoxManager + the commands the "app" handled, in order.
+    ``refuse(command)`` may return an exception for the stand-in to raise (a refusal)."""
 
     def __init__(self, tmp_path, transport, n=3, faults=None, keypads=1, **sim_options):
         self.sim = SimulatedBoxes(n=n, transport=transport, directory=None, faults=faults,
                                   keypads=keypads, **sim_options).start()
         self.data_dir = str(tmp_path / "data")
+        self.queue = CommandQueue()
         self.commands: "queue.Queue" = queue.Queue()
+        self.refuse = lambda command: None
+        self._stop = threading.Event()
+        self._draining = threading.Lock()
         self.manager = BoxManager(self.data_dir, ports=self.sim.ports)
-        self.manager.start(self.commands.put)
+        self.manager.start(self.queue.post)
+        self._drainer = threading.Thread(target=self._drain_loop, daemon=True)
+        self._drainer.start()
         self.wait(lambda: sum(u.connected for u in self.manager.units()) == n * keypads,
                   "all %d boxes to be discovered" % n)
+
+    def _handle(self, command):
+        error = self.refuse(command)
+        if error is not None:
+            raise error
+        self.commands.put(command)
+
+    def _drain_loop(self):
+        while not self._stop.is_set():
+            with self._draining:
+                self.queue.drain(self._handle, wait=0.02)
 
     def wait(self, predicate, what, timeout=10.0):
         self.sim.wait(predicate, timeout=timeout, what=what)
 
     def taken(self, kind=None):
+        """What the app handled so far, once everything posted until now was handled."""
+        while not self.queue.empty():
+            self._stop.wait(0.005)
+        with self._draining:
+            pass
         out = []
         while True:
             try:
@@ -49,6 +75,8 @@ class Rig:
         self.taken()
 
     def close(self):
+        self._stop.set()
+        self._drainer.join(timeout=2)
         self.manager.stop()
         self.sim.stop()
 

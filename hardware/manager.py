@@ -49,6 +49,7 @@ class Seen:
     status: int
     keypad: int
     button: int
+    settled: bool = False   # a later HEARTBEAT said nothing waits: it cannot come again
 
 
 @dataclass
@@ -271,17 +272,21 @@ class BoxManager:
                     b.port_alive = False
         self._stopping.wait(REOPEN_INTERVAL)
 
-    def _dropped(self, port: _Port, why: str):
-        """Every dropped frame is logged, one line naming why (docs/protocol.md)."""
+    def _dropped(self, port: _Port, why: str, key: str | None = None):
+        """Every dropped frame is logged, one line naming why (docs/protocol.md); with ``key``,
+        the first of a burst is a warning people see on the devices panel, the rest are INFO."""
         self.counters["dropped"] += 1
-        log.info("dropped a frame on %s: %s", port.url, why)
+        line = "dropped a frame on %s: %s" % (port.url, why)
+        if key is not None and self._due(key):
+            log.warning(line)
+            self.problems.append(line)
+        else:
+            log.info(line)
 
     def _handle(self, port: _Port, item):
         if isinstance(item, P.FrameError):
             self.counters["bad_frames"] += 1
-            self._dropped(port, str(item))
-            # People see the fault on the devices panel; a noisy line says so once a second.
-            self._problem("dropped a frame on %s: %s" % (port.url, item), key="bad:" + port.url)
+            self._dropped(port, str(item), key="bad:" + port.url)
             return
         msg: P.Message = item
         self.counters["frames"] += 1
@@ -340,6 +345,9 @@ class BoxManager:
                 return
             if msg.type == P.HEARTBEAT:
                 box.battery = None if msg.battery == P.NO_BATTERY else min(msg.battery, 100)
+                if msg.pending == 0:
+                    for entry in box.seen.values():
+                        entry.settled = True
                 return
             if msg.type == P.PRESS:
                 self._press(port, box, msg, now)
@@ -349,10 +357,14 @@ class BoxManager:
         """"new", "repeat" (a PRESS retransmitted), "same frame" (a non-PRESS twice on the
         line) or "doubt" (the sequence went backwards: a restart, or a stale frame)."""
         entry = box.seen.get(msg.seq) if msg.type == P.PRESS else None
+        if msg.type == P.PRESS and msg.seq in box.vetted:
+            return "new" if entry is None else "repeat"
         if entry is not None:
             same = (entry.keypad, entry.button) == (msg.keypad, msg.button)
-            return "repeat" if same else "doubt"
-        if box.last_seq is None or msg.seq in box.vetted:
+            # A box retransmits only a press still waiting; after a HEARTBEAT with pending 0
+            # the same frame again can only be a restarted box reusing the number.
+            return "repeat" if same and not entry.settled else "doubt"
+        if box.last_seq is None:
             return "new"
         behind = (box.last_seq - msg.seq) & 0xFFFF
         if behind == 0 and msg.type != P.PRESS:
@@ -391,7 +403,8 @@ class BoxManager:
                 log.info("box %s restarted (boot %s -> %d): its old sequence numbers are "
                          "forgotten", box.ident, box.boot, msg.boot)
             box.seen.clear()
-            box.vetted.clear()
+            # A press held in doubt is the restarted box's own (an older one died with it).
+            box.vetted = set(box.held)
         else:
             # The same boot: a press whose number went backwards is stale when a newer press of
             # its keypad was taken (the newer choice is the ballot): answered "ignored", never
@@ -421,11 +434,13 @@ class BoxManager:
         if self._twin_problem(box, now):
             return
         # Let a box that comes (back) show the vote's current state and its keypads' ballots.
+        # That ACK names the HELLO's seq, no press's number: a restarted box reuses numbers,
+        # and the old ballot's must not answer a new press still waiting.
         self._send(port, P.make("VOTE_STATE", box.box, self._next_seq(), keypad=P.ALL_KEYPADS,
                                 state=self._vote_state, options=self._n_options))
         for ballot in self._ballots.values():
             if ballot.box == box.box and ballot.status == P.ACK_RECORDED:
-                self._send(port, P.make("ACK", box.box, self._next_seq(), acked=ballot.seq,
+                self._send(port, P.make("ACK", box.box, self._next_seq(), acked=msg.seq,
                                         keypad=ballot.keypad, status=P.ACK_RECORDED))
 
     # ---------------------------------------------------------------- same id on two ports
@@ -620,15 +635,19 @@ class BoxManager:
                 self._post(command, done)
 
     def _problem(self, msg: str, key: str | None = None):
-        """A problem people should see (warning + devices panel); a repeating one (noise, a
-        flood) at most once a second. Each dropped frame is also logged by _dropped."""
+        """A problem people should see (warning + devices panel); a repeating one (a flood, an
+        unknown box) at most once a second."""
+        if key is None or self._due(key):
+            log.warning(msg)
+            self.problems.append(msg)
+
+    def _due(self, key: str) -> bool:
+        """True at most once a second (by the injected clock) per key."""
         now = self.clock()
-        if key is not None:
-            if now - self._rate_logged.get(key, -10.0) < 1.0:
-                return
-            self._rate_logged[key] = now
-        log.warning(msg)
-        self.problems.append(msg)
+        if now - self._rate_logged.get(key, -10.0) < 1.0:
+            return False
+        self._rate_logged[key] = now
+        return True
 
     # ---------------------------------------------------------------- app-facing
     def pair(self, seat: int):

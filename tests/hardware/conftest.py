@@ -13,25 +13,20 @@ from hardware.manager import BoxManager
 from hardware.sim import SimulatedBoxes
 
 
-class Rig:
-    """Simulated boxes + a started BoxManager + the commands the "app" handled, in order.
-    ``refuse(command)`` may return an exception for the stand-in to raise (a refusal)."""
+class AppQueue:
+    """The app's side of the box commands: a CommandQueue drained on a thread of its own (the
+    app's main thread, stand-in), which settles each command so ballots get their ACK.
+    ``refuse(command)`` may return an exception to raise (a refusal, or a storage fault)."""
 
-    def __init__(self, tmp_path, transport, n=3, faults=None, keypads=1, **sim_options):
-        self.sim = SimulatedBoxes(n=n, transport=transport, directory=None, faults=faults,
-                                  keypads=keypads, **sim_options).start()
-        self.data_dir = str(tmp_path / "data")
+    def __init__(self):
         self.queue = CommandQueue()
+        self.post = self.queue.post
         self.commands: "queue.Queue" = queue.Queue()
         self.refuse = lambda command: None
         self._stop = threading.Event()
         self._draining = threading.Lock()
-        self.manager = BoxManager(self.data_dir, ports=self.sim.ports)
-        self.manager.start(self.queue.post)
-        self._drainer = threading.Thread(target=self._drain_loop, daemon=True)
-        self._drainer.start()
-        self.wait(lambda: sum(u.connected for u in self.manager.units()) == n * keypads,
-                  "all %d boxes to be discovered" % n)
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
 
     def _handle(self, command):
         error = self.refuse(command)
@@ -39,16 +34,13 @@ class Rig:
             raise error
         self.commands.put(command)
 
-    def _drain_loop(self):
+    def _loop(self):
         while not self._stop.is_set():
             with self._draining:
                 try:
                     self.queue.drain(self._handle, wait=0.02)
                 except OSError:
                     pass      # a storage fault the test injected: the app would show it
-
-    def wait(self, predicate, what, timeout=10.0):
-        self.sim.wait(predicate, timeout=timeout, what=what)
 
     def taken(self, kind=None):
         """What the app handled so far, once everything posted until now was handled."""
@@ -65,6 +57,39 @@ class Rig:
             if kind is None or c.kind == kind:
                 out.append(c)
 
+    def close(self):
+        self._stop.set()
+        self._thread.join(timeout=2)
+
+
+class Rig:
+    """Simulated boxes + a started BoxManager + the commands the "app" handled, in order.
+    ``refuse(command)`` may return an exception for the stand-in to raise (a refusal)."""
+
+    def __init__(self, tmp_path, transport, n=3, faults=None, keypads=1, **sim_options):
+        self.sim = SimulatedBoxes(n=n, transport=transport, directory=None, faults=faults,
+                                  keypads=keypads, **sim_options).start()
+        self.data_dir = str(tmp_path / "data")
+        self.app = AppQueue()
+        self.manager = BoxManager(self.data_dir, ports=self.sim.ports)
+        self.manager.start(self.app.post)
+        self.wait(lambda: sum(u.connected for u in self.manager.units()) == n * keypads,
+                  "all %d boxes to be discovered" % n)
+
+    def wait(self, predicate, what, timeout=10.0):
+        self.sim.wait(predicate, timeout=timeout, what=what)
+
+    @property
+    def refuse(self):
+        return self.app.refuse
+
+    @refuse.setter
+    def refuse(self, fn):
+        self.app.refuse = fn
+
+    def taken(self, kind=None):
+        return self.app.taken(kind)
+
     def press_acked(self, i, button, keypad=0):
         seq = self.sim.press(i, button, keypad)
         self.wait(lambda: self.sim.boxes[i].is_acked(seq), "box %d's press to be acked" % i)
@@ -78,8 +103,7 @@ class Rig:
         self.taken()
 
     def close(self):
-        self._stop.set()
-        self._drainer.join(timeout=2)
+        self.app.close()
         self.manager.stop()
         self.sim.stop()
 

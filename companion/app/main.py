@@ -36,7 +36,7 @@ SHELL_SCREENS = ("picker", "setup", "devices", "settings", "history", "past_game
 # (settings, devices, history, …) are never pulled away from under the narrator's finger.
 PLAY_SCREENS = ("vote", "reveal")
 # Commands from devices that report on the device itself, for screens, not for the rules.
-DEVICE_NEWS = frozenset({"tokens_seen", "tokens_calibration", "box_pressed"})
+DEVICE_NEWS = frozenset({"tokens_seen", "tokens_calibration", "box_pressed", "box_conflict"})
 
 
 class CompanionApp(App):
@@ -80,6 +80,8 @@ class CompanionApp(App):
         self.narrator = None
         self._seen_reveals = 0
         self._device_listeners: dict[str, list] = {}
+        # two boxes claim one id: neither counts until the table keeps one (devices panel)
+        self.listen("box_conflict", lambda command: self.toast(command.data["message"]))
         self.voice_problem = ""
 
     # -- start-up --------------------------------------------------------------------------

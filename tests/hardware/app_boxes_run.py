@@ -12,6 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+# Run as a file: this checkout first (the shared venv's editable install may point at another)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
 from kivy.config import Config
 
 Config.set("graphics", "width", "1280")

@@ -105,7 +105,6 @@ class Ballot:
     keypad: int
     seq: int
     url: str
-    status: int = P.ACK_RECORDED
 
 
 class _Port:
@@ -439,7 +438,7 @@ class BoxManager:
         self._send(port, P.make("VOTE_STATE", box.box, self._next_seq(), keypad=P.ALL_KEYPADS,
                                 state=self._vote_state, options=self._n_options))
         for ballot in self._ballots.values():
-            if ballot.box == box.box and ballot.status == P.ACK_RECORDED:
+            if ballot.box == box.box:
                 self._send(port, P.make("ACK", box.box, self._next_seq(), acked=msg.seq,
                                         keypad=ballot.keypad, status=P.ACK_RECORDED))
 
@@ -685,20 +684,6 @@ class BoxManager:
             self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
                                              keypad=P.ALL_KEYPADS, state=P.STATE_OPEN,
                                              options=n_options))
-
-    def ballot_acknowledged(self, seat: int):
-        """The app recorded seat's ballot: that keypad lights "vote received". (A ballot from
-        the queue already got "recorded" once committed; this is for a ballot told otherwise.)"""
-        with self._lock:
-            ballot = self._ballots.get(seat)
-            # Once revealed, the boxes show "revealed"; a repeated call changes nothing.
-            if ballot is None or ballot.status == P.ACK_RECORDED:
-                return
-            ballot.status = P.ACK_RECORDED
-            if self._vote_state == P.STATE_OPEN:
-                self._send(self._ports.get(ballot.url),
-                           P.make("ACK", ballot.box, self._next_seq(), acked=ballot.seq,
-                                  keypad=ballot.keypad, status=P.ACK_RECORDED))
 
     def revealed(self):
         """Ballots are shown: boxes light "revealed" and take no more ballots."""

@@ -22,7 +22,6 @@ class BoxSource(InputSource):
     def __init__(self, data_dir: str, ports=("auto",), clock: Callable[[], float] = time.monotonic,
                  **manager_options):
         self.manager = BoxManager(data_dir, ports=ports, clock=clock, **manager_options)
-        self._voters: list[str] = []
 
     @classmethod
     def simulated(cls, data_dir: str, n: int = 8, transport: str = "pty", **sim_options):
@@ -58,17 +57,12 @@ class BoxSource(InputSource):
 
     def on_events(self, events) -> None:
         """Follows the vote engine's recorded events (call it with every batch the session
-        records, on the main thread) and tells the boxes: vote open with N options, this seat's
-        box ballot recorded ("vote received" LED), revealed, closed."""
+        records, on the main thread) and tells the boxes: vote open with N options, revealed,
+        closed. (A box ballot's "recorded" goes out when the app's queue settles it.)"""
         for event in events:
             kind, data = event.kind, event.data
             if kind == "vote_opened":
-                self._voters = list(data.get("voters", ()))
                 self.manager.vote_opened(len(data.get("options", ())))
-            elif kind == "ballot_cast" and str(event.source).startswith("box:"):
-                voter = data.get("voter")
-                if voter in self._voters:
-                    self.manager.ballot_acknowledged(self._voters.index(voter) + 1)
             elif kind == "vote_revealed":
                 self.manager.revealed()
             elif kind == "vote_cancelled":
@@ -77,9 +71,6 @@ class BoxSource(InputSource):
     # the vote's life, called by the app when the vote engine's events happen
     def vote_opened(self, n_options: int) -> None:
         self.manager.vote_opened(n_options)
-
-    def ballot_acknowledged(self, seat: int) -> None:
-        self.manager.ballot_acknowledged(seat)
 
     def revealed(self) -> None:
         self.manager.revealed()

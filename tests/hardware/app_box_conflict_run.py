@@ -6,7 +6,6 @@ screenshots and prints one JSON line of what it saw."""
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -14,44 +13,15 @@ from pathlib import Path
 # Run as a file: this checkout first (the shared venv's editable install may point at another)
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from kivy.config import Config
-
-Config.set("graphics", "width", "1280")
-Config.set("graphics", "height", "800")
-
-from kivy.base import EventLoop, runTouchApp, stopTouchApp  # noqa: E402
-from kivy.core.window import Window  # noqa: E402
+# the app window's size and the pumping/screenshot helpers of the other box runner
+from tests.hardware.app_boxes_run import (  # noqa: E402  (first)
+    pump, pump_until, report_and_quit, screenshot, start_app)
 
 from companion.app import games as game_registry  # noqa: E402
-from companion.app.main import CompanionApp  # noqa: E402
-from companion.core.audio import RecordingAudioOut  # noqa: E402
-from companion.core.clock import FakeClock  # noqa: E402
-from companion.core.speakers import CaptionSpeaker  # noqa: E402
 from companion.games.knives23 import demo  # noqa: E402
 from hardware import protocol as P  # noqa: E402
 from hardware.sim import SimulatedBoxes  # noqa: E402
 from hardware.source import BoxSource  # noqa: E402
-
-
-def pump(frames=4):
-    for _ in range(frames):
-        EventLoop.idle()
-
-
-def pump_until(pred, what, timeout=15.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        EventLoop.idle()
-        if pred():
-            return
-    raise TimeoutError("timed out waiting for " + what)
-
-
-def screenshot(out: Path) -> str:
-    pump(8)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(Window.screenshot(name=str(out.with_name(out.stem + "_tmp.png"))), out)
-    return str(out)
 
 
 def answer(box, seq):
@@ -61,12 +31,7 @@ def answer(box, seq):
 
 def main(data_dir: str, artifacts: str) -> int:
     artifacts = Path(artifacts) / "hardware"
-    clock = FakeClock()
-    app = CompanionApp(data_dir=data_dir, engine_clock=clock, speaker=CaptionSpeaker(),
-                       audio_out=RecordingAudioOut(str(Path(data_dir) / "narration.wav"), clock))
-    app._run_prepare()
-    runTouchApp(embedded=True)
-    pump(10)
+    app = start_app(data_dir)
     boxes_dir = Path(data_dir) / "boxes"
     boxes_dir.mkdir(parents=True, exist_ok=True)
     (boxes_dir / "boxes.json").write_text(json.dumps(
@@ -116,13 +81,7 @@ def main(data_dir: str, artifacts: str) -> int:
                                for d in boxes.devices()]
     result["shot_kept"] = screenshot(artifacts / "devices_duplicate_id_kept.png")
     result["statuses"] = {"recorded": P.ACK_RECORDED, "ignored": P.ACK_IGNORED}
-    print("RESULT " + json.dumps(result, default=str))
-    sys.stdout.flush()
-    boxes.stop()
-    sim.stop()
-    app.stop()
-    stopTouchApp()
-    return 0
+    return report_and_quit(result, app, boxes, sim)
 
 
 if __name__ == "__main__":

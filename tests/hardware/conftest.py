@@ -5,12 +5,31 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 
 import pytest
 
 from companion.core.inputs import CommandQueue
+from hardware import protocol as P
 from hardware.manager import BoxManager
 from hardware.sim import SimulatedBoxes
+
+
+def hello_on_loop(m: BoxManager, deadline: float, **fields):
+    """A box (id 0x1234) says HELLO into a manager's loop:// port, once it is open; returns the
+    port when the manager lists the box."""
+    while m._ports.get("loop://") is None or m._ports["loop://"].serial is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    port = m._ports["loop://"]
+    hello = dict(version=1, fw_major=1, fw_minor=0, keypads=1, buttons=2, reason=1, boot=1)
+    hello.update(fields)
+    with port.write_lock:
+        port.serial.write(P.encode(P.make("HELLO", 0x1234, 1, **hello)))
+    while not m.units():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    return port
 
 
 class AppQueue:

@@ -20,6 +20,7 @@ from hardware import protocol as P
 from hardware.manager import BoxManager
 from hardware.sim import LED_RECORDED, SimulatedBoxes
 from hardware.source import BoxSource
+from tests.hardware.conftest import hello_on_loop
 
 
 def ballots(commands):
@@ -292,14 +293,7 @@ def test_the_host_reads_only_the_injected_clock(tmp_path):
         while m.counters["echo"] < 2:                  # "again once a second"
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        port = m._ports["loop://"]
-        hello = P.make("HELLO", 0x1234, 1, version=1, fw_major=1, fw_minor=0, keypads=1,
-                       buttons=2, reason=1, boot=1)
-        with port.write_lock:
-            port.serial.write(P.encode(hello))
-        while not m.units():
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        hello_on_loop(m, deadline)
         assert m.units()[0].last_seen == clock.now and m.units()[0].connected
         clock.now += 10
         assert not m.units()[0].connected             # missing, by the injected clock

@@ -6,6 +6,7 @@ import time
 
 from companion.core.inputs import CommandQueue
 from hardware import protocol as P
+from tests.hardware.conftest import hello_on_loop
 from hardware.manager import BoxManager
 from hardware.sim import (LED_IGNORED, LED_OPEN, LED_PAIRED, LED_RECORDED,
                           LED_REVEALED, Faults, SimBox)
@@ -272,17 +273,7 @@ def test_pyserial_loopback_carries_the_same_protocol(tmp_path):
     m.start(q.post)
     try:
         deadline = time.monotonic() + 5
-        while (m._ports.get("loop://") is None or m._ports["loop://"].serial is None):
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
-        port = m._ports["loop://"]
-        hello = P.make("HELLO", 0x1234, 1, version=1, fw_major=2, fw_minor=5, keypads=1,
-                       buttons=2, reason=1, boot=1)
-        with port.write_lock:
-            port.serial.write(P.encode(hello))
-        while not m.units():
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        port = hello_on_loop(m, deadline, fw_major=2, fw_minor=5)
         assert m.units()[0].firmware == "2.5"
         m.pair(4)
         m.vote_opened(2)

@@ -302,12 +302,12 @@ class BoxManager:
             if box is None or not box.confirmed:
                 # Not acknowledged, so the box sends it again after its HELLO; nothing is lost.
                 self.counters["unknown_box"] += 1
-                self._dropped(port, "%s from box 0x%08X, which has not said HELLO here yet"
-                              % (msg.name, msg.box))
-                if box is None:
-                    self._problem("dropped %s from unknown box 0x%08X on %s (no HELLO yet); "
-                                  "asking it to introduce itself" % (msg.name, msg.box, port.url),
-                                  key="unknown:%d" % msg.box)
+                # A box never heard of is news for the panel; one asked again after a port
+                # reopening or a doubt is routine.
+                self._dropped(port, "%s from %s box 0x%08X (no HELLO here yet): asking it to "
+                              "introduce itself" % (msg.name, "unknown" if box is None else
+                                                    "unconfirmed", msg.box),
+                              key="unknown:%d" % msg.box if box is None else None)
                 self._welcome_box(port, box, msg.box, now)
                 return
             kind = self._classify(box, msg)
@@ -324,9 +324,11 @@ class BoxManager:
                 return
             if kind == "same frame":
                 self.counters["duplicates"] += 1
+                self._dropped(port, "%s seq %d from box %s again (the same frame twice)"
+                              % (msg.name, msg.seq, box.ident))
                 return
             if not self._admit(box, now, "press" if msg.type == P.PRESS else "other"):
-                self._dropped(port, "box %s floods the line" % box.ident)
+                self._flooded(port, box)
                 return
             box.last_seen = now
             box.port_alive = True
@@ -382,9 +384,11 @@ class BoxManager:
         box.flood_dropped += 1
         self.counters["flood_dropped"] += 1
         box.problem = "flooding: %d frames dropped" % box.flood_dropped
-        self._problem("box %s floods the line: %d frames dropped so far"
-                      % (box.ident, box.flood_dropped), key="flood:%d" % box.box)
         return False
+
+    def _flooded(self, port: _Port, box: BoxRecord):
+        self._dropped(port, "box %s floods the line: %d frames dropped so far"
+                      % (box.ident, box.flood_dropped), key="flood:%d" % box.box)
 
     def _hello(self, port: _Port, msg: P.Message, now: float):
         box = self._boxes.get((msg.box, port.url))
@@ -393,7 +397,7 @@ class BoxManager:
             box.tokens_at = {"press": now, "other": now}
             log.info("box %s found on %s", box.ident, port.url)
         elif not self._admit(box, now):
-            self._dropped(port, "box %s floods the line" % box.ident)
+            self._flooded(port, box)
             return
         if msg.reason == P.REASON_POWER_UP or (box.boot is not None and msg.boot != box.boot):
             # A box that restarted counts its sequence from 0 again; old numbers mean nothing.

@@ -106,6 +106,17 @@ class RawHost:
             got += [m for m in self.reader.feed(self.ser.read(256)) if isinstance(m, P.Message)]
         return got
 
+    def greet(self):
+        """WELCOME until the box answers (bytes sent before its UART is up are lost, as on an
+        Arduino that resets when its port opens); returns its answering HELLO."""
+        for _ in range(10):
+            self.send("WELCOME", box=P.BROADCAST, version=1)
+            got = hellos(self.frames(0.5, until=lambda f: any(m.reason == 1 for m in hellos(f))))
+            answers = [m for m in got if m.reason == P.REASON_ANSWER]
+            if answers:
+                return answers[0]
+        raise AssertionError("the box never answered a WELCOME")
+
     def close(self):
         self.ser.close()
 
@@ -158,12 +169,8 @@ def check_debounce(avr, host):
 def check_boot_count(avr, host, boots):
     """Each power-up counts in EEPROM: boot is one more than the last, also on a reset with
     the port left open."""
-    first = hellos(host.frames(3, until=lambda f: hellos(f)))
-    if not first:   # the power-up HELLO went out before the port was opened: ask
-        host.send("WELCOME", box=P.BROADCAST, version=1)
-        first = hellos(host.frames(3, until=lambda f: hellos(f)))
-    assert first and first[0].boot == boots + 1, "first boot %s, expected %d" % (
-        first[0].boot if first else None, boots + 1)
+    first = host.greet()
+    assert first.boot == boots + 1, "first boot %s, expected %d" % (first.boot, boots + 1)
     for n in (2, 3):
         avr.send("reset")
         got = hellos(host.frames(3, until=lambda f: hellos(f)))
@@ -199,8 +206,7 @@ def run_check(build, name, elf=None):
         if name == "boot count":
             check_boot_count(avr, host, 41)
         else:
-            host.send("WELCOME", box=P.BROADCAST, version=1)
-            assert hellos(host.frames(3, until=lambda f: hellos(f))), "no HELLO"
+            host.greet()
             CHECKS[name](avr, host)
     finally:
         host.close()
@@ -236,14 +242,39 @@ def test_two_simulators_run_at_once_each_on_its_own_pty(build):
         for avr, boots in ((a, 1), (b, 7)):
             host = RawHost(avr.port)
             try:
-                host.send("WELCOME", box=P.BROADCAST, version=1)
-                got = hellos(host.frames(3, until=lambda f: any(m.reason == 1 for m in f)))
-                assert [m.boot for m in got if m.reason == 1] == [boots + 1]
+                assert host.greet().boot == boots + 1
             finally:
                 host.close()
     finally:
         a.stop()
         b.stop()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"),
+                    reason="needs root and unshare for a private /tmp")
+def test_the_harness_writes_nothing_at_a_fixed_path(build):
+    """simbox runs with a /tmp of its own (a private mount namespace) and must leave it empty:
+    simavr's uart_pty would put its fixed link /tmp/simavr-uart0 there."""
+    script = ('exec 3<"$0" 4<"$1"; mount -t tmpfs simbox-tmp /tmp || exit 3; '
+              'exec /proc/self/fd/3 /proc/self/fd/4 7')
+    proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script,
+                             str(build / "simbox"), str(build / "box.elf")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        line = ""
+        while not line.startswith("READY"):
+            line = proc.stdout.readline()
+            assert line, "simbox did not start: %s" % proc.stderr.read()[-500:]
+        host = RawHost(line.split()[1])
+        try:
+            assert host.greet().boot == 8
+        finally:
+            host.close()
+        assert os.listdir("/proc/%d/root/tmp" % proc.pid) == []
+    finally:
+        proc.stdin.close()
+        proc.wait(5)
 
 
 # ------------------------------------------------------------------ with the real host
@@ -308,6 +339,8 @@ def test_real_firmware_votes_through_the_host(avr, host):
 def test_real_firmware_survives_noise_from_the_host_side(avr):
     host = RawHost(avr.port)
     try:
+        host.greet()                               # the box is up and listening
+        host.frames(0.2)
         host.ser.write(b"\x07\x42noise\xff" * 5 + b"\x00")
         bad = bytearray(P.encode(P.make("WELCOME", P.BROADCAST, 1, version=1)))
         bad[3] ^= 0x10
@@ -317,7 +350,7 @@ def test_real_firmware_survives_noise_from_the_host_side(avr):
         got = host.frames(3, until=lambda f: any(m.type == P.HELLO and m.reason == 1
                                                  for m in f))
         got += host.frames(0.3)
-        # the power-up HELLO may be there too; the WELCOME got exactly one answer
+        # the WELCOME got exactly one answer
         answers = [m for m in hellos(got) if m.reason == P.REASON_ANSWER]
         assert len(answers) == 1
         assert answers[0].box == int(BOX_ID, 16) and answers[0].buttons == 12

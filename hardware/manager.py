@@ -136,7 +136,9 @@ class BoxManager:
         self._announced: set[int] = set()    # box ids whose duplicate was announced
         self._seats: dict[tuple[int, int], int] = {}      # (box, keypad) -> seat
         self._pair_seat: int | None = None
-        self._vote_state = P.STATE_IDLE
+        # None until the app says what vote its game is in (no game attached yet, e.g. just
+        # restarted): a ballot press is then left unanswered, so the box keeps it and retries.
+        self._vote_state: int | None = None
         self._n_options = 0
         self._ballots: dict[int, Ballot] = {}   # seat -> its standing ballot (in the journal)
         self._host_seq = 0
@@ -439,8 +441,10 @@ class BoxManager:
         # Let a box that comes (back) show the vote's current state and its keypads' ballots.
         # That ACK names the HELLO's seq, no press's number: a restarted box reuses numbers,
         # and the old ballot's must not answer a new press still waiting.
-        self._send(port, P.make("VOTE_STATE", box.box, self._next_seq(), keypad=P.ALL_KEYPADS,
-                                state=self._vote_state, options=self._n_options))
+        if self._vote_state is not None:   # unknown (no game yet): the box keeps its own
+            self._send(port, P.make("VOTE_STATE", box.box, self._next_seq(),
+                                    keypad=P.ALL_KEYPADS, state=self._vote_state,
+                                    options=self._n_options))
         for ballot in self._ballots.values():
             if ballot.box == box.box:
                 self._send(port, P.make("ACK", box.box, self._next_seq(), acked=msg.seq,
@@ -516,6 +520,11 @@ class BoxManager:
         seat = self._seats.get((box.box, keypad))
         if reason is None and seat is None:
             reason = "unpaired"
+        elif reason is None and self._vote_state is None:
+            self._dropped(port, "PRESS seq %d from box %s: the app has no game yet, not answered "
+                          "(the box retries)" % (msg.seq, box.ident))
+            box.vetted.add(msg.seq)      # its retry is this press again, not a doubt
+            return
         elif reason is None and self._vote_state != P.STATE_OPEN:
             reason = "no vote open"
         elif reason is None and button >= self._n_options:

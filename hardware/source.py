@@ -57,16 +57,29 @@ class BoxSource(InputSource):
 
     def on_events(self, events) -> None:
         """Follows the vote engine's recorded events (call it with every batch the session
-        records, on the main thread) and tells the boxes: vote open with N options, revealed,
-        closed. (A box ballot's "recorded" goes out when the app's queue settles it.)"""
+        records, on the main thread) and tells the boxes the vote's state the batch ends in:
+        open with N options, revealed, closed. (A box ballot's "recorded" goes out when the app's
+        queue settles it.)"""
+        last = None
         for event in events:
-            kind, data = event.kind, event.data
-            if kind == "vote_opened":
-                self.manager.vote_opened(len(data.get("options", ())))
-            elif kind == "vote_revealed":
-                self.manager.revealed()
-            elif kind == "vote_cancelled":
-                self.manager.vote_closed()
+            if event.kind in ("vote_opened", "vote_revealed", "vote_cancelled"):
+                last = event
+        if last is None:
+            return
+        if last.kind == "vote_opened":
+            self.manager.vote_opened(len(last.data.get("options", ())))
+        elif last.kind == "vote_revealed":
+            self.manager.revealed()
+        else:
+            self.manager.vote_closed()
+
+    def on_attach(self, events) -> None:
+        """The game's journal so far: the boxes show the vote it is in (e.g. open after the app
+        restarted mid-vote, so a ballot the box still retransmits is counted)."""
+        if any(e.kind in ("vote_opened", "vote_revealed", "vote_cancelled") for e in events):
+            self.on_events(events)
+        else:
+            self.manager.vote_closed()
 
     # the vote's life, called by the app when the vote engine's events happen
     def vote_opened(self, n_options: int) -> None:

@@ -260,6 +260,8 @@ class CompanionApp(App):
         for screen in ui.build_screens(self):
             self.sm.add_widget(screen)
         Window.allow_screensaver = False  # the screen stays awake during a game
+        for src in self.sources:  # devices catch up: boxes learn a vote is open
+            src.on_attach(session.events)
         view = session.view("table")
         self._seen_reveals = len(view.get("vote_history", []))
         self._publish([], force_screen=True)
@@ -358,6 +360,8 @@ class CompanionApp(App):
     def add_source(self, source):
         self.sources.append(source)
         source.start(self.commands.post)
+        if self.session is not None:
+            source.on_attach(self.session.events)
 
     def remove_source(self, source):
         """Stop a source and forget it (a camera or phone server the table switched off)."""

@@ -53,6 +53,11 @@ class InputSource(ABC):
     def on_events(self, events) -> None:
         """Every batch of events the session recorded, whatever their source."""
 
+    def on_attach(self, events) -> None:
+        """A game was attached (started, resumed after a restart) or this source was added
+        during one: every event of its journal so far, to catch up (boxes learn that a vote is
+        open). Called on the main thread."""
+
     def on_refused(self, command: Command, error: Exception) -> None:
         """A command from this (or any) source that the rules refused, with the reason."""
 

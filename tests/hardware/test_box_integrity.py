@@ -130,7 +130,7 @@ def test_a_ballot_is_answered_only_once_it_is_in_the_journal_and_survives_an_app
         source.pair(1)
         seq = sim.press(0, 0)
         sim.wait(lambda: box.is_acked(seq), what="pairing")
-        source.vote_opened(len(vote["options"]))
+        source.on_attach(session.events)     # the app attached its game: the vote is open
         seq = sim.press(0, vote["options"].index("remain"))
         time.sleep(0.8)                      # three retransmissions: posted once, not answered
         assert not box.is_acked(seq) and box.pending
@@ -151,7 +151,7 @@ def test_a_ballot_is_answered_only_once_it_is_in_the_journal_and_survives_an_app
 
     source2.start(q2.post)
     try:
-        source2.vote_opened(len(vote["options"]))
+        source2.on_attach(session.events)    # the table resumed the game
         deadline = time.monotonic() + 10
         while not box.is_acked(seq):
             q2.drain(handle, wait=0.05)

@@ -314,3 +314,21 @@ def test_doc_numbers_of_the_host_rules_are_the_codes():
     fw = (DOC.parents[1] / "firmware_stubs" / "box.c").read_text()
     assert "#define RETRY_MS 250" in fw and "#define DEBOUNCE_MS 20" in fw
     says("one debounced button press (contact stable for 20 ms)")
+
+
+def test_doc_no_answer_until_the_app_has_a_game(doc_host):
+    says("Until the restarted app has a game again (the table resumes it), the host leaves a "
+         "paired keypad's press unanswered too, and sends no VOTE_STATE")
+    box = DocBox()
+    host = doc_host(box)                     # a fresh host: no game attached yet
+    seq = box.press(1)
+    for _ in range(3):
+        box.press(1, seq=seq)                # retransmitted
+    import time
+    time.sleep(0.3)
+    assert box.acks(seq) == [] and host.ballots() == []
+    assert not [m for m in box.listen() if m.type == P.VOTE_STATE]
+    host.m.vote_opened(2)                    # the table resumed a game in its vote
+    box.press(1, seq=seq)
+    host.until(lambda: box.acks(seq) == [P.ACK_RECORDED], "the press counted")
+    assert host.ballots() == [(1, 1)]

@@ -208,6 +208,26 @@ def test_an_older_press_arriving_after_a_newer_one_is_not_the_ballot(make_rig):
     assert ballots(rig.taken()) == [(1, 1)] and rig.manager.acked_ballots() == {1: 1}
 
 
+def test_a_hubs_late_press_of_another_keypad_still_counts(make_rig):
+    # "newer" is per keypad: keypad 0's press arriving after keypad 1's newer one is its ballot
+    rig = make_rig(n=1, keypads=2)
+    rig.pair_all()
+    rig.manager.vote_opened(2)
+    box = rig.sim.boxes[0]
+    with box._lock:
+        first, second = box._next_seq(), box._next_seq()
+    box._link.write(P.encode(P.make("PRESS", box.box_id, second, keypad=1, button=1)))
+    rig.wait(lambda: acks_of(box, second) == [P.ACK_RECORDED], "keypad 1's press")
+    late = P.encode(P.make("PRESS", box.box_id, first, keypad=0, button=0))
+    box._link.write(late)
+    rig.wait(lambda: rig.manager.counters["seq_doubts"] >= 1, "the late press noticed")
+    url = rig.manager.units()[0].url
+    rig.wait(lambda: rig.manager._boxes[(box.box_id, url)].confirmed, "the box's HELLO")
+    box._link.write(late)                    # retransmitted: keypad 0 had no newer press
+    rig.wait(lambda: acks_of(box, first) == [P.ACK_RECORDED], "keypad 0's press counted")
+    assert ballots(rig.taken()) == [(2, 1), (1, 0)]
+
+
 # ------------------------------------------------------------------ every dropped frame logged
 def test_every_dropped_frame_is_logged_with_its_reason(make_rig, caplog):
     rig = make_rig(n=1)

@@ -2,7 +2,10 @@
  * Runs box.elf on a simulated ATmega328P (simavr) with its UART on a pseudo-terminal, so the host
  * code talks to the real firmware exactly as to a box on /dev/ttyACM0.
  *
- *   simbox box.elf [BOOTS]    prints "READY <pty>" (also linked as /tmp/simavr-uart0)
+ *   simbox [-l LINK] box.elf [BOOTS]    prints "READY <pty>" (and links it as LINK, if given)
+ *
+ * The UART is bridged to a pty of its own here rather than through simavr's uart_pty part, which
+ * always links /tmp/simavr-uart0: with that fixed path two simulators (two test runs) collide.
  *
  * simavr does not keep the EEPROM between runs; BOOTS preloads the power-up counter (EEPROM bytes
  * 4..5) so a restarted box reports a new boot count, as a real one would.
@@ -10,8 +13,11 @@
  * Buttons are driven from stdin, one command per line (the side channel of the tests):
  *   press N      hold button N (0..11) down for 60 ms of simulated time, then release
  *                (presses of one button are queued 40 ms apart, never merged)
- *   bounce N     a bouncy press: 5 ms contact chatter, then a 60 ms press (debounce must ignore
- *                the chatter and count one press)
+ *   bounce N     a bouncy press: 25 ms of contact chatter (closed and open for 2..5 ms at a
+ *                time, each a press to a box without debounce), then a 60 ms press (the
+ *                debounce must count one press)
+ *   reset        a power cycle with the port left open (the EEPROM keeps its boot count)
+ *   reset-quiet  the same, but the power-up HELLO is lost on the line (noise)
  *   quit         stop
  * LED changes are printed as "LED <green|yellow|red> <0|1>". Simulated time is held to wall-clock
  * time, so the firmware's 1 s heartbeat is a real second.
@@ -19,9 +25,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,11 +38,61 @@
 #include "sim_time.h"
 #include "avr_eeprom.h"
 #include "avr_ioport.h"
-#include "uart_pty.h"
+#include "avr_uart.h"
 
 static avr_t *avr;
-static uart_pty_t uart_pty;
 static avr_irq_t *buttons[12];
+static int pty_master = -1;
+static int uart_xon = 1;          /* the AVR's receive FIFO has room */
+static int drop_until_zero;       /* reset-quiet: the power-up HELLO is lost on the line */
+static avr_irq_t *uart_in;
+static double sim_t0;             /* wall-clock time at simulated cycle 0 */
+static double wall(void);
+
+/* a byte the firmware sent: to the host, unless it is lost to "noise" */
+static void uart_out(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)param;
+    uint8_t b = value;
+    if (drop_until_zero) {
+        if (b == 0) drop_until_zero = 0;
+        return;
+    }
+    if (write(pty_master, &b, 1) < 0 && errno != EAGAIN) perror("simbox: pty write");
+}
+
+static void uart_xon_changed(avr_irq_t *irq, uint32_t value, void *param) {
+    (void)irq; (void)value;
+    uart_xon = (intptr_t)param;
+}
+
+/* bytes from the host to the firmware, as fast as its receive FIFO takes them */
+static void feed_uart(void) {
+    uint8_t b;
+    while (uart_xon && read(pty_master, &b, 1) == 1)
+        avr_raise_irq(uart_in, b);
+}
+
+static const char *open_pty(const char *link) {
+    static char name[64];
+    int slave;
+    struct termios tio;
+    if (openpty(&pty_master, &slave, name, NULL, NULL) != 0) {
+        perror("simbox: openpty");
+        exit(1);
+    }
+    tcgetattr(slave, &tio);
+    cfmakeraw(&tio);                  /* no echo, no line editing before the host opens it */
+    tcsetattr(slave, TCSANOW, &tio);
+    fcntl(pty_master, F_SETFL, fcntl(pty_master, F_GETFL) | O_NONBLOCK);
+    if (link) {
+        unlink(link);
+        if (symlink(name, link) != 0) {
+            perror("simbox: link");
+            exit(1);
+        }
+    }
+    return name;
+}
 static const char *led_names[3] = {"green", "yellow", "red"};
 
 static avr_irq_t *button_irq(int n) {
@@ -74,14 +132,17 @@ static avr_cycle_count_t book(int n, uint32_t length_usec) {
     return start - now + 1;
 }
 
+/* Contact bounce: closed/open for these many ms in turn. Each closed spell is longer than the
+   firmware's 1 ms sampling, so a box without debounce would send a press for each of them. */
+static const int chatter_ms[] = {3, 2, 4, 3, 5, 2, 3, 3};
+#define CHATTER_STEPS (int)(sizeof chatter_ms / sizeof chatter_ms[0])
+
 static avr_cycle_count_t chatter_step(avr_t *a, avr_cycle_count_t when, void *param) {
-    (void)when;
     static int steps;
     intptr_t n = (intptr_t)param;
-    if (steps < 10) {               /* 10 toggles 0.5 ms apart: contact bounce */
-        avr_raise_irq(buttons[n], steps & 1);
-        steps++;
-        return when + avr_usec_to_cycles(a, 500);
+    if (steps < CHATTER_STEPS) {
+        avr_raise_irq(buttons[n], steps & 1);     /* 0 = closed (pulled low) */
+        return when + avr_usec_to_cycles(a, 1000 * chatter_ms[steps++]);
     }
     steps = 0;
     avr_raise_irq(buttons[n], 0);
@@ -94,7 +155,19 @@ static void command(char *line) {
     if (sscanf(line, "press %d", &n) == 1 && n >= 0 && n < 12) {
         avr_cycle_timer_register(avr, book(n, 60000), push, (void *)(intptr_t)n);
     } else if (sscanf(line, "bounce %d", &n) == 1 && n >= 0 && n < 12) {
-        avr_cycle_timer_register(avr, book(n, 65000), chatter_step, (void *)(intptr_t)n);
+        avr_cycle_timer_register(avr, book(n, 85000), chatter_step, (void *)(intptr_t)n);
+    } else if (strcmp(line, "reset") == 0 || strcmp(line, "reset-quiet") == 0) {
+        drop_until_zero = strcmp(line, "reset-quiet") == 0;
+        avr_reset(avr);                 /* registers and RAM; the EEPROM keeps its bytes */
+        sim_t0 = wall() - (double)avr->cycle / avr->frequency;
+        /* a press waits until the firmware has set its pins up (its pull-ups would undo it) */
+        for (int i = 0; i < 12; i++) busy_until[i] = avr->cycle;
+        for (int i = 0; i < 12; i++) {  /* the pin latches were cleared: released again */
+            avr_raise_irq(buttons[i], 0);
+            avr_raise_irq(buttons[i], 1);
+        }
+        printf("RESET\n");
+        fflush(stdout);
     } else if (strncmp(line, "quit", 4) == 0) {
         exit(0);
     } else {
@@ -110,8 +183,16 @@ static double wall(void) {
 }
 
 int main(int argc, char **argv) {
+    const char *link = NULL;
+    int opt;
+    while ((opt = getopt(argc, argv, "l:")) != -1) {
+        if (opt == 'l') link = optarg;
+        else return 2;
+    }
+    argc -= optind - 1;
+    argv += optind - 1;
     if (argc != 2 && argc != 3) {
-        fprintf(stderr, "usage: simbox box.elf [BOOTS]\n");
+        fprintf(stderr, "usage: simbox [-l LINK] box.elf [BOOTS]\n");
         return 2;
     }
     elf_firmware_t fw;
@@ -144,16 +225,26 @@ int main(int argc, char **argv) {
         avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('C'), i),
                                 led_changed, (void *)i);
 
-    uart_pty_init(avr, &uart_pty);
-    uart_pty_connect(&uart_pty, '0');
-    printf("READY %s\n", uart_pty.pty.slavename);
+    uint32_t flags = 0;               /* the UART's bytes go to the pty, not to the console */
+    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
+    flags &= ~AVR_UART_FLAG_STDIO;
+    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
+    uart_in = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT),
+                            uart_out, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON),
+                            uart_xon_changed, (void *)1);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF),
+                            uart_xon_changed, (void *)0);
+    printf("READY %s\n", open_pty(link));
     fflush(stdout);
 
     fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
     char line[128];
     size_t len = 0;
-    double t0 = wall();
+    sim_t0 = wall();
     for (;;) {
+        feed_uart();
         for (int i = 0; i < 2000; i++) {
             int state = avr_run(avr);
             if (state == cpu_Done || state == cpu_Crashed) {
@@ -162,7 +253,7 @@ int main(int argc, char **argv) {
             }
         }
         /* hold simulated time to wall-clock time */
-        double ahead = (double)avr->cycle / avr->frequency - (wall() - t0);
+        double ahead = (double)avr->cycle / avr->frequency - (wall() - sim_t0);
         if (ahead > 0.002) usleep((useconds_t)(ahead * 1e6));
         struct pollfd pfd = {0, POLLIN, 0};
         if (poll(&pfd, 1, 0) > 0) {

@@ -1,17 +1,25 @@
 """The box manager: opens ports, discovers boxes by their HELLO, pairs keypads to seats, turns
 presses into Commands, acknowledges them, and tells boxes the vote's state for their LEDs.
 
-Threads: one reader thread per port (plus one scanner for glob patterns). They never touch app
-state; everything they learn leaves as a Command through ``post`` (a CommandQueue's put), and the
-manager's own bookkeeping is guarded by one lock.
+Threads: per port, one reader and one writer (plus one scanner for glob patterns). They never
+touch app state; everything they learn leaves as a Command through ``post`` (a CommandQueue's
+post). The manager's bookkeeping is guarded by one lock; frames to a box are queued to its port's
+writer, so nothing ever writes to a port (1 s write timeout) while holding that lock, and the main
+thread's calls (vote opened, revealed) never wait for a slow port.
+
+A ballot is acknowledged only once the app has it in its journal: the cast_ballot Command is
+posted with a completion that the app's queue calls after the session committed it (or refused
+it); only then does the box get its ACK.
 """
 from __future__ import annotations
 
 import collections
+import functools
 import glob
 import json
 import logging
 import os
+import queue
 import threading
 import time
 from dataclasses import dataclass, field
@@ -19,7 +27,7 @@ from typing import Callable
 
 import serial
 
-from companion.core.events import Command
+from companion.core.events import BadInput, Command, RuleError
 from hardware import protocol as P
 from hardware.transport import open_port
 
@@ -30,11 +38,23 @@ HEARTBEAT_TIMEOUT = 3.5    # seconds without any frame before a box is shown as 
 FLOOD_RATE = 30.0          # frames per second a box may send on average...
 FLOOD_BURST = 60.0         # ...with this burst; a firmware sends ~1 heartbeat/s and 4 retries/s
 REOPEN_INTERVAL = 0.25
+WELCOME_GAP = 0.2          # at most one WELCOME per box this often
 PAIRING_FILE = "boxes.json"
+PENDING = -1               # a ballot posted to the app, not yet in its journal: no answer yet
+
+
+@dataclass
+class Seen:
+    """A PRESS the host has taken: its answer, and what it said (a retransmission repeats it)."""
+    status: int
+    keypad: int
+    button: int
+    settled: bool = False   # a later HEARTBEAT said nothing waits: it cannot come again
 
 
 @dataclass
 class BoxRecord:
+    """One box identity as heard on one port (two boxes with the same id are two records)."""
     box: int
     url: str
     version: int = 0
@@ -43,11 +63,14 @@ class BoxRecord:
     buttons: int = 0
     battery: int | None = None
     boot: int | None = None
-    confirmed: bool = True           # has said HELLO since its port was last (re)opened
+    confirmed: bool = True           # has said HELLO since its port was (re)opened / a doubt
     welcomed_at: float = -1.0
     last_seen: float | None = None
+    last_seq: int | None = None      # the newest sequence number heard from the box
     port_alive: bool = True
     seen: collections.OrderedDict = field(default_factory=collections.OrderedDict)
+    held: dict = field(default_factory=dict)   # seq -> (keypad, button) of presses in doubt
+    vetted: set = field(default_factory=set)   # older seqs a HELLO showed to be no restart
     tokens: dict = field(default_factory=lambda: {"press": FLOOD_BURST, "other": FLOOD_BURST})
     tokens_at: dict = field(default_factory=lambda: {"press": 0.0, "other": 0.0})
     flood_dropped: int = 0
@@ -72,6 +95,7 @@ class UnitStatus:
     firmware: str | None
     battery: int | None
     detail: str
+    conflict: bool = False
 
 
 @dataclass
@@ -80,7 +104,7 @@ class Ballot:
     box: int
     keypad: int
     seq: int
-    status: int = P.ACK_RECEIVED
+    url: str
 
 
 class _Port:
@@ -89,9 +113,12 @@ class _Port:
         self.serial = None
         self.reader = P.FrameReader()
         self.write_lock = threading.Lock()
+        self.outbox: "queue.SimpleQueue[bytes | None]" = queue.SimpleQueue()
         self.thread: threading.Thread | None = None
+        self.writer: threading.Thread | None = None
         self.problem = ""
         self.welcomed_at = -10.0
+        self.welcomed: dict[int, float] = {}     # box id never introduced -> last WELCOME
 
 
 class BoxManager:
@@ -104,15 +131,18 @@ class BoxManager:
         self._patterns = list(ports)
         self._lock = threading.RLock()
         self._ports: dict[str, _Port] = {}
-        self._boxes: dict[int, BoxRecord] = {}
+        self._boxes: dict[tuple[int, str], BoxRecord] = {}   # (box id, port url) -> record
+        self._kept: dict[int, str] = {}      # box id -> the port the table chose among twins
+        self._announced: set[int] = set()    # box ids whose duplicate was announced
         self._seats: dict[tuple[int, int], int] = {}      # (box, keypad) -> seat
         self._pair_seat: int | None = None
-        self._vote_open = False
-        self._vote_state = P.STATE_IDLE
+        # None until the app says what vote its game is in (no game attached yet, e.g. just
+        # restarted): a ballot press is then left unanswered, so the box keeps it and retries.
+        self._vote_state: int | None = None
         self._n_options = 0
-        self._ballots: dict[int, Ballot] = {}
+        self._ballots: dict[int, Ballot] = {}   # seat -> its standing ballot (in the journal)
         self._host_seq = 0
-        self._post: Callable[[Command], None] | None = None
+        self._post: Callable[..., None] | None = None
         self._running = threading.Event()
         self._stopping = threading.Event()
         self._scanner: threading.Thread | None = None
@@ -122,7 +152,8 @@ class BoxManager:
         self._load_pairing()
 
     # ---------------------------------------------------------------- lifecycle
-    def start(self, post: Callable[[Command], None]):
+    def start(self, post: Callable[..., None]):
+        """``post(command, done=None)``: a CommandQueue's post (ballots come with ``done``)."""
         self._post = post
         self._stopping.clear()
         self._running.set()
@@ -133,7 +164,9 @@ class BoxManager:
     def stop(self):
         self._running.clear()
         self._stopping.set()
-        threads = [p.thread for p in self._ports.values() if p.thread]
+        for p in self._ports.values():
+            p.outbox.put(None)
+        threads = [t for p in self._ports.values() for t in (p.thread, p.writer) if t]
         if self._scanner:
             threads.append(self._scanner)
         for t in threads:
@@ -171,6 +204,9 @@ class BoxManager:
                 port = self._ports[url] = _Port(url)
             port.thread = threading.Thread(target=self._port_loop, args=(port,),
                                            name="box-port " + url, daemon=True)
+            port.writer = threading.Thread(target=self._write_loop, args=(port,),
+                                           name="box-write " + url, daemon=True)
+            port.writer.start()
             port.thread.start()
 
     # ---------------------------------------------------------------- reading
@@ -181,7 +217,7 @@ class BoxManager:
                     port.serial = open_port(port.url)
                 except (serial.SerialException, OSError, ValueError) as e:
                     port.problem = _one_line(e)
-                    time.sleep(REOPEN_INTERVAL)
+                    self._stopping.wait(REOPEN_INTERVAL)
                     continue
                 port.reader = P.FrameReader()     # a partial frame from before is stale
                 port.problem = ""
@@ -194,16 +230,14 @@ class BoxManager:
                             b.port_alive, b.confirmed = True, False
                 # The host starts the handshake: an Arduino resets on open and a box that was
                 # already talking may have missed nothing or everything.
-                self._send(port, P.make("WELCOME", P.BROADCAST, self._next_seq(),
-                                        version=P.PROTOCOL_VERSION))
-                port.welcomed_at = time.monotonic()
-            now = time.monotonic()
+                self._welcome(port, P.BROADCAST)
+                port.welcomed_at = self.clock()
+            now = self.clock()
             if now - port.welcomed_at >= 1.0 and not self._confirmed_on(port.url):
                 # Nobody has introduced itself here yet (a box still booting missed the first
                 # WELCOME, or lost its answer): ask again, once a second.
                 port.welcomed_at = now
-                self._send(port, P.make("WELCOME", P.BROADCAST, self._next_seq(),
-                                        version=P.PROTOCOL_VERSION))
+                self._welcome(port, P.BROADCAST)
             try:
                 data = port.serial.read(max(1, port.serial.in_waiting))
             except (serial.SerialException, OSError, TypeError, AttributeError) as e:
@@ -237,12 +271,23 @@ class BoxManager:
             for b in self._boxes.values():
                 if b.url == port.url:
                     b.port_alive = False
-        time.sleep(REOPEN_INTERVAL)
+        self._stopping.wait(REOPEN_INTERVAL)
+
+    def _dropped(self, port: _Port, why: str, key: str | None = None):
+        """Every dropped frame is logged, one line naming why (docs/protocol.md); with ``key``,
+        the first of a burst is a warning people see on the devices panel, the rest are INFO."""
+        self.counters["dropped"] += 1
+        line = "dropped a frame on %s: %s" % (port.url, why)
+        if key is not None and self._due(key):
+            log.warning(line)
+            self.problems.append(line)
+        else:
+            log.info(line)
 
     def _handle(self, port: _Port, item):
         if isinstance(item, P.FrameError):
             self.counters["bad_frames"] += 1
-            self._problem("dropped a frame on %s: %s" % (port.url, item), key="bad:" + port.url)
+            self._dropped(port, str(item), key="bad:" + port.url)
             return
         msg: P.Message = item
         self.counters["frames"] += 1
@@ -252,38 +297,82 @@ class BoxManager:
             return
         now = self.clock()
         with self._lock:
-            box = self._boxes.get(msg.box)
             if msg.type == P.HELLO:
                 self._hello(port, msg, now)
                 return
-            if box is None or not box.confirmed or box.url != port.url:
+            box = self._boxes.get((msg.box, port.url))
+            if box is None or not box.confirmed:
                 # Not acknowledged, so the box sends it again after its HELLO; nothing is lost.
                 self.counters["unknown_box"] += 1
-                if box is None:
-                    self._problem("dropped %s from unknown box 0x%08X on %s (no HELLO yet); "
-                                  "asking it to introduce itself" % (msg.name, msg.box, port.url),
-                                  key="unknown:%d" % msg.box)
-                last = box.welcomed_at if box else self._rate_logged.get("welcome:%d" % msg.box,
-                                                                         -1.0)
-                if now - last >= 0.2:
-                    if box:
-                        box.welcomed_at = now
-                    else:
-                        self._rate_logged["welcome:%d" % msg.box] = now
-                    self._send(port, P.make("WELCOME", msg.box, self._next_seq(),
-                                            version=P.PROTOCOL_VERSION))
+                # A box never heard of is news for the panel; one asked again after a port
+                # reopening or a doubt is routine.
+                self._dropped(port, "%s from %s box 0x%08X (no HELLO here yet): asking it to "
+                              "introduce itself" % (msg.name, "unknown" if box is None else
+                                                    "unconfirmed", msg.box),
+                              key="unknown:%d" % msg.box if box is None else None)
+                self._welcome_box(port, box, msg.box, now)
+                return
+            kind = self._classify(box, msg)
+            if kind == "doubt":
+                # Its number goes backwards (or repeats with other content): the box may have
+                # restarted with its power-up HELLO lost. Its HELLO's boot count will tell.
+                self.counters["seq_doubts"] += 1
+                box.confirmed = False
+                if msg.type == P.PRESS:
+                    box.held[msg.seq] = (msg.keypad, msg.button)
+                self._dropped(port, "%s seq %d from box %s goes back from seq %d: asking for "
+                              "its HELLO" % (msg.name, msg.seq, box.ident, box.last_seq))
+                self._welcome_box(port, box, msg.box, now)
+                return
+            if kind == "same frame":
+                self.counters["duplicates"] += 1
+                self._dropped(port, "%s seq %d from box %s again (the same frame twice)"
+                              % (msg.name, msg.seq, box.ident))
                 return
             if not self._admit(box, now, "press" if msg.type == P.PRESS else "other"):
+                self._flooded(port, box)
                 return
             box.last_seen = now
-            box.url, box.port_alive = port.url, True
+            box.port_alive = True
+            if kind == "new" and (box.last_seq is None
+                                  or (msg.seq - box.last_seq) & 0xFFFF < 0x8000):
+                box.last_seq = msg.seq
             if box.version != P.PROTOCOL_VERSION:
+                if msg.type == P.PRESS:
+                    # Answered, so the box stops retransmitting; never read as a ballot.
+                    if kind == "new":
+                        self._remember(box, msg.seq, P.ACK_IGNORED, msg.keypad, msg.button)
+                    self._dropped(port, "PRESS from box %s, which speaks protocol v%d: answered "
+                                  "ignored" % (box.ident, box.version))
+                    self._ack(port, box, msg.seq, msg.keypad, P.ACK_IGNORED)
                 return
             if msg.type == P.HEARTBEAT:
                 box.battery = None if msg.battery == P.NO_BATTERY else min(msg.battery, 100)
+                if msg.pending == 0:
+                    for entry in box.seen.values():
+                        entry.settled = True
                 return
             if msg.type == P.PRESS:
                 self._press(port, box, msg, now)
+
+    @staticmethod
+    def _classify(box: BoxRecord, msg: P.Message) -> str:
+        """"new", "repeat" (a PRESS retransmitted), "same frame" (a non-PRESS twice on the
+        line) or "doubt" (the sequence went backwards: a restart, or a stale frame)."""
+        entry = box.seen.get(msg.seq) if msg.type == P.PRESS else None
+        if msg.type == P.PRESS and msg.seq in box.vetted:
+            return "new" if entry is None else "repeat"
+        if entry is not None:
+            same = (entry.keypad, entry.button) == (msg.keypad, msg.button)
+            # A box retransmits only a press still waiting; after a HEARTBEAT with pending 0
+            # the same frame again can only be a restarted box reusing the number.
+            return "repeat" if same and not entry.settled else "doubt"
+        if box.last_seq is None:
+            return "new"
+        behind = (box.last_seq - msg.seq) & 0xFFFF
+        if behind == 0 and msg.type != P.PRESS:
+            return "same frame"
+        return "doubt" if behind < 0x8000 else "new"
 
     def _admit(self, box: BoxRecord, now: float, kind: str = "other") -> bool:
         """Token buckets per box: a flooding box loses its excess frames, the others lose none.
@@ -297,24 +386,46 @@ class BoxManager:
         box.flood_dropped += 1
         self.counters["flood_dropped"] += 1
         box.problem = "flooding: %d frames dropped" % box.flood_dropped
-        self._problem("box %s floods the line: %d frames dropped so far"
-                      % (box.ident, box.flood_dropped), key="flood:%d" % box.box)
         return False
 
+    def _flooded(self, port: _Port, box: BoxRecord):
+        self._dropped(port, "box %s floods the line: %d frames dropped so far"
+                      % (box.ident, box.flood_dropped), key="flood:%d" % box.box)
+
     def _hello(self, port: _Port, msg: P.Message, now: float):
-        box = self._boxes.get(msg.box)
+        box = self._boxes.get((msg.box, port.url))
         if box is None:
-            box = self._boxes[msg.box] = BoxRecord(msg.box, port.url)
+            box = self._boxes[(msg.box, port.url)] = BoxRecord(msg.box, port.url)
             box.tokens_at = {"press": now, "other": now}
             log.info("box %s found on %s", box.ident, port.url)
         elif not self._admit(box, now):
+            self._flooded(port, box)
             return
         if msg.reason == P.REASON_POWER_UP or (box.boot is not None and msg.boot != box.boot):
             # A box that restarted counts its sequence from 0 again; old numbers mean nothing.
             # (Its power-up HELLO is often lost to the port opening: the boot count tells.)
+            if box.seen or box.held:
+                log.info("box %s restarted (boot %s -> %d): its old sequence numbers are "
+                         "forgotten", box.ident, box.boot, msg.boot)
             box.seen.clear()
-        box.boot = msg.boot
-        box.url, box.port_alive, box.last_seen, box.confirmed = port.url, True, now, True
+            # A press held in doubt is the restarted box's own (an older one died with it).
+            box.vetted = set(box.held)
+        else:
+            # The same boot: a press whose number went backwards is stale when a newer press of
+            # its keypad was taken (the newer choice is the ballot): answered "ignored", never
+            # counted. Any other (a hub's other keypad) is taken when it comes again.
+            for seq, (keypad, button) in box.held.items():
+                newer = any(e.keypad == keypad and 0 < (s - seq) & 0xFFFF < 0x8000
+                            for s, e in box.seen.items())
+                if newer:
+                    log.info("PRESS seq %d from box %s is older than a press taken from its "
+                             "keypad: not counted", seq, box.ident)
+                    self._remember(box, seq, P.ACK_IGNORED, keypad, button)
+                else:
+                    box.vetted.add(seq)
+        box.held.clear()
+        box.boot, box.last_seq = msg.boot, msg.seq
+        box.port_alive, box.last_seen, box.confirmed = True, now, True
         box.version = msg.version
         box.firmware = "%d.%d" % (msg.fw_major, msg.fw_minor)
         box.keypads, box.buttons = max(1, msg.keypads), msg.buttons
@@ -325,75 +436,157 @@ class BoxManager:
             return
         if box.problem.startswith("speaks protocol"):
             box.problem = ""
+        if self._twin_problem(box, now):
+            return
         # Let a box that comes (back) show the vote's current state and its keypads' ballots.
-        self._send(port, P.make("VOTE_STATE", box.box, self._next_seq(), keypad=P.ALL_KEYPADS,
-                                state=self._vote_state, options=self._n_options))
-        for seat, ballot in self._ballots.items():
-            if ballot.box == box.box and ballot.status == P.ACK_RECORDED:
-                self._send(port, P.make("ACK", box.box, self._next_seq(), acked=ballot.seq,
+        # That ACK names the HELLO's seq, no press's number: a restarted box reuses numbers,
+        # and the old ballot's must not answer a new press still waiting.
+        if self._vote_state is not None:   # unknown (no game yet): the box keeps its own
+            self._send(port, P.make("VOTE_STATE", box.box, self._next_seq(),
+                                    keypad=P.ALL_KEYPADS, state=self._vote_state,
+                                    options=self._n_options))
+        for ballot in self._ballots.values():
+            if ballot.box == box.box:
+                self._send(port, P.make("ACK", box.box, self._next_seq(), acked=msg.seq,
                                         keypad=ballot.keypad, status=P.ACK_RECORDED))
 
+    # ---------------------------------------------------------------- same id on two ports
+    def _live(self, box: BoxRecord, now: float) -> bool:
+        return (box.port_alive and box.last_seen is not None
+                and now - box.last_seen <= self.heartbeat_timeout)
+
+    def _twin_problem(self, box: BoxRecord, now: float) -> str:
+        """Why this box's presses may not count because another box has its id, or ""."""
+        kept = self._kept.get(box.box)
+        if kept is not None:
+            return "" if kept == box.url else "same id as the box on %s, which the table kept: " \
+                                              "ignored" % kept
+        twins = sorted(r.url for (b, url), r in self._boxes.items()
+                       if b == box.box and url != box.url and self._live(r, now))
+        if not twins:
+            self._announced.discard(box.box)
+            return ""
+        problem = ("same id as the box on %s: neither counts until the table keeps one"
+                   % ", ".join(twins))
+        if box.box not in self._announced:
+            self._announced.add(box.box)
+            message = "Two boxes say they are %s (on %s): neither counts until one is kept" % (
+                box.ident, ", ".join(sorted(twins + [box.url])))
+            self._problem(message)
+            self._emit(Command("box_conflict", {"box": box.ident, "ports": sorted(
+                twins + [box.url]), "message": message}, "box:%s" % box.ident))
+        return problem
+
+    def keep(self, box: int | str, url: str):
+        """The table resolves a duplicate id: the box on ``url`` is that id; the others with the
+        same id are ignored (shown so) until the app restarts."""
+        box_id = int(box, 16) if isinstance(box, str) else box
+        with self._lock:
+            if (box_id, url) not in self._boxes:
+                raise ValueError("no box %08X on %s" % (box_id, url))
+            self._kept[box_id] = url
+            self._announced.discard(box_id)
+        log.info("box %08X: the table kept the one on %s", box_id, url)
+
+    # ---------------------------------------------------------------- presses
     def _press(self, port: _Port, box: BoxRecord, msg: P.Message, now: float):
         keypad, button = msg.keypad, msg.button
-        if msg.seq in box.seen:
-            # A retransmission (our ACK was lost) or a replayed frame: answer, never count again.
+        entry = box.seen.get(msg.seq)
+        if entry is not None:
+            # A retransmission (our ACK was lost, or not sent yet): answer, never count again.
             self.counters["duplicates"] += 1
-            log.info("duplicate PRESS seq %d from box %s: acknowledged again, not counted",
-                     msg.seq, box.ident)
-            self._ack(port, box, msg.seq, keypad, box.seen[msg.seq])
-            return
-        if keypad >= box.keypads:
-            self._remember(box, msg.seq, P.ACK_IGNORED)
-            self._problem("box %s pressed on keypad %d but has %d keypad(s): ignored"
-                          % (box.ident, keypad, box.keypads))
-            self._ack(port, box, msg.seq, keypad, P.ACK_IGNORED)
+            if entry.status == PENDING:
+                log.info("PRESS seq %d from box %s again: its ballot waits for the journal",
+                         msg.seq, box.ident)
+            else:
+                log.info("duplicate PRESS seq %d from box %s: acknowledged again, not counted",
+                         msg.seq, box.ident)
+                self._ack(port, box, msg.seq, keypad, entry.status)
             return
         box.last_press = (keypad, button, now)
-        unit = (box.box, keypad)
+        box.vetted.discard(msg.seq)
         source = "box:%s" % box.ident
         data = {"box": box.ident, "keypad": keypad, "button": button}
-        if self._pair_seat is not None:
-            seat = self._pair_seat
-            self._pair_seat = None
-            for u in [u for u, s in self._seats.items() if s == seat or u == unit]:
-                del self._seats[u]
-            self._seats[unit] = seat
-            self._save_pairing()
-            log.info("box %s keypad %d paired to seat %d", box.ident, keypad, seat)
-            self._remember(box, msg.seq, P.ACK_PAIRED)
-            self._emit(Command("box_pressed", dict(data, seat=seat, paired=True), source))
-            self._ack(port, box, msg.seq, keypad, P.ACK_PAIRED)
-            return
-        seat = self._seats.get(unit)
+        twin = self._twin_problem(box, now)
         reason = None
-        if seat is None:
+        if keypad >= box.keypads:
+            reason = "keypad %d but the box has %d" % (keypad, box.keypads)
+        elif twin:
+            reason = "duplicate id"
+            box.problem = twin
+        elif self._pair_seat is not None:
+            self._pair(port, box, msg, data, source)
+            return
+        seat = self._seats.get((box.box, keypad))
+        if reason is None and seat is None:
             reason = "unpaired"
-        elif self._vote_state != P.STATE_OPEN:
+        elif reason is None and self._vote_state is None:
+            self._dropped(port, "PRESS seq %d from box %s: the app has no game yet, not answered "
+                          "(the box retries)" % (msg.seq, box.ident))
+            box.vetted.add(msg.seq)      # its retry is this press again, not a doubt
+            return
+        elif reason is None and self._vote_state != P.STATE_OPEN:
             reason = "no vote open"
-        elif button >= self._n_options:
+        elif reason is None and button >= self._n_options:
             reason = "button %d but the vote has %d options" % (button, self._n_options)
         if reason:
             self.counters["ignored"] += 1
             log.info("press of box %s keypad %d button %d ignored: %s",
                      box.ident, keypad, button, reason)
-            if seat is None:
+            if reason == "unpaired":
                 box.problem = "unpaired: presses ignored"
-            self._remember(box, msg.seq, P.ACK_IGNORED)
+            self._remember(box, msg.seq, P.ACK_IGNORED, keypad, button)
             self._emit(Command("box_pressed", dict(data, seat=seat, ignored=reason), source))
             self._ack(port, box, msg.seq, keypad, P.ACK_IGNORED)
             return
-        if box.problem == "unpaired: presses ignored":
+        if box.problem in ("unpaired: presses ignored",) or box.problem.startswith("same id"):
             box.problem = ""
-        # Posted before anything is remembered or acknowledged: if posting fails, the box's
-        # retry is a fresh attempt; once the box sees "received" the app has the ballot.
-        self._emit(Command("cast_ballot", {"seat": seat, "option": button}, source))
-        self._ballots[seat] = Ballot(button, box.box, keypad, msg.seq)
-        self._remember(box, msg.seq, P.ACK_RECEIVED)
-        self.counters["ballots"] += 1
-        self._ack(port, box, msg.seq, keypad, P.ACK_RECEIVED)
+        # Posted first: if posting fails the box's retry is a fresh attempt. No answer now; the
+        # box hears "recorded" once the app has committed the ballot to its journal (_settled).
+        done = functools.partial(self._settled, box.box, box.url, msg.seq, seat, keypad, button)
+        self._emit(Command("cast_ballot", {"seat": seat, "option": button}, source), done)
+        self._remember(box, msg.seq, PENDING, keypad, button)
 
-    def _remember(self, box: BoxRecord, seq: int, status: int):
-        box.seen[seq] = status
+    def _pair(self, port: _Port, box: BoxRecord, msg: P.Message, data: dict, source: str):
+        seat, unit = self._pair_seat, (box.box, msg.keypad)
+        self._pair_seat = None
+        for u in [u for u, s in self._seats.items() if s == seat or u == unit]:
+            del self._seats[u]
+        self._seats[unit] = seat
+        self._save_pairing()
+        log.info("box %s keypad %d paired to seat %d", box.ident, msg.keypad, seat)
+        self._remember(box, msg.seq, P.ACK_PAIRED, msg.keypad, msg.button)
+        self._emit(Command("box_pressed", dict(data, seat=seat, paired=True), source))
+        self._ack(port, box, msg.seq, msg.keypad, P.ACK_PAIRED)
+
+    def _settled(self, box_id: int, url: str, seq: int, seat: int, keypad: int, button: int,
+                 error: Exception | None):
+        """The app's queue settled a posted ballot (main thread): in the journal -> ACK
+        "recorded"; refused by the rules -> ACK "ignored"; not recorded at all (a storage
+        fault) -> no answer and the number forgotten, so the box's retry is posted again."""
+        with self._lock:
+            box = self._boxes.get((box_id, url))
+            entry = box.seen.get(seq) if box is not None else None
+            waiting = entry is not None and entry.status == PENDING
+            if error is None:
+                self.counters["ballots"] += 1
+                self._ballots[seat] = Ballot(button, box_id, keypad, seq, url)
+                status = P.ACK_RECORDED
+            elif isinstance(error, (RuleError, BadInput)):
+                status = P.ACK_IGNORED
+            else:
+                if waiting:
+                    del box.seen[seq]
+                return
+            if not waiting:
+                return      # the box restarted meanwhile: it no longer waits for this number
+            entry.status = status
+            port = self._ports.get(url)
+        if port is not None:
+            self._ack(port, box, seq, keypad, status)
+
+    def _remember(self, box: BoxRecord, seq: int, status: int, keypad: int, button: int):
+        box.seen[seq] = Seen(status, keypad, button)
         while len(box.seen) > SEEN_WINDOW:
             box.seen.popitem(last=False)
 
@@ -407,38 +600,66 @@ class BoxManager:
         self._send(port, P.make("ACK", box.box, self._next_seq(), acked=seq, keypad=keypad,
                                 status=status))
 
-    def _send(self, port: _Port, msg: P.Message):
-        ser = port.serial
-        if ser is None:
-            return
-        try:
-            with port.write_lock:
-                ser.write(P.encode(msg))
-        except (serial.SerialException, OSError) as e:
-            # The reader thread notices the loss and reopens; a box that missed this frame gets
-            # the vote state again in answer to its next HELLO.
-            log.info("write to %s failed: %s", port.url, _one_line(e))
+    def _welcome(self, port: _Port, box_id: int):
+        self._send(port, P.make("WELCOME", box_id, self._next_seq(), version=P.PROTOCOL_VERSION))
+
+    def _welcome_box(self, port: _Port, box: BoxRecord | None, box_id: int, now: float):
+        last = box.welcomed_at if box else port.welcomed.get(box_id, -1.0)
+        if now - last >= WELCOME_GAP:
+            if box:
+                box.welcomed_at = now
+            else:
+                port.welcomed[box_id] = now
+            self._welcome(port, box_id)
+
+    def _send(self, port: _Port | None, msg: P.Message):
+        """Queues a frame for the port's writer thread: callers may hold the lock."""
+        if port is not None:
+            port.outbox.put(P.encode(msg))
+
+    def _write_loop(self, port: _Port):
+        while True:
+            frame = port.outbox.get()
+            if frame is None:
+                return
+            ser = port.serial
+            if ser is None:
+                continue     # the port is closed: a box that missed this hears it after HELLO
+            try:
+                with port.write_lock:
+                    ser.write(frame)
+            except (serial.SerialException, OSError, TypeError, AttributeError) as e:
+                # The reader thread notices the loss and reopens; a box that missed this frame
+                # gets the vote state again in answer to its next HELLO.
+                log.info("write to %s failed: %s", port.url, _one_line(e))
 
     def _broadcast(self, msg_for_box: Callable[[BoxRecord], P.Message]):
         with self._lock:
-            targets = [(self._ports.get(b.url), b) for b in self._boxes.values() if b.port_alive]
-        for port, box in targets:
-            if port is not None:
-                self._send(port, msg_for_box(box))
+            for box in self._boxes.values():
+                if box.port_alive:
+                    self._send(self._ports.get(box.url), msg_for_box(box))
 
-    def _emit(self, command: Command):
+    def _emit(self, command: Command, done=None):
         if self._post is not None:
-            self._post(command)
+            if done is None:
+                self._post(command)
+            else:
+                self._post(command, done)
 
     def _problem(self, msg: str, key: str | None = None):
-        """Log one line; a repeating fault (noise, a flood) is logged at most once a second."""
-        now = time.monotonic()
-        if key is not None:
-            if now - self._rate_logged.get(key, -10.0) < 1.0:
-                return
-            self._rate_logged[key] = now
-        log.warning(msg)
-        self.problems.append(msg)
+        """A problem people should see (warning + devices panel); a repeating one (a flood, an
+        unknown box) at most once a second."""
+        if key is None or self._due(key):
+            log.warning(msg)
+            self.problems.append(msg)
+
+    def _due(self, key: str) -> bool:
+        """True at most once a second (by the injected clock) per key."""
+        now = self.clock()
+        if now - self._rate_logged.get(key, -10.0) < 1.0:
+            return False
+        self._rate_logged[key] = now
+        return True
 
     # ---------------------------------------------------------------- app-facing
     def pair(self, seat: int):
@@ -473,64 +694,39 @@ class BoxManager:
         with self._lock:
             self._ballots.clear()
             self._vote_state, self._n_options = P.STATE_OPEN, n_options
-        self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
-                                         keypad=P.ALL_KEYPADS, state=P.STATE_OPEN,
-                                         options=n_options))
-
-    def ballot_acknowledged(self, seat: int):
-        """The app recorded seat's ballot: that keypad lights "vote received"."""
-        with self._lock:
-            ballot = self._ballots.get(seat)
-            # Once revealed, the boxes show "revealed"; a repeated call changes nothing.
-            if (ballot is None or ballot.status == P.ACK_RECORDED
-                    or self._vote_state != P.STATE_OPEN):
-                if ballot is not None:
-                    ballot.status = P.ACK_RECORDED
-                return
-            ballot.status = P.ACK_RECORDED
-            box = self._boxes.get(ballot.box)
-            port = self._ports.get(box.url) if box else None
-        if port is not None:
-            self._send(port, P.make("ACK", ballot.box, self._next_seq(), acked=ballot.seq,
-                                    keypad=ballot.keypad, status=P.ACK_RECORDED))
-
-    def ballot_refused(self, seat: int):
-        """The app refused seat's box ballot: it no longer stands, and the box flashes red."""
-        with self._lock:
-            ballot = self._ballots.pop(seat, None)
-            box = self._boxes.get(ballot.box) if ballot else None
-            port = self._ports.get(box.url) if box else None
-        if port is not None:
-            self._send(port, P.make("ACK", ballot.box, self._next_seq(), acked=ballot.seq,
-                                    keypad=ballot.keypad, status=P.ACK_IGNORED))
+            self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
+                                             keypad=P.ALL_KEYPADS, state=P.STATE_OPEN,
+                                             options=n_options))
 
     def revealed(self):
         """Ballots are shown: boxes light "revealed" and take no more ballots."""
         with self._lock:
             self._vote_state = P.STATE_REVEALED
-        self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
-                                         keypad=P.ALL_KEYPADS, state=P.STATE_REVEALED,
-                                         options=self._n_options))
+            self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
+                                             keypad=P.ALL_KEYPADS, state=P.STATE_REVEALED,
+                                             options=self._n_options))
 
     def vote_closed(self):
         with self._lock:
             self._vote_state, self._n_options = P.STATE_IDLE, 0
             self._ballots.clear()
-        self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
-                                         keypad=P.ALL_KEYPADS, state=P.STATE_IDLE, options=0))
+            self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
+                                             keypad=P.ALL_KEYPADS, state=P.STATE_IDLE,
+                                             options=0))
 
     def acked_ballots(self) -> dict[int, int]:
-        """seat -> option of every ballot a box was told was received, in the current vote."""
+        """seat -> option of every box ballot in the app's journal, in the current vote."""
         with self._lock:
             return {seat: b.option for seat, b in self._ballots.items()}
 
     def repost(self):
         """Posts every acknowledged ballot again (e.g. after the app restarted its queue); the
         vote engine treats a repeat of the same ballot as the same ballot."""
-        for seat, option in sorted(self.acked_ballots().items()):
-            box = self._ballots[seat].box
-            self._emit(Command("cast_ballot", {"seat": seat, "option": option},
-                               "box:%08X" % box))
+        with self._lock:
+            ballots = sorted(self._ballots.items())
+        for seat, ballot in ballots:
+            self._emit(Command("cast_ballot", {"seat": seat, "option": ballot.option},
+                               "box:%08X" % ballot.box))
 
     def units(self) -> list[UnitStatus]:
         now = self.clock()
@@ -538,19 +734,19 @@ class BoxManager:
         with self._lock:
             seat_of = dict(self._seats)
             known = set()
-            for box in sorted(self._boxes.values(), key=lambda b: b.box):
-                alive = (box.port_alive and box.last_seen is not None
-                         and now - box.last_seen <= self.heartbeat_timeout)
+            for box in sorted(self._boxes.values(), key=lambda b: (b.box, b.url)):
+                alive = self._live(box, now)
+                twin = self._twin_problem(box, now) if alive else ""
                 for k in range(box.keypads):
                     known.add((box.box, k))
-                    detail = box.problem or ("" if alive else "unplugged" if not
-                                             box.port_alive else "no heartbeat")
+                    detail = twin or box.problem or (
+                        "" if alive else "unplugged" if not box.port_alive else "no heartbeat")
                     if box.last_press and box.last_press[0] == k and not detail:
                         detail = "last press: button %d" % box.last_press[1]
                     out.append(UnitStatus(
                         box.box, k, box.ident if box.keypads == 1 else "%s/%d" % (box.ident, k),
                         box.url, seat_of.get((box.box, k)), alive, box.last_seen, box.firmware,
-                        box.battery, detail))
+                        box.battery, detail, conflict=bool(twin)))
             # Paired keypads whose box has not been seen since start still hold their seat.
             for (b, k), seat in seat_of.items():
                 if (b, k) not in known:

@@ -9,6 +9,7 @@ body = type:u8 | box:u32 BE | seq:u16 BE | payload
 """
 from __future__ import annotations
 
+import binascii
 import struct
 from dataclasses import dataclass, field
 
@@ -65,12 +66,9 @@ class FrameError(ValueError):
 
 
 def crc16_ccitt_false(data: bytes, crc: int = 0xFFFF) -> int:
-    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no xor-out; check 0x29B1."""
-    for b in data:
-        crc ^= b << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
-    return crc
+    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no xor-out; check 0x29B1.
+    The standard library's crc_hqx is this CRC with the initial value as its argument."""
+    return binascii.crc_hqx(data, crc)
 
 
 def cobs_encode(data: bytes) -> bytes:

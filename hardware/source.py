@@ -12,7 +12,10 @@ from hardware.manager import BoxManager
 class BoxSource(InputSource):
     """Serial vote boxes on ``ports`` (device paths, globs, pyserial URLs, ``vbox://``, or
     ``"auto"`` for USB serial ports). Presses arrive as ``cast_ballot`` {seat, option} and
-    ``box_pressed`` commands; the app tells the boxes about the vote through the methods below."""
+    ``box_pressed`` commands, and ``box_conflict`` when two boxes claim one id; the app tells the
+    boxes about the vote through the methods below. A ballot is posted with a completion
+    (CommandQueue.post's ``done``): its box hears "recorded" only once the journal has it, or
+    "ignored" when the rules refused it."""
 
     name = "boxes"
 
@@ -27,7 +30,6 @@ class BoxSource(InputSource):
             from hardware.discovery import PortWatcher, default_lister
             self.watcher = PortWatcher(lister or default_lister(), self._port_plugged)
         self.manager = BoxManager(data_dir, ports=ports, clock=clock, **manager_options)
-        self._voters: list[str] = []
 
     def _port_plugged(self, device: str) -> None:
         self.manager.add_port(device)
@@ -69,42 +71,38 @@ class BoxSource(InputSource):
             out.append(DeviceInfo(kind="box", ident=u.ident, label=label, seat=u.seat,
                                   connected=u.connected, last_seen=u.last_seen,
                                   firmware=u.firmware, battery=u.battery,
-                                  detail=u.detail or u.url))
+                                  detail=u.detail or u.url, conflict=u.conflict))
         return out
 
     def on_events(self, events) -> None:
         """Follows the vote engine's recorded events (call it with every batch the session
-        records, on the main thread) and tells the boxes: vote open with N options, this seat's
-        box ballot recorded ("vote received" LED), revealed, closed."""
+        records, on the main thread) and tells the boxes the vote's state the batch ends in:
+        open with N options, revealed, closed. (A box ballot's "recorded" goes out when the app's
+        queue settles it.)"""
+        last = None
         for event in events:
-            kind, data = event.kind, event.data
-            if kind == "vote_opened":
-                self._voters = list(data.get("voters", ()))
-                self.manager.vote_opened(len(data.get("options", ())))
-            elif kind == "ballot_cast" and str(event.source).startswith("box:"):
-                voter = data.get("voter")
-                if voter in self._voters:
-                    self.manager.ballot_acknowledged(self._voters.index(voter) + 1)
-            elif kind == "vote_revealed":
-                self.manager.revealed()
-            elif kind == "vote_cancelled":
-                self.manager.vote_closed()
+            if event.kind in ("vote_opened", "vote_revealed", "vote_cancelled"):
+                last = event
+        if last is None:
+            return
+        if last.kind == "vote_opened":
+            self.manager.vote_opened(len(last.data.get("options", ())))
+        elif last.kind == "vote_revealed":
+            self.manager.revealed()
+        else:
+            self.manager.vote_closed()
 
-    def on_refused(self, command, error) -> None:
-        """A box ballot the rules refused (e.g. a vote for oneself where that is not allowed):
-        the box flashes red and the seat has no standing box ballot."""
-        if command.kind == "cast_ballot" and str(command.source).startswith("box:"):
-            self.manager.ballot_refused(command.data.get("seat"))
+    def on_attach(self, events) -> None:
+        """The game's journal so far: the boxes show the vote it is in (e.g. open after the app
+        restarted mid-vote, so a ballot the box still retransmits is counted)."""
+        if any(e.kind in ("vote_opened", "vote_revealed", "vote_cancelled") for e in events):
+            self.on_events(events)
+        else:
+            self.manager.vote_closed()
 
     # the vote's life, called by the app when the vote engine's events happen
     def vote_opened(self, n_options: int) -> None:
         self.manager.vote_opened(n_options)
-
-    def ballot_acknowledged(self, seat: int) -> None:
-        self.manager.ballot_acknowledged(seat)
-
-    def ballot_refused(self, seat: int) -> None:
-        self.manager.ballot_refused(seat)
 
     def revealed(self) -> None:
         self.manager.revealed()
@@ -121,6 +119,10 @@ class BoxSource(InputSource):
 
     def unpair(self, seat: int) -> None:
         self.manager.unpair(seat)
+
+    def keep(self, ident: str, url: str) -> None:
+        """Two boxes say they are ``ident``: the one on ``url`` is; the other is ignored."""
+        self.manager.keep(ident, url)
 
     def repost(self) -> None:
         self.manager.repost()

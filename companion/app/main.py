@@ -36,7 +36,7 @@ SHELL_SCREENS = ("picker", "setup", "devices", "settings", "history", "past_game
 # (settings, devices, history, …) are never pulled away from under the narrator's finger.
 PLAY_SCREENS = ("vote", "reveal")
 # Commands from devices that report on the device itself, for screens, not for the rules.
-DEVICE_NEWS = frozenset({"tokens_seen", "tokens_calibration", "box_pressed"})
+DEVICE_NEWS = frozenset({"tokens_seen", "tokens_calibration", "box_pressed", "box_conflict"})
 
 
 class CompanionApp(App):
@@ -80,6 +80,8 @@ class CompanionApp(App):
         self.narrator = None
         self._seen_reveals = 0
         self._device_listeners: dict[str, list] = {}
+        # two boxes claim one id: neither counts until the table keeps one (devices panel)
+        self.listen("box_conflict", lambda command: self.toast(command.data["message"]))
         self.voice_problem = ""
         self.box_source = None     # the vote boxes' BoxSource while boxes are on
 
@@ -262,6 +264,8 @@ class CompanionApp(App):
         for screen in ui.build_screens(self):
             self.sm.add_widget(screen)
         Window.allow_screensaver = False  # the screen stays awake during a game
+        for src in self.sources:  # devices catch up: boxes learn a vote is open
+            src.on_attach(session.events)
         view = session.view("table")
         self._seen_reveals = len(view.get("vote_history", []))
         self._publish([], force_screen=True)
@@ -360,6 +364,8 @@ class CompanionApp(App):
     def add_source(self, source):
         self.sources.append(source)
         source.start(self.commands.post)
+        if self.session is not None:
+            source.on_attach(self.session.events)
 
     def remove_source(self, source):
         """Stop a source and forget it (a camera or phone server the table switched off)."""

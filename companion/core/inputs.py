@@ -31,6 +31,7 @@ class DeviceInfo:
     firmware: str | None = None
     battery: int | None = None      # percent, when reported
     detail: str = ""
+    conflict: bool = False          # another device claims the same identity: not counted
 
 
 class InputSource(ABC):
@@ -52,6 +53,11 @@ class InputSource(ABC):
     def on_events(self, events) -> None:
         """Every batch of events the session recorded, whatever their source."""
 
+    def on_attach(self, events) -> None:
+        """A game was attached (started, resumed after a restart) or this source was added
+        during one: every event of its journal so far, to catch up (boxes learn that a vote is
+        open). Called on the main thread."""
+
     def on_refused(self, command: Command, error: Exception) -> None:
         """A command from this (or any) source that the rules refused, with the reason."""
 
@@ -60,22 +66,33 @@ class InputSource(ABC):
         the rules' verdict). Called with every drain of the command queue."""
 
 
+# Called once a posted command is settled: with None once the rules accepted it and its events
+# are committed to the journal, or with the exception that refused it or kept it out.
+Done = Callable[[Exception | None], None]
+
+
 class CommandQueue:
-    """Thread-safe hand-over from device threads to the main thread."""
+    """Thread-safe hand-over from device threads to the main thread.
+
+    A device that must not confirm anything before the journal has it (a vote box's "received")
+    posts with ``done``: ``drain`` calls it on the main thread right after ``handle`` returned
+    (the session has committed the command's events) or raised."""
 
     def __init__(self) -> None:
-        self._q: "queue.SimpleQueue[Command]" = queue.SimpleQueue()
+        self._q: "queue.SimpleQueue[tuple[Command, Done | None]]" = queue.SimpleQueue()
 
-    def post(self, command: Command) -> None:
-        self._q.put(command)
+    def post(self, command: Command, done: Done | None = None) -> None:
+        self._q.put((command, done))
 
-    def drain(self, handle: Callable[[Command], object], limit: int = 1000) -> list[tuple[Command, Exception]]:
-        """Run ``handle`` on waiting commands, on the calling (main) thread. A refused or malformed
-        command is logged and returned with its error; it never stops the others."""
+    def drain(self, handle: Callable[[Command], object], limit: int = 1000,
+              wait: float = 0.0) -> list[tuple[Command, Exception]]:
+        """Run ``handle`` on waiting commands, on the calling (main) thread; ``wait`` seconds for
+        the first one. A refused or malformed command is logged and returned with its error; it
+        never stops the others."""
         refused = []
-        for _ in range(limit):
+        for i in range(limit):
             try:
-                cmd = self._q.get_nowait()
+                cmd, done = self._q.get(timeout=wait) if i == 0 and wait > 0 else self._q.get_nowait()
             except queue.Empty:
                 break
             try:
@@ -83,10 +100,25 @@ class CommandQueue:
             except (RuleError, BadInput) as exc:
                 log.warning("refused %s from %s: %s", cmd.kind, cmd.source, exc)
                 refused.append((cmd, exc))
+                _settle(done, exc)
+            except Exception as exc:   # not recorded (e.g. the journal failed): say so, then raise
+                _settle(done, exc)
+                raise
+            else:
+                _settle(done, None)
         return refused
 
     def empty(self) -> bool:
         return self._q.empty()
+
+
+def _settle(done: Done | None, error: Exception | None) -> None:
+    if done is None:
+        return
+    try:
+        done(error)
+    except Exception:  # a device's callback must not stop the queue
+        log.exception("completion of a command failed")
 
 
 class ScriptedSource(InputSource):

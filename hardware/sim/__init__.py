@@ -146,16 +146,30 @@ class SimBox:
             self._stop.clear()
             if power_up:
                 # USB powers the box: a replug is a power-up, sequence from 0, pending lost.
-                self.seq = 0
-                self.boot = (self.boot + 1) & 0xFFFF
-                self.pending.clear()
-                self.acks.clear()
-                self.leds = [LED_OFF] * self.keypads
-                self.vote_state, self.options = P.STATE_IDLE, 0
+                self._power_up()
             self._thread = threading.Thread(target=self._run, name="simbox %08X" % self.box_id,
                                             daemon=True)
             self._thread.start()
             self._send_hello(P.REASON_POWER_UP if power_up else P.REASON_ANSWER)
+
+    def restart(self, lose_hello: bool = True):
+        """A reset while the cable stays in (a brown-out, the reset button): the sequence starts
+        at 0 again, the boot count goes up, a waiting press is lost, and the power-up HELLO is
+        sent, or with ``lose_hello`` lost to noise, so the host sees only what follows."""
+        with self._lock:
+            self._power_up()
+            if lose_hello:
+                self._next_seq()       # the HELLO took its number, as on the box
+            else:
+                self._send_hello(P.REASON_POWER_UP)
+
+    def _power_up(self):
+        self.seq = 0
+        self.boot = (self.boot + 1) & 0xFFFF   # kept in EEPROM on the firmware
+        self.pending.clear()
+        self.acks.clear()
+        self.leds = [LED_OFF] * self.keypads
+        self.vote_state, self.options = P.STATE_IDLE, 0
 
     def unplug(self):
         with self._lock:

@@ -4,6 +4,7 @@ anyone without hardware. Point the app at the printed pattern (or the links it l
 Commands on stdin, one per line (box numbers from 1):
   press BOX BUTTON [KEYPAD]   a debounced press
   unplug BOX | replug BOX     pull the USB cable / put it back (a power-up)
+  reset BOX                   a power cycle with the cable in; its power-up HELLO lost to noise
   status                      each box: link, sequence, LEDs, pending press
   quit
 """
@@ -125,13 +126,17 @@ def _command(sim: SimulatedBoxes, words: list[str]) -> bool:
         elif words[0] == "replug":
             sim.replug(int(words[1]) - 1)
             print("box %s plugged back" % words[1])
+        elif words[0] == "reset":
+            sim.boxes[int(words[1]) - 1].restart(lose_hello=True)
+            print("box %s reset" % words[1])
         elif words[0] == "status":
             for i, b in enumerate(sim.boxes, 1):
                 print("box %d %08X %s seq=%d leds=%s pending=%s" % (
                     i, b.box_id, "plugged" if b.plugged else "unplugged", b.seq,
                     ",".join(b.leds), sorted(b.pending)))
         else:
-            print("error: unknown command %r (press, unplug, replug, status, quit)" % words[0])
+            print("error: unknown command %r (press, unplug, replug, reset, status, quit)"
+                  % words[0])
     except (IndexError, ValueError) as e:
         print("error: %s: %s" % (" ".join(words), e))
     sys.stdout.flush()

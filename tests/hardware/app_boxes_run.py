@@ -12,6 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+# Run as a file: this checkout first (the shared venv's editable install may point at another)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
 from kivy.config import Config
 
 Config.set("graphics", "width", "1280")
@@ -113,14 +116,20 @@ OTHER_GAMES = [
 ]
 
 
-def main(data_dir: str, artifacts: str, games: list[str]) -> int:
-    artifacts = Path(artifacts)
+def start_app(data_dir: str) -> CompanionApp:
+    """The real app, its window up, narration as captions on a fake clock."""
     clock = FakeClock()
     app = CompanionApp(data_dir=data_dir, engine_clock=clock, speaker=CaptionSpeaker(),
                        audio_out=RecordingAudioOut(str(Path(data_dir) / "narration.wav"), clock))
     app._run_prepare()
     runTouchApp(embedded=True)
     pump(10)
+    return app
+
+
+def main(data_dir: str, artifacts: str, games: list[str]) -> int:
+    artifacts = Path(artifacts)
+    app = start_app(data_dir)
 
     sim = SimulatedBoxes(n=8, battery=None).start()
     SIM.extend(sim.boxes)
@@ -242,10 +251,15 @@ def main(data_dir: str, artifacts: str, games: list[str]) -> int:
         "ballot_sources": journal_sources, "box_pressed": seen["box_pressed"],
         "counters": dict(boxes.manager.counters), "others": others,
     }
+    return report_and_quit(result, app, boxes, sim)
+
+
+def report_and_quit(result: dict, app, *devices) -> int:
+    """Prints the one JSON line the test reads, stops the devices and the app."""
     print("RESULT " + json.dumps(result, default=str))
     sys.stdout.flush()
-    boxes.stop()
-    sim.stop()
+    for device in devices:
+        device.stop()
     app.stop()
     stopTouchApp()
     return 0

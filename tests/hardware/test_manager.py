@@ -4,9 +4,11 @@ input the issue lists. Fault injection is seeded, so a failure replays."""
 import json
 import time
 
+from companion.core.inputs import CommandQueue
 from hardware import protocol as P
+from tests.hardware.conftest import hello_on_loop
 from hardware.manager import BoxManager
-from hardware.sim import (LED_IGNORED, LED_OPEN, LED_PAIRED, LED_RECEIVED, LED_RECORDED,
+from hardware.sim import (LED_IGNORED, LED_OPEN, LED_PAIRED, LED_RECORDED,
                           LED_REVEALED, Faults, SimBox)
 
 
@@ -62,9 +64,9 @@ def test_a_vote_from_open_to_reveal(rig):
     rig.press_acked(0, 1)
     rig.press_acked(2, 0)
     assert ballots(rig.taken()) == [(1, 1), (3, 0)]
-    assert rig.sim.boxes[0].leds[0] == LED_RECEIVED
-    rig.manager.ballot_acknowledged(1)
-    rig.wait(lambda: rig.sim.boxes[0].leds[0] == LED_RECORDED, "vote-received LED")
+    # answered only once the app committed the ballot: "recorded" at once, no "received" first
+    assert [a.status for a in rig.sim.boxes[0].acks[-1:]] == [P.ACK_RECORDED]
+    assert rig.sim.boxes[0].leds[0] == LED_RECORDED
     assert rig.manager.acked_ballots() == {1: 1, 3: 0}
     rig.manager.revealed()
     rig.wait(lambda: all(b.leds[0] == LED_REVEALED for b in rig.sim.boxes), "revealed LEDs")
@@ -93,10 +95,14 @@ def test_a_repeated_sequence_number_is_acked_again_but_never_counted_twice(rig):
     rig.pair_all()
     rig.manager.vote_opened(2)
     box = rig.sim.boxes[0]
-    frame = P.encode(P.make("PRESS", box.box_id, 900, keypad=0, button=1))
-    for _ in range(3):
+    with box._lock:
+        seq = box._next_seq()
+    frame = P.encode(P.make("PRESS", box.box_id, seq, keypad=0, button=1))
+    box._link.write(frame)
+    rig.wait(lambda: sum(a.acked == seq for a in box.acks) == 1, "the ACK")
+    for _ in range(2):
         box._link.write(frame)
-    rig.wait(lambda: sum(a.acked == 900 for a in box.acks) == 3, "three ACKs of seq 900")
+    rig.wait(lambda: sum(a.acked == seq for a in box.acks) == 3, "two more ACKs")
     assert ballots(rig.taken()) == [(1, 1)]
     assert rig.manager.counters["duplicates"] == 2
 
@@ -161,7 +167,6 @@ def test_unplugged_mid_vote_shows_missing_and_the_ballot_stands_when_back(make_r
     rig.pair_all()
     rig.manager.vote_opened(2)
     rig.press_acked(0, 1)
-    rig.manager.ballot_acknowledged(1)
     rig.wait(lambda: rig.sim.boxes[0].leds[0] == LED_RECORDED, "vote-received LED")
     rig.sim.unplug(0)
     rig.wait(lambda: not rig.manager.units()[0].connected, "box 1 shown missing")
@@ -214,9 +219,12 @@ def test_a_box_of_another_protocol_version_is_listed_but_not_counted(make_rig, t
     stranger.plug()
     rig.wait(lambda: any(u.ident == "ABCD0001" for u in rig.manager.units()), "v2 box listed")
     rig.manager.vote_opened(2)
-    stranger.press(1)
+    seq = stranger.press(1)
+    # answered (so it stops retransmitting), never read as a ballot
+    rig.wait(lambda: stranger.is_acked(seq), "the v2 box's press answered")
+    assert [a.status for a in stranger.acks if a.acked == seq] == [P.ACK_IGNORED]
     time.sleep(0.4)
-    assert ballots(rig.taken()) == []
+    assert ballots(rig.taken()) == [] and not stranger.pending
     unit = [u for u in rig.manager.units() if u.ident == "ABCD0001"][0]
     assert "speaks protocol v2" in unit.detail
 
@@ -229,7 +237,7 @@ def test_a_hub_serves_one_seat_per_keypad(make_rig):
     for k in (3, 0, 2):
         rig.press_acked(0, k % 3, keypad=k)
     assert ballots(rig.taken()) == [(4, 0), (1, 0), (3, 2)]
-    assert rig.sim.boxes[0].leds == [LED_RECEIVED, LED_OPEN, LED_RECEIVED, LED_RECEIVED]
+    assert rig.sim.boxes[0].leds == [LED_RECORDED, LED_OPEN, LED_RECORDED, LED_RECORDED]
 
 
 def test_acknowledged_ballots_can_be_posted_again(rig):
@@ -260,22 +268,12 @@ def test_a_damaged_pairing_file_is_kept_aside_with_one_line(tmp_path):
 def test_pyserial_loopback_carries_the_same_protocol(tmp_path):
     # loop:// hears its own writes: the host's WELCOME and ACKs come back and must be ignored
     # as echoes, while box frames written into the loop are read like any port's.
-    got = []
+    got, q = [], CommandQueue()
     m = BoxManager(str(tmp_path), ports=["loop://"])
-    m.start(got.append)
+    m.start(q.post)
     try:
         deadline = time.monotonic() + 5
-        while (m._ports.get("loop://") is None or m._ports["loop://"].serial is None):
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
-        port = m._ports["loop://"]
-        hello = P.make("HELLO", 0x1234, 1, version=1, fw_major=2, fw_minor=5, keypads=1,
-                       buttons=2, reason=1, boot=1)
-        with port.write_lock:
-            port.serial.write(P.encode(hello))
-        while not m.units():
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        port = hello_on_loop(m, deadline, fw_major=2, fw_minor=5)
         assert m.units()[0].firmware == "2.5"
         m.pair(4)
         m.vote_opened(2)
@@ -283,6 +281,7 @@ def test_pyserial_loopback_carries_the_same_protocol(tmp_path):
             with port.write_lock:
                 port.serial.write(P.encode(P.make("PRESS", 0x1234, seq, keypad=0, button=1)))
         while len(got) < 2 or m.counters["duplicates"] < 1:
+            q.drain(got.append)
             assert time.monotonic() < deadline
             time.sleep(0.01)
         assert [(c.kind, c.data.get("seat")) for c in got] == [("box_pressed", 4),
@@ -326,11 +325,11 @@ def test_a_failing_post_loses_no_ballot_the_box_believes_received(make_rig):
     fails = {"left": 2}
     real_post = rig.manager._post
 
-    def flaky(cmd):
+    def flaky(cmd, done=None):
         if cmd.kind == "cast_ballot" and fails["left"]:
             fails["left"] -= 1
             raise RuntimeError("queue full")
-        real_post(cmd)
+        real_post(cmd, done)
     rig.manager._post = flaky
     rig.press_acked(0, 1)            # acked only once the post went through
     assert fails["left"] == 0

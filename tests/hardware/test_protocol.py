@@ -11,6 +11,27 @@ def test_crc16_ccitt_false_check_value():
     assert P.crc16_ccitt_false(b"123456789") == 0x29B1
 
 
+def _crc_by_definition(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE bit by bit, as the catalogue defines it (poly 0x1021, init 0xFFFF,
+    MSB first, no reflection, no final XOR): the reference the library's CRC is checked against."""
+    crc = 0xFFFF
+    for b in data:
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc
+
+
+def test_the_standard_librarys_crc_is_ccitt_false_on_random_data():
+    rng = random.Random(20261130)
+    for _ in range(3000):
+        data = rng.randbytes(rng.randrange(0, 70))
+        assert P.crc16_ccitt_false(data) == _crc_by_definition(data), data.hex()
+    for data in (b"", b"\x00" * 64, b"\xff" * 64, b"123456789"):
+        assert P.crc16_ccitt_false(data) == _crc_by_definition(data)
+
+
 @pytest.mark.parametrize("data", [b"", b"\x00", b"\x11\x00\x22", b"\x00\x00", bytes(range(1, 255)),
                                   bytes(range(256)) * 2, b"\xff" * 300])
 def test_cobs_round_trip_and_no_zero_inside(data):

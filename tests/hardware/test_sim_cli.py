@@ -48,6 +48,11 @@ def test_the_simulator_process_serves_boxes_to_the_manager(tmp_path):
         while m.seats() != {("B0C50003", 0): 2}:
             assert time.monotonic() < end
             time.sleep(0.02)
+        proc.stdin.write("reset 3\n")               # power cycle, HELLO lost: noticed by seq
+        end = time.monotonic() + 5
+        while m.counters["seq_doubts"] < 1:
+            assert time.monotonic() < end
+            time.sleep(0.02)
         proc.stdin.write("unplug 1\n")
         end = time.monotonic() + 5
         while m.units()[0].connected:
@@ -57,6 +62,7 @@ def test_the_simulator_process_serves_boxes_to_the_manager(tmp_path):
         proc.stdin.flush()
         out = proc.communicate(timeout=10)[0]
         assert "error: unknown command 'bogus'" in out
+        assert "box 3 reset" in out
         assert proc.returncode == 0
         assert list(links.iterdir()) == []          # the simulator removed its links
     finally:

@@ -4,11 +4,14 @@ decided by the one vote engine (companion.core.votes). The vote specs are the ga
 or the center, Seven Knights' recommendation of a Captain, Cicero's weighted Senate vote (the box
 only picks; the weight is the tablet's)."""
 import queue
+import time
 
 import pytest
 
 from companion.core import votes
-from companion.core.events import BadInput, Event, RuleError
+from companion.core.events import Event
+from companion.core.inputs import CommandQueue
+from hardware import protocol as P
 from hardware.sim import LED_IGNORED, LED_RECORDED, LED_REVEALED, SimulatedBoxes
 from hardware.source import BoxSource
 
@@ -16,14 +19,15 @@ PLAYERS = ("Ann", "Bo", "Cy", "Di", "Ed")
 
 
 class Table:
-    """The vote engine's side, as the app runs it: drain box commands, record events, tell the
-    boxes what was recorded."""
+    """The vote engine's side, as the app runs it: drain box commands from a CommandQueue (which
+    settles each one, so a box hears its answer only after its ballot is recorded), record
+    events, tell the boxes what was recorded."""
 
     def __init__(self, tmp_path, n):
         self.sim = SimulatedBoxes(n=n).start()
         self.source = BoxSource(str(tmp_path), ports=self.sim.ports)
-        self.q = queue.Queue()
-        self.source.start(self.q.put)
+        self.q = CommandQueue()
+        self.source.start(self.q.post)
         self.sim.wait(lambda: sum(d.connected for d in self.source.devices()) == n,
                       what="boxes found")
         for i in range(n):
@@ -45,24 +49,27 @@ class Table:
         return events
 
     def drain(self, expect):
-        got = 0
-        while got < expect:
-            cmd = self.q.get(timeout=5)
-            if cmd.kind != "cast_ballot":
-                continue
-            got += 1
-            try:
+        got = []
+        end = time.monotonic() + 5
+
+        def handle(cmd):
+            if cmd.kind == "cast_ballot":
+                got.append(cmd)
                 self.record(votes.cast(self.book, cmd.data, cmd.source), cmd.source)
-            except (RuleError, BadInput) as e:
-                self.refused.append((cmd, str(e)))
-                self.source.on_refused(cmd, e)
+        while len(got) < expect:
+            assert time.monotonic() < end, "timed out waiting for %d ballots" % expect
+            self.refused += [(cmd, str(e)) for cmd, e in self.q.drain(handle, wait=0.05)]
+
+    def press_all(self, presses):
+        """Presses, then the app's drain, then every box has its answer."""
+        seqs = [(i, self.sim.press(i, button)) for i, button in presses]
+        self.drain(len(presses))
+        for i, seq in seqs:
+            self.sim.wait(lambda: self.sim.boxes[i].is_acked(seq), what="ballot acked")
 
     def vote(self, spec, presses):
         self.record(votes.open_vote(self.book, spec))
-        for i, button in presses:
-            seq = self.sim.press(i, button)
-            self.sim.wait(lambda: self.sim.boxes[i].is_acked(seq), what="ballot acked")
-        self.drain(len(presses))
+        self.press_all(presses)
         return self.book.last() or self.book.current
 
     def close(self):
@@ -98,18 +105,12 @@ def test_masks_vote_for_another_player_or_the_center_by_boxes(table):
     spec = votes.VoteSpec("vote", "pick", PLAYERS, PLAYERS + ("center",), allow_self=False)
     # Ann (seat 1) presses button 0, herself: refused by the rules, her box flashes red.
     table.record(votes.open_vote(table.book, spec))
-    seq = table.sim.press(0, 0)
-    table.sim.wait(lambda: table.sim.boxes[0].is_acked(seq), what="ack")
-    table.drain(1)
+    table.press_all([(0, 0)])
     assert "may not vote for themself" in table.refused[0][1]
     table.sim.wait(lambda: table.sim.boxes[0].leds[0] == LED_IGNORED, what="red LED")
+    assert [a.status for a in table.sim.boxes[0].acks[-1:]] == [P.ACK_IGNORED]
     assert 1 not in table.source.manager.acked_ballots()
-    for i, button in [(0, 5), (1, 0), (2, 5), (3, 1), (4, 3)]:
-        seq = table.sim.press(i, button)
-        table.sim.wait(lambda: table.sim.boxes[i].is_acked(seq), what="ack")
-    table.sim.wait(lambda: table.sim.boxes[0].leds[0] == LED_RECORDED or table.q.qsize() >= 5,
-                   what="ballots")
-    table.drain(5)
+    table.press_all([(0, 5), (1, 0), (2, 5), (3, 1), (4, 3)])
     done = table.book.last()
     assert done.revealed
     assert done.choices() == {"Ann": "center", "Bo": "Ann", "Cy": "center", "Di": "Bo",
@@ -133,10 +134,7 @@ def test_cicero_weighted_senate_vote_by_boxes(table):
 def test_recorded_ballots_light_vote_received_and_who_not_what_is_public(table):
     spec = votes.VoteSpec("issue-1", "binary", PLAYERS, ("red", "grey"))
     table.record(votes.open_vote(table.book, spec))
-    for i in (0, 2):
-        seq = table.sim.press(i, 1)
-        table.sim.wait(lambda: table.sim.boxes[i].is_acked(seq), what="ack")
-    table.drain(2)
+    table.press_all([(0, 1), (2, 1)])
     for i in (0, 2):
         table.sim.wait(lambda: table.sim.boxes[i].leds[0] == LED_RECORDED, what="green LED")
     view = votes.table_view(table.book.current)

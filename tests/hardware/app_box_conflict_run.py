@@ -67,7 +67,15 @@ def main(data_dir: str, artifacts: str) -> int:
     result["before_keep"] = {"answers": [answer(b, s) for b, s in zip(sim.boxes, seqs)],
                              "voted": list(app.view["vote"]["voted"])}
 
-    boxes.keep("B0C50001", sim.urls[0])            # the table keeps the first box
+    # The table keeps the first box, with the button on its row of the devices panel.
+    app.goto("devices")
+    pump(6)
+    rows = [w for w in app.screen("devices").ids.list.children
+            if "button" in getattr(w, "ids", {}) and sim.urls[0] in w.ids.text.text]
+    assert len(rows) == 1, [getattr(w, "text", "") for w in app.screen("devices").ids.list.children]
+    result["shot_keep_button"] = screenshot(artifacts / "devices_duplicate_id_keep_button.png")
+    rows[0].ids.button.dispatch("on_release")
+    pump(2)
     seqs = [sim.press(0, options.index("exile")), sim.press(1, options.index("remain"))]
     pump_until(lambda: all(answer(b, s) for b, s in zip(sim.boxes, seqs)), "both answered")
     pump(4)

@@ -155,6 +155,26 @@ class DevicesScreen(Screen):
         box.add_widget(Factory.DeviceLine(text=tr("devices.pairing_help")))
         box.add_widget(grid)
 
+    def _conflict_rows(self, box):
+        """Two boxes claim one id: neither counts until the table says which is which (the
+        other is ignored until the app restarts)."""
+        for src in self.pairing_sources():
+            for unit in src.manager.units():
+                if not unit.conflict:
+                    continue
+                row = Factory.PairingRow()
+                row.ids.text.text = tr("devices.conflict_keep_text", box=unit.ident, port=unit.url)
+                row.ids.button.text = tr("devices.conflict_keep")
+                row.ids.button.bind(on_release=lambda *_, s=src, u=unit: self.keep(s, u.ident, u.url))
+                box.add_widget(row)
+
+    def keep(self, src, ident: str, url: str):
+        try:
+            src.keep(ident, url)
+        except ValueError as exc:  # the box went away meanwhile
+            self.app.toast(str(exc))
+        self.refresh()
+
     def refresh(self):
         self.boxes_status = self._box_status()
         devices = self.app.devices()
@@ -168,6 +188,8 @@ class DevicesScreen(Screen):
                 box.add_widget(Factory.DeviceLine(text=f"[color=#b3b3b8]{tr(f'devices.none.{kind}')}[/color]"))
             for info in sorted(mine, key=lambda d: (d.seat is None, d.seat or 0, d.ident)):
                 box.add_widget(Factory.DeviceLine(text=describe(info, now)))
+            if kind == "box":
+                self._conflict_rows(box)
             if kind == "box":
                 status = Factory.DeviceLine(text=f"[color=#b3b3b8]{escape_markup(self.boxes_status)}[/color]",
                                             font_size="18sp")

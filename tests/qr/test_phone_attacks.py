@@ -231,3 +231,121 @@ def test_1_guessing_the_check_sends_a_phone_back_to_the_narrator(server, key, cu
     assert status == 403 and "waiting for the narrator" in reply["error"]
     assert [d["allowed"] for d in server.devices()] == [False]
     assert curia.commands == []
+
+
+# --- 3. a photo full of codes ---------------------------------------------------------------------
+
+def _sheet_of_codes(key, n=100) -> bytes:
+    """A small PNG holding ``n`` real codes (about 21 KB for 100, as in the attack)."""
+    import io
+
+    from PIL import Image
+
+    from vision.qr.stickers import qr_image
+    sheet = Image.new("L", (10 * 200, (n + 9) // 10 * 200), 255)
+    for i in range(n):
+        c = qr_image(payload.encode(Card("fate", "knives", 5, f"{i:03d}"), key), 6, 2)
+        sheet.paste(c, ((i % 10) * 200, (i // 10) * 200))
+    buf = io.BytesIO()
+    sheet.save(buf, "PNG", optimize=True)
+    return buf.getvalue()
+
+
+def _one_card_png(key, card) -> bytes:
+    import io
+
+    from vision.qr.stickers import qr_image
+    buf = io.BytesIO()
+    qr_image(payload.encode(card, key), 8, 4).save(buf, "PNG")
+    return buf.getvalue()
+
+
+@pytest.mark.slow
+def test_3_a_photo_full_of_codes_is_capped_and_other_phones_are_answered(curia, key):
+    import resource
+
+    from companion.phone.decoder import DecodeWorker
+    worker = DecodeWorker(seconds=3.0)
+    server = PhoneServer(curia.submit, key, status=curia.status, host="127.0.0.1",
+                         rate=RateLimiter(burst=10_000, per_second=1_000),
+                         decoder=worker.decode).start()
+    try:
+        bomb = _sheet_of_codes(key)
+        assert len(bomb) < 40_000
+        cheat, other = Phone(server).join_allowed(), Phone(server).join_allowed()
+        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        got = {}
+        t = threading.Thread(target=lambda: got.update(bomb=cheat.photo(bomb, ctype="image/png")))
+        t.start()
+        time.sleep(0.3)
+        # a text scan from another phone never waits for a photo
+        _, _, reply = other.scan(payload.encode(Card("fate", "doves", 1, "050"), key))
+        assert reply["answers"][0]["status"] == "counted"
+        # another phone's one-card photo is read once the capped one is stopped
+        card = Card("fate", "knives", 2, "031")
+        status, _, reply = other.photo(_one_card_png(key, card), ctype="image/png")
+        t.join(60)
+        assert status == 200 and reply["answers"][0]["status"] == "counted"
+        status, _, reply = got["bomb"]
+        assert status == 400 and reply["status"] == "refused"
+        assert "took more than 3 s" in reply["error"] or "codes in one photo" in reply["error"]
+        assert worker.killed <= 1
+        # none of the hundred codes counted; the tablet's own memory did not grow with it
+        assert sorted(curia.counted) == ["031", "050"]
+        grew_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
+        assert grew_mb < 200
+    finally:
+        server.stop()
+        worker.close()
+
+
+def test_3_a_photo_with_more_codes_than_allowed_counts_none(curia, key, tmp_path):
+    from companion.phone.decoder import DecodeWorker
+    worker = DecodeWorker(seconds=60.0, max_codes=3)   # no time cap here: the count cap acts
+    try:
+        with pytest.raises(Exception, match="8 codes in one photo"):
+            worker.decode(_sheet_of_codes(key, 8))
+        assert worker.decode(_one_card_png(key, Card("fate", "knives", 2, "031"))) == [
+            payload.encode(Card("fate", "knives", 2, "031"), key)]
+    finally:
+        worker.close()
+
+
+# --- 7. a phone's words on the tablet ----------------------------------------------------------
+
+def test_7_bad_scans_make_few_toasts_and_never_the_phones_text(key):
+    from companion.core.clock import FakeClock
+    from companion.phone.source import TOAST_SECONDS, PhoneSource
+    clock = FakeClock()
+    toasts = []
+    source = PhoneSource(key, execute=lambda cmd: None, state=lambda: None,
+                         notify=toasts.append, host="127.0.0.1", clock=clock,
+                         rate=RateLimiter(burst=10_000, per_second=1_000))
+    source.start(lambda cmd: None)
+    words = "[color=ff0000]CAESAR IS DEAD, COUNT 5[/color]"
+    forged = payload.encode(Card("fate", "knives", 5, "099"), b"not the deck key!")
+    try:
+        phone = Phone(source.server)
+        phone.join()
+        assert source.server.allow(source.server.devices()[0]["id"])
+        done = threading.Event()
+
+        def flood():
+            for i in range(40):  # 40 bad scans in 1.2 s of the tablet's clock
+                phone.scan(words if i % 8 else forged)
+            done.set()
+
+        t = threading.Thread(target=flood)
+        t.start()
+        while not done.is_set():   # the test's main thread plays Kivy's Clock
+            source.poll()
+            clock.advance(0.03)
+            t.join(0.005)
+        source.poll()
+        assert 1 <= len(toasts) <= 1 + int(1.2 / TOAST_SECONDS) + 1
+        assert not any("CAESAR" in t or "[color" in t or "099" in t for t in toasts)
+        clock.advance(TOAST_SECONDS)
+        source.poll()   # what was held back is summed up in one line, not replayed
+        assert len(toasts) <= 3 and "more refused" in toasts[-1]
+    finally:
+        source.stop()

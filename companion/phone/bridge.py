@@ -5,6 +5,8 @@ the main thread to run it (the app's :class:`companion.phone.source.PhoneSource`
 :meth:`CuriaBridge.drain` from its ``poll()``, which the app runs every tick; tests call it in a
 loop). The answer comes from the rules and the journal: "counted" once the
 ``curia_card_revealed`` event is recorded, "duplicate" for a serial the Curia has already shown,
+"claimed" for the scan of a card tapped in on the tablet without its serial (it names that
+card's serial; the card is not added twice),
 "refused" with the rule's words for anything the rules forbid.
 
 ``execute(command)`` runs a command through the rules and records it. In the app it is
@@ -108,9 +110,16 @@ class CuriaBridge:
         serial = command.data.get("serial")
         if serial is not None and any(r.get("serial") == serial for r in state.curia_revealed):
             return {"status": "duplicate", **self._totals(state)}
+        status = "counted"
+        card = command.data.get("card")
+        if serial is not None and any(r.get("serial") is None and r.get("card") == card
+                                      for r in state.curia_revealed):
+            # the card was tapped in on the tablet before its scan came: the scan claims it
+            command = Command("curia_claim", dict(command.data), source=command.source)
+            status = "claimed"
         try:
             self.execute(command)
         except (RuleError, BadInput) as exc:
             return {"status": "refused", "error": " ".join(str(exc).split()),
                     **self._totals(self._curia_state() or state)}
-        return {"status": "counted", **self._totals(self._curia_state())}
+        return {"status": status, **self._totals(self._curia_state())}

@@ -349,3 +349,49 @@ def test_7_bad_scans_make_few_toasts_and_never_the_phones_text(key):
         assert len(toasts) <= 3 and "more refused" in toasts[-1]
     finally:
         source.stop()
+
+
+# --- 5. a tapped card scanned afterwards ----------------------------------------------------------
+
+def test_5_a_tapped_card_is_claimed_by_its_scan_never_counted_twice(tmp_path, key):
+    from companion.core.events import Command
+    from companion.core.journal import Journal
+    from companion.core.session import GameSession
+    from companion.games.knives23 import demo
+    from companion.games.knives23.rules import Knives23Rules, running_total
+    from companion.phone.bridge import CuriaBridge
+
+    journal = Journal(tmp_path / "journal.sqlite")
+    session = GameSession.start(journal, Knives23Rules(), demo.SETUP)
+    for cmd in demo.commands():
+        session.execute(cmd)
+        if cmd.kind == "abilities_done":
+            break
+    bridge = CuriaBridge(session)
+    # the narrator taps the 5 Knives just turned over (a tap carries no serial)
+    assert bridge.submit(Command("curia_card", {"card": {"knives": 5}}))["status"] == "counted"
+    server = PhoneServer(bridge.submit, key, status=bridge.status, host="127.0.0.1",
+                         rate=RateLimiter(burst=500, per_second=100)).start()
+    answers = []
+
+    def phone():
+        p = Phone(server).join_allowed()
+        for card in (Card("fate", "knives", 5, "070"),    # the same card, scanned
+                     Card("fate", "knives", 5, "070"),    # and again
+                     Card("fate", "doves", 2, "071")):    # the next card
+            answers.append(p.scan(payload.encode(card, key))[2])
+
+    try:
+        t = threading.Thread(target=phone)
+        t.start()
+        while t.is_alive():  # the test's main thread plays Kivy's Clock
+            bridge.drain()
+            t.join(0.01)
+    finally:
+        server.stop()
+    assert [a["answers"][0]["status"] for a in answers] == ["claimed", "duplicate", "counted"]
+    assert [a["total"] for a in answers] == [5, 5, 3]
+    assert running_total(session.state) == 3 and len(session.state.curia_revealed) == 2
+    assert [r["serial"] for r in session.state.curia_revealed] == ["070", "071"]
+    resumed = GameSession.resume(journal, session.game_id, Knives23Rules())
+    assert [r["serial"] for r in resumed.state.curia_revealed] == ["070", "071"]

@@ -41,10 +41,12 @@ class Phone:
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
 
     def join(self) -> str:
+        """Open the join link; the id the server issued this phone (what the tablet shows)."""
         with self.opener.open(self.join_url, timeout=30) as res:  # 303 to the page, followed
             page = res.read().decode()
         assert res.status == 200 and "<html" in page.lower()
-        return next(c.value for c in self.jar if c.name == "tc_phone")
+        with self.opener.open(f"{self.base}/state", timeout=30) as res:
+            return json.loads(res.read())["phone"]
 
     def scan(self, text: str) -> dict:
         req = urllib.request.Request(f"{self.base}/scan", data=json.dumps({"text": text}).encode(),
@@ -141,6 +143,19 @@ def test_phones_scan_the_curia_with_tablet_taps_mixed_in(driver):
     ann_id = off_main(driver, ann.join)
     bo_id = off_main(driver, bo.join)
     assert ann_id != bo_id
+    # a phone that joined waits: its scans count once the narrator allows it here
+    reply = off_main(driver, lambda: ann.scan(codes[0]))
+    assert reply["http"] == 403 and "waiting for the narrator" in reply["error"]
+    assert app.view["end"]["revealed_count"] == 0
+    waiting = f"Phone {ann_id}   waiting for you   0 scans"
+    pump_until(driver, lambda: waiting in lines_on(driver, screen), "the waiting phone's line")
+    driver.screenshot("qr/phone_screen_waiting")
+    for pid in (ann_id, bo_id):
+        driver.pump(4)
+        row = driver.find(root=screen, cls="PhoneRow", phone_id=pid)
+        driver.tap(row.ids.allow)
+        assert app.sm.current == "phone"
+    assert all(d["allowed"] for d in source.server.devices())
 
     def scanned(phone, code):
         reply = off_main(driver, lambda: phone.scan(code))
@@ -217,9 +232,13 @@ def test_phones_scan_the_curia_with_tablet_taps_mixed_in(driver):
     assert app.sm.current == "phone"
     driver.pump(4)
     lines = lines_on(driver, screen)
-    assert f"Phone {ann_id}   4 scans" in lines and f"Phone {bo_id}   4 scans" in lines
+    assert f"Phone {ann_id}   allowed   4 scans" in lines and f"Phone {bo_id}   allowed   4 scans" in lines
     assert tr("phone.answer.counted", phone=f"Phone {ann_id}", card="2 Doves", total=16) in lines
     assert screen.ids.total.text == "16" and screen.ids.counter.text == "6 of 10 cards revealed"
+    # every counted card face up, with its sticker's serial or "tapped"
+    faces = [f.text for f in reversed(screen.ids.faces.children)]
+    assert len(faces) == 6
+    assert faces[0] == f"1. [b]5 Knives[/b]\n#{serials[0]}" and faces[2].endswith("tapped")
     toast._clear()  # it fades after 6 s of real time; not worth waiting for before the picture
     shot = driver.screenshot("qr/phone_screen")
     # the code on the screen, read back from the window's pixels, holds the join link

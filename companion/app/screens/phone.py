@@ -15,6 +15,7 @@ import io
 from kivy.clock import Clock
 from kivy.core.image import Image as CoreImage
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
@@ -37,6 +38,22 @@ class PhoneLine(Label):
     muted = BooleanProperty(False)
 
 
+class PhoneRow(BoxLayout):
+    """A phone that joined: its name and scans, and what the narrator may do about it (allow a
+    waiting phone, or refuse it: its token stops working)."""
+
+    phone_id = StringProperty("")
+    text = StringProperty("")
+    allowed = BooleanProperty(False)
+    screen = ObjectProperty(None)
+
+
+class CardFace(Label):
+    """A counted Curia card, face up, for the table to compare with the card turned over."""
+
+    side = StringProperty("knives")
+
+
 class PhoneScreen(Screen):
     app = ObjectProperty()
     source = ObjectProperty(None, allownone=True)
@@ -53,6 +70,7 @@ class PhoneScreen(Screen):
     total_label = StringProperty("")
     counter = StringProperty("")
     error = StringProperty("")
+    typing = BooleanProperty(False)      # the narrator allows typed codes
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -93,6 +111,7 @@ class PhoneScreen(Screen):
             self._fail(tr("phone.start_failed", error=" ".join(str(exc).split())))
             return False
         self.source = source
+        source.server.typing = self.typing
         self.serving = True
         self.error = ""
         self._show_join_code(source.server.join_url)
@@ -105,6 +124,22 @@ class PhoneScreen(Screen):
         if source is not None:
             self.app.remove_source(source)
         self.refresh()
+
+    # -- the narrator's say over phones ---------------------------------------------------
+    def allow(self, phone_id: str):
+        if self.source is not None:
+            self.source.server.allow(phone_id)
+        self.refresh_phones()
+
+    def refuse(self, phone_id: str):
+        if self.source is not None:
+            self.source.server.refuse(phone_id)
+        self.refresh_phones()
+
+    def toggle_typing(self):
+        self.typing = not self.typing
+        if self.source is not None:
+            self.source.server.typing = self.typing
 
     def _forget_source(self):
         self.source = None
@@ -152,6 +187,7 @@ class PhoneScreen(Screen):
                               count=(view.get("curia") or {}).get("count", 0))
         else:
             self.total_label, self.total, self.counter = "", "", ""
+        self._show_faces(end.get("revealed") or [])
         source = self.source
         if source is None:
             self.reach_warning = ""
@@ -165,20 +201,40 @@ class PhoneScreen(Screen):
             self.join_text = tr("phone.join_url", url=self.join_url)
         self.refresh_phones()
 
+    def _show_faces(self, revealed: list[dict]):
+        """Every counted card face up, in the order counted, with its sticker's serial (or
+        "tapped" for a card entered on the tablet)."""
+        faces = self.ids.faces
+        faces.clear_widgets()
+        for i, r in enumerate(revealed, start=1):
+            (side, value), = dict(r["card"]).items()
+            name = tr(f"knives23.card.{side}_one") if value == 1 else tr(f"knives23.card.{side}", value=value)
+            serial = r.get("serial")
+            mark = tr("phone.card_serial", serial=serial) if serial else tr("phone.card_tapped")
+            faces.add_widget(CardFace(text=f"{i}. [b]{escape_markup(name)}[/b]\n{escape_markup(mark)}",
+                                      side=side))
+
     def refresh_phones(self):
-        box = self.ids.phones
-        box.clear_widgets()
         source = self.source
         phones = source.server.devices() if source is not None else []
+        lines = source.recent(4) if source is not None else []
+        shown = (tuple(tuple(sorted(p.items())) for p in phones), tuple(lines))
+        if shown == getattr(self, "_shown", None):
+            return  # the poll rebuilds nothing that has not changed (a finger may be on a row)
+        self._shown = shown
+        box = self.ids.phones
+        box.clear_widgets()
         if not phones:
             box.add_widget(PhoneLine(text=tr("phone.none_joined"), muted=True))
         for p in phones:
-            box.add_widget(PhoneLine(text=f"[b]{tr('phone.name', id=p['id'])}[/b]   {scans_words(p['scans'])}"))
+            state = tr("phone.allowed") if p["allowed"] else tr("phone.waiting")
+            box.add_widget(PhoneRow(
+                phone_id=p["id"], allowed=p["allowed"], screen=self,
+                text=f"[b]{tr('phone.name', id=p['id'])}[/b]   {state}   {scans_words(p['scans'])}"))
         recent = self.ids.recent
         recent.clear_widgets()
-        lines = source.recent(4) if source is not None else []
         for line in lines or [tr("phone.no_scans")]:
-            # codes and errors come from phones: never let them be read as markup
+            # lines name cards and reasons, never a phone's own text; escaped all the same
             recent.add_widget(PhoneLine(text=escape_markup(line), muted=True, font_size="19sp"))
 
 

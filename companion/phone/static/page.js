@@ -5,10 +5,14 @@
 "use strict";
 
 const WORDS = {
-  counted: "Counted", duplicate: "Already counted", not_fate: "Not a Fate card",
-  unreadable: "Unreadable", refused: "Refused", offline: "Not sent yet",
+  counted: "Counted", duplicate: "Already counted", claimed: "Already tapped in",
+  not_fate: "Not a Fate card", unreadable: "Unreadable", refused: "Refused",
+  offline: "Not sent yet", waiting: "Waiting for the narrator",
 };
 const MAX_SIDE = 2000;            // photos are shrunk to this before upload (4 MB limit)
+const TEXT_MS = 15000;            // no answer in this time: the request is given up and retried
+const PHOTO_MS = 60000;
+let allowed = null;               // this phone may count (the narrator allowed it on the tablet)
 const $ = (id) => document.getElementById(id);
 let pending = [];                 // [{kind: "text"|"photo", scan_id, text?, blob?}]
 
@@ -27,7 +31,7 @@ function showTotals(reply) {
 }
 
 function describe(a) {
-  if (a.status === "counted" || a.status === "duplicate") {
+  if (a.status === "counted" || a.status === "duplicate" || a.status === "claimed") {
     return `${a.label || ""} (card ${a.serial})` +
       (typeof a.total === "number" ? ` — total ${a.total}` : "");
   }
@@ -62,27 +66,51 @@ function savePending() {
   $("pending").textContent = pending.length ? `${pending.length} scan(s) waiting to be sent…` : "";
 }
 
+async function fetchWithin(url, opts, ms) {
+  // A tablet that stops answering must not leave the page waiting for ever.
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), ms);
+  try {
+    return await fetch(url, { ...opts, credentials: "same-origin", signal: ctl.signal });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function replyOf(res) {
+  try { return await res.json(); } catch (e) { return { error: res.statusText || "no answer" }; }
+}
+
 async function send(item) {
   let res;
   if (item.kind === "text") {
-    res = await fetch("/scan", {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ text: item.text, scan_id: item.scan_id }),
-    });
+    res = await fetchWithin("/scan", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ text: item.text, scan_id: item.scan_id, typed: !!item.typed }),
+    }, TEXT_MS);
   } else {
-    res = await fetch("/photo", {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": item.blob.type, "X-Scan-Id": item.scan_id },
+    res = await fetchWithin("/photo", {
+      method: "POST", headers: { "Content-Type": item.blob.type, "X-Scan-Id": item.scan_id },
       body: item.blob,
-    });
+    }, PHOTO_MS);
   }
-  const reply = await res.json();
+  const reply = await replyOf(res);
   if (!res.ok) {
     if (res.status === 429) throw new Error("busy");   // try again later, keep it queued
-    return { answers: [{ status: "refused", error: reply.error || res.statusText }] };
+    const error = reply.error || res.statusText;
+    if (/waiting for the narrator/.test(error)) { showWaiting(); return { answers: [] }; }
+    return { answers: [{ status: "refused", error }] };
   }
   return reply;
+}
+
+function showWaiting() {
+  allowed = false;
+  const box = $("answer");
+  box.className = "answer waiting";
+  $("answer-status").textContent = WORDS.waiting;
+  $("answer-detail").textContent = "Ask the narrator to allow this phone on the tablet's " +
+    "phone screen; its scans count once they do.";
 }
 
 let flushing = false;
@@ -146,7 +174,7 @@ $("typed").addEventListener("submit", (ev) => {
   const text = $("code").value.trim();
   if (!text) return;
   $("code").value = "";
-  enqueue({ kind: "text", scan_id: newId(), text });
+  enqueue({ kind: "text", scan_id: newId(), text, typed: true });
 });
 
 // Live scanning: the browser's own BarcodeDetector, which needs a secure context (https or
@@ -199,10 +227,23 @@ async function setupLive() {
 async function refresh() {
   // Totals change from tablet taps and other phones too; the tablet's journal is the truth.
   try {
-    const res = await fetch("/state", { credentials: "same-origin" });
-    if (!res.ok) return;
+    const res = await fetchWithin("/state", {}, TEXT_MS);
+    if (!res.ok) {
+      if (res.status === 403) location.reload();  // the tablet forgot this phone: its page says so
+      return null;
+    }
     const st = await res.json();
     showTotals(st);
+    $("who").textContent = `This phone is Phone ${st.phone} on the tablet.`;
+    $("typed").hidden = !st.typing;
+    $("typed-off").hidden = !!st.typing;
+    if (!st.allowed) showWaiting();
+    else if (allowed === false) {
+      $("answer").className = "answer idle";
+      $("answer-status").textContent = "Ready";
+      $("answer-detail").textContent = "The narrator allowed this phone: scan each Fate card.";
+    }
+    allowed = !!st.allowed;
     return st;
   } catch (e) { return null; }
 }
@@ -216,7 +257,7 @@ async function start() {
   if (st && Array.isArray(st.history)) {
     // a phone that reloads or reconnects gets its earlier answers back from the server
     for (const a of st.history) addHistory(a);
-    if (st.history.length) showAnswer(st.history[st.history.length - 1]);
+    if (st.history.length && st.allowed) showAnswer(st.history[st.history.length - 1]);
   }
   setupLive();
   flush();

@@ -574,7 +574,7 @@ REFUSED_PAGE = """<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Table companion</title><link rel="stylesheet" href="/page.css"></head>
 <body><main><h1>Table companion</h1>
-<section class="answer refused"><div id="answer-status">Not joined</div>
+<section class="answer refused"><div id="answer-status">{title}</div>
 <div id="answer-detail">{message}</div></section>
 <p class="note">Scan the join code on the tablet's phone screen with this phone's camera.</p>
 </main></body></html>
@@ -649,7 +649,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _refuse(self, code: int, message: str):
         self.close_connection = True
         if self._wants_page():
-            page = REFUSED_PAGE.format(message=html.escape(message.removeprefix("refused: ")))
+            title = {403: "Not joined", 429: "Too many requests"}.get(code, "Refused")
+            page = REFUSED_PAGE.format(title=title,
+                                       message=html.escape(message.removeprefix("refused: ")))
             self._send(code, page.encode(), "text/html; charset=utf-8")
         else:
             self._json(code, {"status": "refused", "error": message})
@@ -751,6 +753,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         if url.path == "/join":
             self._join(url.query)
+            return
+        if url.path == "/page.css":  # the refusal page is styled too; nothing secret in it
+            self._send(200, (STATIC / "page.css").read_bytes(), PAGES["/page.css"][1])
             return
         phone = self._joined_phone()
         if url.path in PAGES:

@@ -70,6 +70,18 @@ def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
         assert browser.current_url == f"{server.base_url}/"  # the secret left the address bar
         assert browser.title.startswith("23 Knives")
         upload = browser.find_element(By.ID, "photo")
+        # joined, but waiting for the narrator (tests/qr/test_phone_attacks.py: its scans are
+        # refused until then)
+        WebDriverWait(browser, 30).until(
+            lambda d: d.find_element(By.ID, "answer-status").text == "Waiting for the narrator")
+        phone_id = server.devices()[0]["id"]
+        assert f"Phone {phone_id}" in browser.find_element(By.ID, "who").text
+        assert not browser.find_element(By.ID, "typed").is_displayed()
+        browser.save_screenshot(str(artifacts / "phone-page-waiting.png"))
+        assert server.allow(phone_id) and (setattr(server, "typing", True) or True)
+        WebDriverWait(browser, 30).until(
+            lambda d: d.find_element(By.ID, "answer-status").text == "Ready")
+        assert browser.find_element(By.ID, "typed").is_displayed()
 
         expected = 0
         for i, (path, card) in enumerate(photos, start=1):
@@ -82,12 +94,11 @@ def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
         # the first card's photo again: a duplicate, the total stays
         upload.send_keys(str(photos[0][0]))
         assert _wait_for_answers(browser, 4) == "Already counted"
-        # a typed, forged code: refused as not a Fate card
-        forged = payload.encode(Card("fate", "knives", 5, "086"), b"someone else's key")
-        browser.find_element(By.ID, "code").send_keys(forged)
+        # a typed code no sticker carries (serial 001 is a 1 Knife): refused
+        browser.find_element(By.ID, "code").send_keys(payload.printed(Card("fate", "knives", 5, "001")))
         browser.find_element(By.CSS_SELECTOR, "#typed button").click()
         assert _wait_for_answers(browser, 5) == "Not a Fate card"
-        assert "check failed" in browser.find_element(By.ID, "answer-detail").text
+        assert "no card of this deck" in browser.find_element(By.ID, "answer-detail").text
 
         assert curia.total == expected and len(curia.counted) == 3
         assert browser.find_element(By.ID, "total").text == str(curia.total)
@@ -98,5 +109,11 @@ def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
         WebDriverWait(browser, 30).until(lambda d: len(_history(d)) == 5)
         assert browser.find_element(By.ID, "total").text == str(expected)
         browser.save_screenshot(str(artifacts / "phone-page-chromium.png"))
+
+        # the phone loses its cookie: a page that says how to join again, never raw JSON
+        browser.delete_all_cookies()
+        browser.refresh()
+        assert "Not joined" in browser.find_element(By.ID, "answer-status").text
+        browser.save_screenshot(str(artifacts / "phone-page-not-joined.png"))
     finally:
         server.stop()

@@ -46,16 +46,18 @@ class CuriaBridge:
     # --- any thread ----------------------------------------------------------------------
 
     def submit(self, command: Command) -> dict:
-        return self._call(command)
+        return self.run(lambda: self._answer(command))
 
     def status(self) -> dict:
-        return self._call(None)
+        return self.run(lambda: self._answer(None))
 
-    def _call(self, command):
+    def run(self, fn: Callable[[], object]):
+        """``fn()`` run on the main thread (a vote's view, a phone's ballot); its result, or
+        its exception raised here."""
         if threading.current_thread() is self._main:
-            return self._answer(command)  # already on the main thread: no queue, no deadlock
+            return fn()  # already on the main thread: no queue, no deadlock
         fut: Future = Future()
-        self._q.put((command, fut))
+        self._q.put((fn, fut))
         try:
             return fut.result(self.timeout)
         except FutureTimeout:
@@ -69,14 +71,14 @@ class CuriaBridge:
         n = 0
         while True:
             try:
-                command, fut = self._q.get_nowait()
+                fn, fut = self._q.get_nowait()
             except queue.Empty:
                 return n
             if not fut.set_running_or_notify_cancel():
                 continue  # its caller gave up waiting
             try:
-                fut.set_result(self._answer(command))
-            except Exception as exc:  # a bug must reach the caller, not kill the Clock
+                fut.set_result(fn())
+            except Exception as exc:  # a refusal or a bug reaches the caller, not the Clock
                 fut.set_exception(exc)
             n += 1
 

@@ -63,7 +63,7 @@ STATIC = Path(__file__).with_name("static")
 PAGES = {"/": ("page.html", "text/html; charset=utf-8"),
          "/page.js": ("page.js", "text/javascript; charset=utf-8"),
          "/page.css": ("page.css", "text/css; charset=utf-8")}
-API = {"/state", "/scan", "/photo", "/page.js", "/page.css"}  # answered in JSON, not as a page
+API = {"/state", "/scan", "/photo", "/ballot", "/page.js", "/page.css"}  # answered in JSON, not as a page
 PHOTO_TYPES = {"image/jpeg", "image/png", "image/webp"}
 MAX_PHOTO = 4 * 1024 * 1024
 MAX_JSON = 1024
@@ -285,7 +285,8 @@ class PhoneRecord:
     id: str
     token: str
     address: str
-    allowed: bool = False
+    allowed: bool = False        # may count Curia cards
+    seat: str | None = None      # the player this phone votes for (joined with their seat code)
     scans: int = 0
     failed_checks: int = 0
     history: deque = field(default_factory=lambda: deque(maxlen=HISTORY))
@@ -308,6 +309,8 @@ class PhoneServer:
                  max_photo: int = MAX_PHOTO, rate: RateLimiter | None = None,
                  decoder: Callable | None = None, deck: list | None = None,
                  auto_allow: bool = False, typing: bool = False,
+                 vote: Callable[[], dict | None] | None = None,
+                 cast: Callable[[Command], object] | None = None,
                  head_seconds: float = HEAD_SECONDS, request_seconds: float = REQUEST_SECONDS):
         self.submit = submit
         self.status = status
@@ -331,6 +334,11 @@ class PhoneServer:
         self.auto_allow = auto_allow
         self.typing = typing   # the narrator allows typed codes (damaged stickers)
         self.head_seconds, self.request_seconds = head_seconds, request_seconds
+        # Phones vote: ``vote()`` is the table view of the vote in progress (who voted, never
+        # what); ``cast(command)`` records a ballot or raises the rules' refusal.
+        self.vote_view, self.cast = vote, cast
+        self._seat_tokens: dict[str, str] = {}   # seat code token -> player
+        self._seat_phone: dict[str, str] = {}    # player -> id of the phone voting for them
         self._lock = threading.Lock()
         self._phones: OrderedDict[str, PhoneRecord] = OrderedDict()   # by id
         self._tokens: dict[str, str] = {}                              # token -> id
@@ -406,7 +414,96 @@ class PhoneServer:
             if p is None:
                 return False
             self._tokens.pop(p.token, None)
+            if p.seat is not None and self._seat_phone.get(p.seat) == p.id:
+                del self._seat_phone[p.seat]
             return True
+
+    def seat_url(self, player: str) -> str:
+        """The link in ``player``'s own seat code: the phone that opens it votes for them."""
+        with self._lock:
+            token = next((t for t, p in self._seat_tokens.items() if p == player), None)
+            if token is None:
+                token = secrets.token_urlsafe(16)
+                self._seat_tokens[token] = player
+        return f"{self.base_url}/seat?k={token}"
+
+    def seats(self) -> dict[str, str]:
+        """Player -> id of the phone that votes for them."""
+        with self._lock:
+            return dict(self._seat_phone)
+
+    def free_seat(self, player: str) -> None:
+        """The narrator frees a seat (a player changed phones): its code works once more."""
+        with self._lock:
+            pid = self._seat_phone.pop(player, None)
+            if pid in self._phones:
+                self._phones[pid].seat = None
+
+    def join_seat(self, seat_token: str | None, token: str | None, address: str) -> PhoneRecord:
+        with self._lock:
+            player = self._seat_tokens.get(seat_token or "")
+            if player is None:
+                raise _Refused(403, "refused: this seat code is not for the game on the tablet")
+            pid = self._tokens.get(token or "")
+            phone = self._phones.get(pid) if pid is not None else None
+            holder = self._seat_phone.get(player)
+            if holder is not None and (phone is None or holder != phone.id):
+                raise _Refused(409, f"refused: {player}'s seat already has a phone (Phone "
+                                    f"{holder}); the narrator can free it on the tablet")
+            if phone is not None and phone.seat not in (None, player):
+                raise _Refused(409, f"refused: this phone already votes for {phone.seat}")
+            if phone is None:
+                if len(self._phones) >= MAX_PHONES:
+                    raise _Refused(429, "refused: too many phones have joined")
+                phone = PhoneRecord(str(next(_ids)), secrets.token_urlsafe(24), address)
+                self._phones[phone.id] = phone
+                self._tokens[phone.token] = phone.id
+            phone.seat = player
+            self._seat_phone[player] = phone.id
+            return phone
+
+    def _vote_for(self, phone: PhoneRecord) -> dict | None:
+        """What a seat's phone may know of the vote in progress: the question, its choices,
+        its weight, and whether its own ballot is in; never any ballot, its own included."""
+        if phone.seat is None or self.vote_view is None:
+            return None
+        try:
+            vote = self.vote_view()
+        except Exception as exc:
+            log.warning("phone server: vote() failed: %s", exc)
+            return None
+        if not vote or vote.get("revealed") or phone.seat not in vote.get("voters", ()):
+            return None
+        options = [{"option": i, "label": option_words(o)} for i, o in enumerate(vote["options"])
+                   if vote.get("allow_self", True) or o != phone.seat]
+        weights = vote.get("weights") or {}
+        return {"vote_id": vote["vote_id"], "question": vote.get("question", ""),
+                "options": options, "abstain": bool(vote.get("allow_abstain")),
+                "weight": weights.get(phone.seat), "voted": phone.seat in vote.get("voted", ())}
+
+    def ballot(self, phone: PhoneRecord, vote_id: str, option, ballot_id: str | None) -> dict:
+        with self._lock:
+            if ballot_id and ballot_id in phone.answers:
+                return dict(phone.answers[ballot_id], replayed=True)
+        if phone.seat is None or self.cast is None:
+            raise _Refused(403, "refused: this phone has no seat: scan your own seat code on "
+                                "the tablet")
+        vote = self._vote_for(phone)
+        if vote is None or vote["vote_id"] != vote_id:
+            raise _Refused(409, "refused: that vote is not open for you now")
+        data = {"vote_id": vote_id, "voter": phone.seat}
+        data.update({"choice": None} if option is None else {"option": option})
+        try:
+            self.cast(Command("cast_ballot", data, source=f"phone:{phone.id}"))
+            reply = {"status": "recorded"}
+        except TimeoutError as exc:
+            return {"status": "refused", "error": str(exc), "retry": True}
+        except Exception as exc:  # the rules' refusal, one line
+            reply = {"status": "refused", "error": " ".join(str(exc).split())}
+        if ballot_id:
+            with self._lock:
+                phone.answers[ballot_id] = reply
+        return reply
 
     def recent(self, n: int = 10) -> list[dict]:
         """The last ``n`` answers given to any phone, newest first: what the tablet shows so the
@@ -537,8 +634,19 @@ class PhoneServer:
         with self._lock:
             history = list(phone.history)
             allowed = phone.allowed
-        return {"phone": phone.id, "allowed": allowed, "typing": self.typing,
-                "history": history, **self.current_totals()}
+        out = {"phone": phone.id, "allowed": allowed, "typing": self.typing, "seat": phone.seat,
+               "vote": self._vote_for(phone), "history": history}
+        if allowed or phone.seat is None:
+            out.update(self.current_totals())
+        return out
+
+
+def option_words(option: str) -> str:
+    """How a vote's option reads: the catalogue's words for exile/remain/red/grey/center, a
+    player's name as it is."""
+    from companion.core import i18n
+    key = f"vote.option.{option}"
+    return i18n.tr(key) if i18n.has(key) else option
 
 
 class _Answer(Exception):
@@ -751,8 +859,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _get(self):
         url = urllib.parse.urlsplit(self.path)
-        if url.path == "/join":
-            self._join(url.query)
+        if url.path in ("/join", "/seat"):
+            self._join(url.query, seat=url.path == "/seat")
             return
         if url.path == "/page.css":  # the refusal page is styled too; nothing secret in it
             self._send(200, (STATIC / "page.css").read_bytes(), PAGES["/page.css"][1])
@@ -766,12 +874,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         else:
             raise _Refused(404, f"refused: no such page {url.path[:60]!r}")
 
-    def _join(self, query: str):
+    def _join(self, query: str, seat: bool = False):
         q = urllib.parse.parse_qs(query, max_num_fields=4)
-        if not self._secret_ok((q.get("k") or [None])[0]):
-            raise _Refused(403, "refused: this join link is not for the game on the tablet")
         ps = self.phone_server
-        phone = ps.join(self._cookies().get(ps.cookie_name), self.client_address[0])
+        given = (q.get("k") or [None])[0]
+        if seat:
+            phone = ps.join_seat(given, self._cookies().get(ps.cookie_name),
+                                 self.client_address[0])
+        else:
+            if not self._secret_ok(given):
+                raise _Refused(403, "refused: this join link is not for the game on the tablet")
+            phone = ps.join(self._cookies().get(ps.cookie_name), self.client_address[0])
         # HttpOnly: page scripts never see the token; SameSite=Strict: other sites' pages cannot
         # make the phone send it. The redirect takes the secret out of the address bar.
         self._send(303, b"", "text/plain", {"Location": "/"}, cookies_=[
@@ -779,10 +892,27 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _post(self):
         path = self.path.split("?", 1)[0]
-        if path not in ("/scan", "/photo"):
+        if path not in ("/scan", "/photo", "/ballot"):
             raise _Refused(404, f"refused: no such endpoint {path[:60]!r}")
         phone = self._joined_phone()
         ps = self.phone_server
+        if path == "/ballot":
+            data, _ = self._body(MAX_JSON, {"application/json"})
+            try:
+                obj = json.loads(data.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                raise _Refused(400, "refused: body is not JSON") from None
+            option = obj.get("option") if isinstance(obj, dict) else None
+            if not isinstance(obj, dict) or not set(obj) <= {"vote_id", "option", "ballot_id"} \
+                    or not isinstance(obj.get("vote_id"), str) or "option" not in obj \
+                    or not (option is None or (isinstance(option, int)
+                                               and not isinstance(option, bool)
+                                               and 0 <= option < 64)):
+                raise _Refused(400, 'refused: expected {"vote_id": "<id>", "option": <number> '
+                                    'or null, "ballot_id": "<id>"}')
+            self._json(200, ps.ballot(phone, obj["vote_id"], option,
+                                      self._scan_id(obj.get("ballot_id"))))
+            return
         if path == "/scan":
             data, _ = self._body(MAX_JSON, {"application/json"})
             try:

@@ -96,11 +96,15 @@ class PhoneSource(InputSource):
                  notify: Callable[[str], None] | None = None, host: str | None = None,
                  port: int = 0, rate: RateLimiter | None = None, decoder: Callable | None = None,
                  timeout: float = 10.0, lan: Callable[[], str] = lan_address,
-                 clock=SYSTEM_CLOCK, **server_options):
+                 clock=SYSTEM_CLOCK, vote: Callable[[], dict | None] | None = None,
+                 **server_options):
         self.host, self.unreachable, self.lan_seen = choose_host(host, lan)
-        self.bridge = CuriaBridge(execute=execute, state=state, timeout=timeout)
-        self.server = PhoneServer(self.bridge.submit, key, status=self.bridge.status,
+        bridge = self.bridge = CuriaBridge(execute=execute, state=state, timeout=timeout)
+        # a seat's phone votes: the vote's table view and the ballot both run on the main thread
+        self.server = PhoneServer(bridge.submit, key, status=bridge.status,
                                   host=self.host, port=port, rate=rate, decoder=decoder,
+                                  vote=(lambda: bridge.run(vote)) if vote else None,
+                                  cast=lambda cmd: bridge.run(lambda: execute(cmd)),
                                   **server_options)
         self.notify = notify
         self.clock = clock
@@ -115,7 +119,7 @@ class PhoneSource(InputSource):
         key = qrpayload.load_or_create_key(key_path(app.data_dir))
         return cls(key, execute=app.execute_from_device,
                    state=lambda: app.session.state if app.session is not None else None,
-                   notify=app.toast, **kwargs)
+                   vote=lambda: (app.view or {}).get("vote"), notify=app.toast, **kwargs)
 
     # --- InputSource ------------------------------------------------------------------------
     def start(self, post) -> None:

@@ -68,7 +68,7 @@ def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
 
         browser.get(server.join_url)
         assert browser.current_url == f"{server.base_url}/"  # the secret left the address bar
-        assert browser.title.startswith("23 Knives")
+        assert browser.title.startswith("Table companion")
         upload = browser.find_element(By.ID, "photo")
         # joined, but waiting for the narrator (tests/qr/test_phone_attacks.py: its scans are
         # refused until then)

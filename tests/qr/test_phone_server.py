@@ -108,7 +108,7 @@ def test_join_link_sets_the_secret_cookie_and_takes_it_out_of_the_address(server
     cookie_lines = headers.get_all("Set-Cookie")
     assert any("HttpOnly" in c and "SameSite=Strict" in c for c in cookie_lines)
     status, headers, page = p.request("GET", "/")
-    assert status == 200 and b"<title>23 Knives" in page
+    assert status == 200 and b"<title>Table companion" in page
     assert "default-src 'self'" in headers["Content-Security-Policy"]
     assert headers["Referrer-Policy"] == "no-referrer"
     assert server.join_url == f"http://127.0.0.1:{server.port}/join?k={server.secret}"

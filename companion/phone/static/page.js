@@ -224,6 +224,89 @@ async function setupLive() {
   });
 }
 
+// Voting: a phone that joined with its player's own seat code sees the vote in progress (the
+// question, the choices, its weight) and sends one ballot. It is told "recorded" and the
+// choices go away: the phone never shows a ballot again, not even its own.
+let shownVote = null;
+
+function showVote(st) {
+  const area = $("vote-area");
+  area.hidden = !st.seat;
+  if (!st.seat) return;
+  $("vote-title").textContent = `${st.seat}'s vote`;
+  const v = st.vote;
+  const box = $("vote-options");
+  if (!v) {
+    shownVote = null;
+    box.replaceChildren();
+    $("vote-question").textContent = "";
+    $("vote-weight").textContent = "";
+    $("vote-answer").className = "answer idle";
+    $("vote-status").textContent = "No vote now";
+    $("vote-detail").textContent = "When the table votes, the choices appear here.";
+    return;
+  }
+  $("vote-question").textContent = v.question;
+  $("vote-weight").textContent = v.weight != null ? `Your ballot counts ${v.weight}.` : "";
+  if (v.voted) {
+    box.replaceChildren();
+    shownVote = v.vote_id + ":voted";
+    $("vote-answer").className = "answer counted";
+    $("vote-status").textContent = "Recorded";
+    $("vote-detail").textContent = "Your vote is in. It is revealed with everyone's at once.";
+    return;
+  }
+  if (shownVote === v.vote_id) return;   // the buttons are up already
+  shownVote = v.vote_id;
+  $("vote-answer").className = "answer idle";
+  $("vote-status").textContent = "Vote now";
+  $("vote-detail").textContent = "Tap your choice; no one sees it before the reveal.";
+  const choices = v.options.map((o) => [o.label, o.option]);
+  if (v.abstain) choices.push(["Abstain", null]);
+  box.replaceChildren(...choices.map(([label, option]) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "choice";
+    b.textContent = label;
+    b.addEventListener("click", () => castBallot(v.vote_id, option));
+    return b;
+  }));
+}
+
+async function castBallot(voteId, option) {
+  $("vote-options").replaceChildren();   // the choice leaves the screen at once
+  $("vote-answer").className = "answer idle";
+  $("vote-status").textContent = "Sending…";
+  $("vote-detail").textContent = "";
+  const ballotId = newId();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const res = await fetchWithin("/ballot", {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ vote_id: voteId, option, ballot_id: ballotId }),
+      }, TEXT_MS);
+      const reply = await replyOf(res);
+      if (res.ok && reply.status === "recorded") {
+        shownVote = voteId + ":voted";
+        $("vote-answer").className = "answer counted";
+        $("vote-status").textContent = "Recorded";
+        $("vote-detail").textContent = "Your vote is in. It is revealed with everyone's at once.";
+        return;
+      }
+      if (res.ok && reply.retry) continue;
+      shownVote = null;   // refused: the choices come back on the next refresh
+      $("vote-answer").className = "answer refused";
+      $("vote-status").textContent = "Not recorded";
+      $("vote-detail").textContent = reply.error || res.statusText;
+      return;
+    } catch (e) { /* no answer in time: the same ballot_id again, answered once */ }
+  }
+  shownVote = null;
+  $("vote-answer").className = "answer offline";
+  $("vote-status").textContent = "Not sent";
+  $("vote-detail").textContent = "No answer from the tablet; tap your choice again.";
+}
+
 async function refresh() {
   // Totals change from tablet taps and other phones too; the tablet's journal is the truth.
   try {
@@ -233,6 +316,9 @@ async function refresh() {
       return null;
     }
     const st = await res.json();
+    showVote(st);
+    // a seat's phone scans Fate cards only if the narrator allowed it to
+    $("curia-area").hidden = !!st.seat && !st.allowed;
     showTotals(st);
     $("who").textContent = `This phone is Phone ${st.phone} on the tablet.`;
     $("typed").hidden = !st.typing;
@@ -261,7 +347,7 @@ async function start() {
   }
   setupLive();
   flush();
-  setInterval(() => { refresh(); flush(); }, 3000);
+  setInterval(() => { refresh(); flush(); }, 2000);
   window.addEventListener("online", flush);
 }
 

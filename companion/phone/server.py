@@ -396,7 +396,7 @@ class PhoneServer:
     def devices(self) -> list[dict]:
         """The phones that joined: id, scans sent, allowed or waiting (for the tablet)."""
         with self._lock:
-            return [{"id": p.id, "scans": p.scans, "allowed": p.allowed}
+            return [{"id": p.id, "scans": p.scans, "allowed": p.allowed, "seat": p.seat}
                     for p in self._phones.values()]
 
     def allow(self, phone_id: str) -> bool:

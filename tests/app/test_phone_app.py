@@ -14,6 +14,7 @@ import re
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import cv2
@@ -36,7 +37,7 @@ class Phone:
 
     def __init__(self, join_url: str):
         self.join_url = join_url
-        self.base = join_url.split("/join", 1)[0]
+        self.base = "{0.scheme}://{0.netloc}".format(urllib.parse.urlsplit(join_url))
         self.jar = http.cookiejar.CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
 
@@ -45,8 +46,11 @@ class Phone:
         with self.opener.open(self.join_url, timeout=30) as res:  # 303 to the page, followed
             page = res.read().decode()
         assert res.status == 200 and "<html" in page.lower()
-        with self.opener.open(f"{self.base}/state", timeout=30) as res:
-            return json.loads(res.read())["phone"]
+        try:
+            with self.opener.open(f"{self.base}/state", timeout=30) as res:
+                return json.loads(res.read())["phone"]
+        except urllib.error.HTTPError as exc:
+            raise AssertionError(f"/state after joining: {exc.code} {exc.read()[:200]!r}") from None
 
     def scan(self, text: str) -> dict:
         req = urllib.request.Request(f"{self.base}/scan", data=json.dumps({"text": text}).encode(),
@@ -259,7 +263,7 @@ def test_outside_23_knives_and_without_a_network_the_screen_says_so(driver):
     app.goto("phone")
     driver.pump(4)
     screen = app.screen("phone")
-    assert tr("phone.not_knives") in " ".join(driver.visible_texts(screen))
+    assert tr("phone.no_game") in " ".join(driver.visible_texts(screen))
     assert screen.ids.serve_button.disabled
     assert not screen.start_serving(host="127.0.0.1") and screen.source is None
     driver.screenshot("qr/phone_screen_no_game")
@@ -290,3 +294,61 @@ def test_where_the_server_binds():
     # a public address is never served on: phones on the Internet are not at the table
     assert choose_host(lan=lambda: "203.0.113.7") == ("127.0.0.1", "not_local", "203.0.113.7")
     assert choose_host("127.0.0.1") == ("127.0.0.1", "loopback", "127.0.0.1")
+
+
+@pytest.mark.app
+def test_a_player_votes_from_their_phone_with_their_own_seat_code(driver):
+    """Phones vote: the narrator shows Bo's seat code; Bo's phone joins with it and votes in
+    the Vote to Exile; the tablet's vote screen shows that Bo voted, never what."""
+    app = driver.app
+    driver.start_game("knives23", NAMES, first="Ann", options=OPTIONS)
+    app.goto("phone")
+    driver.pump(4)
+    screen = app.screen("phone")
+    assert screen.start_serving(host="127.0.0.1")
+    driver.pump(4)
+    driver.tap(driver.find(root=screen, cls="SeatButton", player="Bo"))
+    assert screen.seat == "Bo"
+    shot = driver.screenshot("qr/phone_screen_seat_code")
+    seat_url = decode_array(cv2.imread(str(shot)))[0]
+    assert seat_url == screen.source.server.seat_url("Bo") and "/seat?k=" in seat_url
+    assert tr("phone.seat_caption", player="Bo") in lines_on(driver, screen)
+
+    bo = Phone(seat_url)
+    bo_id = off_main(driver, bo.join)
+    for cmd in demo.commands():          # the demo game up to its first Vote to Exile
+        if cmd.kind == "cast_ballot":
+            break
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+    assert app.view["vote"]["voters"] == NAMES
+
+    def state():
+        with bo.opener.open(f"{bo.base}/state", timeout=30) as res:
+            return json.loads(res.read())
+
+    vote = off_main(driver, state)["vote"]
+    assert [o["label"] for o in vote["options"]] == [tr("vote.option.exile"), tr("vote.option.remain")]
+
+    def cast():
+        req = urllib.request.Request(f"{bo.base}/ballot", method="POST",
+                                     headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"vote_id": vote["vote_id"], "option": 1}).encode())
+        with bo.opener.open(req, timeout=30) as res:
+            return json.loads(res.read())
+
+    assert off_main(driver, cast) == {"status": "recorded"}
+    view = app.view["vote"]
+    assert view["voted"] == ["Bo"] and "ballots" not in view
+    assert off_main(driver, state)["vote"]["voted"] is True
+    app.goto("vote")
+    driver.pump(4)
+    assert tr("vote.status", voted=1, total=4) in lines_on(driver, app.screen("vote"))
+    driver.screenshot("qr/vote_screen_phone_ballot")
+    rows = [d for d in screen.source.server.devices() if d["id"] == bo_id]
+    assert rows[0]["seat"] == "Bo" and not rows[0]["allowed"]
+    # the rest vote on the tablet; the reveal shows the phone's ballot among the others
+    for name, choice in (("Ann", "exile"), ("Cy", "exile"), ("Di", "exile")):
+        assert app.send("cast_ballot", voter=name, choice=choice)
+    done = app.view["vote_history"][-1]
+    assert done["ballots"]["Bo"] == "remain" and done["sources"]["Bo"] == f"phone:{bo_id}"
+    screen.stop_serving()

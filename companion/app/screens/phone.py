@@ -14,6 +14,7 @@ import io
 
 from kivy.clock import Clock
 from kivy.core.image import Image as CoreImage
+from kivy.factory import Factory
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
@@ -71,6 +72,8 @@ class PhoneScreen(Screen):
     counter = StringProperty("")
     error = StringProperty("")
     typing = BooleanProperty(False)      # the narrator allows typed codes
+    seat = StringProperty("")            # whose seat code is shown ("" : the table's join code)
+    code_caption = StringProperty("")    # what the code on show is for
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -101,8 +104,8 @@ class PhoneScreen(Screen):
         """Serve phones on this tablet's LAN address (or ``host``: loopback in tests)."""
         if self.serving:
             self.stop_serving()
-        if not self._is_knives():
-            self._fail(tr("phone.not_knives"))
+        if not self._in_game():
+            self._fail(tr("phone.no_game"))
             return False
         try:
             source = PhoneSource.for_app(self.app, host=host, **kwargs)
@@ -114,9 +117,21 @@ class PhoneScreen(Screen):
         source.server.typing = self.typing
         self.serving = True
         self.error = ""
-        self._show_join_code(source.server.join_url)
+        self.show_seat("")
         self.refresh()
         return True
+
+    def show_seat(self, player: str):
+        """Show ``player``'s own seat code (the phone that scans it votes for them), or the
+        table's join code for ``""``."""
+        if self.source is None:
+            return
+        self.seat = player
+        server = self.source.server
+        self._show_join_code(server.seat_url(player) if player else server.join_url)
+        self.code_caption = (tr("phone.seat_caption", player=player) if player
+                             else tr("phone.join_caption"))
+        self.refresh()
 
     def stop_serving(self):
         source = self.source
@@ -164,13 +179,19 @@ class PhoneScreen(Screen):
     def _is_knives(self) -> bool:
         return (self.app.view or {}).get("game") == "knives23"
 
+    def _in_game(self) -> bool:
+        return bool((self.app.view or {}).get("game"))
+
     def refresh(self):
         view = self.app.view or {}
-        self.can_serve = self._is_knives()
+        self.can_serve = self._in_game()
+        knives = self._is_knives()
         phase = view.get("phase")
-        self.at_curia = self.can_serve and phase in CURIA_PHASES
+        self.at_curia = knives and phase in CURIA_PHASES
         if not self.can_serve:
-            self.context_note = tr("phone.not_knives")
+            self.context_note = tr("phone.no_game")
+        elif not knives:
+            self.context_note = tr("phone.votes_only")
         elif self.at_curia:
             self.context_note = ""
         elif view.get("end"):
@@ -179,7 +200,7 @@ class PhoneScreen(Screen):
             self.context_note = tr("phone.before_curia")
         end = view.get("end") or {}
         # Before the game's end the Curia is still filling: no total to show yet.
-        self.show_total = self.can_serve and bool(end)
+        self.show_total = knives and bool(end)
         if self.show_total:
             self.total_label = tr("knives23.ui.curia_total")
             self.total = str(end.get("running_total", 0))
@@ -199,7 +220,23 @@ class PhoneScreen(Screen):
                                   "not_local": lambda: tr("phone.not_local", address=source.lan_seen, host=host),
                                   "loopback": lambda: tr("phone.loopback", host=host)}.get(reason, lambda: "")()
             self.join_text = tr("phone.join_url", url=self.join_url)
+        self._show_seat_buttons(view.get("players") or [])
         self.refresh_phones()
+
+    def _show_seat_buttons(self, players):
+        box = self.ids.seats
+        names = [str(p) for p in players] if self.source is not None else []
+        if [getattr(c, "player", None) for c in reversed(box.children)] == [""] + names:
+            return
+        box.clear_widgets()
+        if not names:
+            return
+        for player in [""] + names:
+            b = Factory.SeatButton(text=tr("phone.seat_button", player=player) if player
+                                   else tr("phone.join_button"))
+            b.player = player
+            b.bind(on_release=lambda btn: self.show_seat(btn.player))
+            box.add_widget(b)
 
     def _show_faces(self, revealed: list[dict]):
         """Every counted card face up, in the order counted, with its sticker's serial (or
@@ -228,6 +265,9 @@ class PhoneScreen(Screen):
             box.add_widget(PhoneLine(text=tr("phone.none_joined"), muted=True))
         for p in phones:
             state = tr("phone.allowed") if p["allowed"] else tr("phone.waiting")
+            if p.get("seat"):
+                state = tr("phone.votes_for", player=p["seat"]) + (
+                    "   " + tr("phone.allowed") if p["allowed"] else "")
             box.add_widget(PhoneRow(
                 phone_id=p["id"], allowed=p["allowed"], screen=self,
                 text=f"[b]{tr('phone.name', id=p['id'])}[/b]   {state}   {scans_words(p['scans'])}"))

@@ -821,6 +821,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             raise _Refused(400, "refused: body shorter than its Content-Length")
         return data, ctype
 
+    def _json_body(self, fields: set[str]) -> dict:
+        """A small JSON object holding no other fields than ``fields``."""
+        data, _ = self._body(MAX_JSON, {"application/json"})
+        try:
+            obj = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise _Refused(400, "refused: body is not JSON") from None
+        if not isinstance(obj, dict) or not set(obj) <= fields:
+            raise _Refused(400, f"refused: expected a JSON object with only "
+                                f"{', '.join(sorted(fields))}")
+        return obj
+
     def _scan_id(self, value) -> str | None:
         if value is None or value == "":
             return None
@@ -897,14 +909,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         phone = self._joined_phone()
         ps = self.phone_server
         if path == "/ballot":
-            data, _ = self._body(MAX_JSON, {"application/json"})
-            try:
-                obj = json.loads(data.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                raise _Refused(400, "refused: body is not JSON") from None
-            option = obj.get("option") if isinstance(obj, dict) else None
-            if not isinstance(obj, dict) or not set(obj) <= {"vote_id", "option", "ballot_id"} \
-                    or not isinstance(obj.get("vote_id"), str) or "option" not in obj \
+            obj = self._json_body({"vote_id", "option", "ballot_id"})
+            option = obj.get("option")
+            if not isinstance(obj.get("vote_id"), str) or "option" not in obj \
                     or not (option is None or (isinstance(option, int)
                                                and not isinstance(option, bool)
                                                and 0 <= option < 64)):
@@ -914,13 +921,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                       self._scan_id(obj.get("ballot_id"))))
             return
         if path == "/scan":
-            data, _ = self._body(MAX_JSON, {"application/json"})
-            try:
-                obj = json.loads(data.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                raise _Refused(400, "refused: body is not JSON") from None
-            if not isinstance(obj, dict) or not set(obj) <= {"text", "scan_id", "typed"} \
-                    or not isinstance(obj.get("text"), str) or not 0 < len(obj["text"]) <= 64 \
+            obj = self._json_body({"text", "scan_id", "typed"})
+            if not isinstance(obj.get("text"), str) or not 0 < len(obj["text"]) <= 64 \
                     or not isinstance(obj.get("typed", False), bool):
                 raise _Refused(400, 'refused: expected {"text": "<card code>", "scan_id": '
                                     '"<id>", "typed": false} with a code of 1-64 characters')

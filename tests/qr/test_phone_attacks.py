@@ -3,7 +3,6 @@ on loopback (the table's Wi-Fi stood in for by 127.0.0.0/8: an attacker gets its
 127.0.0.66, the honest phone keeps 127.0.0.1). Every loop here is bounded and stops by itself."""
 from __future__ import annotations
 
-import http.client
 import json
 import socket
 import threading
@@ -15,17 +14,9 @@ from companion.phone.server import PhoneServer, RateLimiter
 from vision.qr import payload
 from vision.qr.payload import Card
 
-from .test_phone_server import Phone
+from .test_phone_server import Phone, server  # noqa: F401  (the fixture)
 
 ATTACKER = "127.0.0.66"
-
-
-@pytest.fixture
-def server(curia, key):
-    s = PhoneServer(curia.submit, key, status=curia.status, host="127.0.0.1",
-                    rate=RateLimiter(burst=10_000, per_second=1_000)).start()
-    yield s
-    s.stop()
 
 
 def raw(server, data: bytes, source=None, timeout=20.0) -> bytes:
@@ -51,7 +42,7 @@ def status_of(answer: bytes) -> int:
 # --- 8. odd lengths, a lost cookie, cookies across ports -----------------------------------------
 
 @pytest.mark.parametrize("length", ["\u00b2", "1" * 5000, "-1", "+5", " 5 5"])
-def test_8_an_odd_content_length_is_a_one_line_refusal_not_a_traceback(server, length):
+def test_8_an_odd_content_length_is_a_one_line_refusal_not_a_traceback(server, length):  # noqa: F811
     phone = Phone(server)
     phone.join()
     cookie = "; ".join(f"{k}={v}" for k, v in phone.cookies.items())

@@ -62,8 +62,13 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": ("page.html", "text/html; charset=utf-8"),
          "/page.js": ("page.js", "text/javascript; charset=utf-8"),
-         "/page.css": ("page.css", "text/css; charset=utf-8")}
-API = {"/state", "/scan", "/photo", "/ballot", "/page.js", "/page.css"}  # answered in JSON, not as a page
+         "/page.css": ("page.css", "text/css; charset=utf-8"),
+         # live scanning where the browser has no BarcodeDetector (see static/vendor/README.txt)
+         "/vendor/barcode-detector-ponyfill.js": ("vendor/barcode-detector-ponyfill.js",
+                                                  "text/javascript; charset=utf-8"),
+         "/vendor/zxing_reader.wasm": ("vendor/zxing_reader.wasm", "application/wasm")}
+# answered in JSON, not as a page, when refused
+API = {"/state", "/scan", "/photo", "/ballot", *(p for p in PAGES if p != "/")}
 PHOTO_TYPES = {"image/jpeg", "image/png", "image/webp"}
 MAX_PHOTO = 4 * 1024 * 1024
 MAX_JSON = 1024
@@ -80,7 +85,9 @@ _ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _LENGTH = re.compile(r"^[0-9]{1,9}$")  # ASCII digits only: "²".isdigit() is True
 SECURITY_HEADERS = {
     # the page loads nothing from anywhere but this server
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' blob: data:; "
+    # ('wasm-unsafe-eval' lets the page compile the QR reader's WebAssembly, nothing else)
+    "Content-Security-Policy": "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
+                               "img-src 'self' blob: data:; "
                                "media-src 'self' blob:; connect-src 'self'; "
                                "frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",

@@ -22,8 +22,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
-@pytest.fixture
-def browser(tmp_path):
+def make_browser(tmp_path, extra=()):
+    """Debian's headless Chromium, driven by its chromedriver, with its own profile."""
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
         pytest.fail("Debian chromium and chromium-driver are needed (scripts/setup.sh test)")
     opts = webdriver.ChromeOptions()
@@ -31,9 +31,14 @@ def browser(tmp_path):
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--window-size=420,900",
-                 f"--user-data-dir={tmp_path / 'chromium-profile'}"):
+                 f"--user-data-dir={tmp_path / 'chromium-profile'}", *extra):
         opts.add_argument(flag)
-    drv = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+
+
+@pytest.fixture
+def browser(tmp_path):
+    drv = make_browser(tmp_path)
     yield drv
     drv.quit()
     shutil.rmtree(tmp_path / "chromium-profile", ignore_errors=True)

@@ -26,7 +26,8 @@ function showTotals(reply) {
   if (reply && typeof reply.total === "number") {
     $("total").textContent = String(reply.total);
     $("count").textContent = reply.count == null ? ""
-      : reply.of != null ? `${reply.count} of ${reply.of} cards revealed` : `${reply.count} cards revealed`;
+      : reply.of != null ? `${reply.count} of ${reply.of} cards revealed`
+      : `${reply.count} card${reply.count === 1 ? "" : "s"} revealed`;
   }
 }
 
@@ -177,23 +178,53 @@ $("typed").addEventListener("submit", (ev) => {
   enqueue({ kind: "text", scan_id: newId(), text, typed: true });
 });
 
-// Live scanning: the browser's own BarcodeDetector, which needs a secure context (https or
-// this phone itself) and a browser that has one (Chrome on Android does; many do not).
+// Live scanning needs the camera, which browsers give only to a secure context (https, or
+// this phone itself). The reader is the browser's own BarcodeDetector where it has one that
+// reads QR codes (Chrome on Android), otherwise ZXing-C++ compiled to WebAssembly behind the
+// same API (the npm package barcode-detector), both served by the tablet.
+function loadScript(src) {
+  return new Promise((ok, fail) => {
+    const s = document.createElement("script");
+    s.src = src;
+    s.onload = ok;
+    s.onerror = () => fail(new Error("could not load " + src));
+    document.head.append(s);
+  });
+}
+
+async function qrDetector() {
+  if ("BarcodeDetector" in window) {
+    try {
+      if ((await BarcodeDetector.getSupportedFormats()).includes("qr_code")) {
+        return new BarcodeDetector({ formats: ["qr_code"] });
+      }
+    } catch (e) { /* fall back to the tablet's reader */ }
+  }
+  await loadScript("/vendor/barcode-detector-ponyfill.js");
+  const api = window.BarcodeDetectionAPI;
+  await api.prepareZXingModule({
+    overrides: {
+      locateFile: (path, prefix) => path.endsWith(".wasm") ? "/vendor/zxing_reader.wasm" : prefix + path,
+    },
+    fireImmediately: true,
+  });
+  return new api.BarcodeDetector({ formats: ["qr_code"] });
+}
+
 async function setupLive() {
-  const can = window.isSecureContext && "BarcodeDetector" in window &&
-    navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
+  const can = window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
   if (!can) {
-    $("live-note").textContent = "Live scanning is not available in this browser here; " +
+    $("live-note").textContent = "Live scanning needs the tablet's secure address; " +
       "take a photo of each card instead.";
     return;
   }
-  let formats = [];
-  try { formats = await BarcodeDetector.getSupportedFormats(); } catch (e) { /* none */ }
-  if (!formats.includes("qr_code")) {
-    $("live-note").textContent = "This browser cannot read QR codes live; take photos instead.";
+  let detector;
+  try {
+    detector = await qrDetector();
+  } catch (e) {
+    $("live-note").textContent = "Live scanning could not start here; take photos instead.";
     return;
   }
-  const detector = new BarcodeDetector({ formats: ["qr_code"] });
   const recent = new Map();   // text -> time last sent, so a card held in view is sent once
   $("live").hidden = false;
   $("live").addEventListener("click", async () => {
@@ -208,6 +239,7 @@ async function setupLive() {
     video.hidden = false;
     await video.play();
     $("live").hidden = true;
+    $("live-note").textContent = "Hold each Fate card's code in view.";
     const tick = async () => {
       try {
         for (const code of await detector.detect(video)) {

@@ -34,6 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=0, help="port (default: any free one)")
     s.add_argument("--key-file", type=Path,
                    help="deck key of printed stickers (default: a new key for this run)")
+    s.add_argument("--https", action="store_true",
+                   help="serve https with a certificate made for this run (phones accept it "
+                        "once; then they may scan live)")
     s.add_argument("--stickers", type=Path, metavar="PDF",
                    help="also write this run's Fate stickers (Avery L7160) to PDF")
     return p
@@ -65,8 +68,12 @@ def serve_demo(args, out=sys.stdout) -> int:
         journal, session = _demo_session(tmp)
         bridge = CuriaBridge(session)
         host, _, _ = choose_host(args.host)
+        context = None
+        if args.https:
+            from .tls import server_context
+            context = server_context(tmp, host)
         server = PhoneServer(bridge.submit, key, status=bridge.status, host=host,
-                             port=args.port, auto_allow=True, typing=True).start()
+                             port=args.port, auto_allow=True, typing=True, tls=context).start()
         try:
             print(server.join_url, file=out, flush=True)
             state = session.state

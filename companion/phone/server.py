@@ -44,6 +44,7 @@ import logging
 import re
 import secrets
 import socket
+import ssl
 import threading
 import time
 import urllib.parse
@@ -318,7 +319,8 @@ class PhoneServer:
                  auto_allow: bool = False, typing: bool = False,
                  vote: Callable[[], dict | None] | None = None,
                  cast: Callable[[Command], object] | None = None,
-                 head_seconds: float = HEAD_SECONDS, request_seconds: float = REQUEST_SECONDS):
+                 head_seconds: float = HEAD_SECONDS, request_seconds: float = REQUEST_SECONDS,
+                 answer_seconds: float = 30.0, tls: ssl.SSLContext | None = None):
         self.submit = submit
         self.status = status
         self.key = key
@@ -341,6 +343,8 @@ class PhoneServer:
         self.auto_allow = auto_allow
         self.typing = typing   # the narrator allows typed codes (damaged stickers)
         self.head_seconds, self.request_seconds = head_seconds, request_seconds
+        self.answer_seconds = answer_seconds  # to read a photo and answer, after the request
+        self.tls = tls  # the table's certificate (companion.phone.tls): https, a secure context
         # Phones vote: ``vote()`` is the table view of the vote in progress (who voted, never
         # what); ``cast(command)`` records a ballot or raises the rules' refusal.
         self.vote_view, self.cast = vote, cast
@@ -385,7 +389,8 @@ class PhoneServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
     @property
     def join_url(self) -> str:
@@ -707,20 +712,43 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     # --- the connection: deadlines and caps before anything is parsed -----------------------
 
     def setup(self):
-        super().setup()
         ps = self.phone_server
         self._start = time.monotonic()
+        # Whatever the peer does (a TLS handshake a byte at a time included), its connection
+        # ends at this deadline; the reads below have their own, shorter ones.
+        self._timer = threading.Timer(ps.request_seconds + ps.answer_seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+        self._tls_failed = False
+        if ps.tls is not None:
+            self.request.settimeout(ps.head_seconds)
+            try:
+                self.request = ps.tls.wrap_socket(self.request, server_side=True)
+            except (ssl.SSLError, OSError):  # not TLS, or a phone refusing the certificate
+                self._tls_failed = True
+        super().setup()
         self._file = self.rfile  # http.server's own, unused: closed in finish()
         self.rfile = _Reader(self.connection, self._start + ps.head_seconds)
 
+    def _expire(self):
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except (OSError, AttributeError):
+            pass
+
     def finish(self):
+        self._timer.cancel()
         try:
             super().finish()
         finally:
             self._file.close()
+            if isinstance(self.request, ssl.SSLSocket):
+                self.request.close()
 
     def handle(self):
         self.close_connection = True  # one request per connection (HTTP/1.0)
+        if self._tls_failed:
+            return
         try:
             self.rfile.head(MAX_HEAD, MAX_HEAD_LINES)
         except _Late:
@@ -906,8 +934,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             phone = ps.join(self._cookies().get(ps.cookie_name), self.client_address[0])
         # HttpOnly: page scripts never see the token; SameSite=Strict: other sites' pages cannot
         # make the phone send it. The redirect takes the secret out of the address bar.
+        secure = "; Secure" if ps.tls else ""
         self._send(303, b"", "text/plain", {"Location": "/"}, cookies_=[
-            f"{ps.cookie_name}={phone.token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=86400"])
+            f"{ps.cookie_name}={phone.token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=86400"
+            f"{secure}"])
 
     def _post(self):
         path = self.path.split("?", 1)[0]

@@ -113,10 +113,15 @@ class PhoneSource(InputSource):
         self._next_toast = 0.0
 
     @classmethod
-    def for_app(cls, app, **kwargs) -> "PhoneSource":
+    def for_app(cls, app, secure: bool = False, **kwargs) -> "PhoneSource":
         """The source for the running app: its deck key under ``app.data_dir`` (made on first
-        use; the sticker printer must be given the same file), its rules and its journal."""
+        use; the sticker printer must be given the same file), its rules and its journal.
+        ``secure``: https with the table's own certificate (:mod:`.tls`), so phones may scan live."""
         key = qrpayload.load_or_create_key(key_path(app.data_dir))
+        if secure:
+            from .tls import server_context
+            host, _, _ = choose_host(kwargs.get("host"), kwargs.get("lan", lan_address))
+            kwargs["tls"] = server_context(app.data_dir, host)
         return cls(key, execute=app.execute_from_device,
                    state=lambda: app.session.state if app.session is not None else None,
                    vote=lambda: (app.view or {}).get("vote"), notify=app.toast, **kwargs)

@@ -352,3 +352,32 @@ def test_a_player_votes_from_their_phone_with_their_own_seat_code(driver):
     done = app.view["vote_history"][-1]
     assert done["ballots"]["Bo"] == "remain" and done["sources"]["Bo"] == f"phone:{bo_id}"
     screen.stop_serving()
+
+
+@pytest.mark.app
+def test_live_scanning_turns_on_https_with_the_tables_certificate(driver):
+    import ssl
+
+    from companion.phone import tls
+    app = driver.app
+    driver.start_game("knives23", NAMES, first="Ann", options=OPTIONS)
+    app.goto("phone")
+    driver.pump(4)
+    screen = app.screen("phone")
+    assert screen.start_serving(host="127.0.0.1")
+    assert screen.source.server.join_url.startswith("http://")
+    driver.tap(screen.ids.secure_button)
+    source = screen.source
+    assert screen.secure and source in app.sources and source.server.join_url.startswith("https://")
+    print_ = tls.fingerprint(app.data_dir)
+    assert tr("phone.fingerprint", fingerprint=print_) in lines_on(driver, screen)
+    driver.screenshot("qr/phone_screen_https")
+    # a phone that accepted the certificate joins at the https address
+    ctx = ssl.create_default_context(cafile=str(app.data_dir / tls.CERT_FILE))
+    phone = Phone(source.server.join_url)
+    phone.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(phone.jar),
+                                               urllib.request.HTTPSHandler(context=ctx))
+    assert off_main(driver, phone.join)
+    driver.tap(screen.ids.secure_button)
+    assert not screen.secure and screen.source.server.join_url.startswith("http://")
+    screen.stop_serving()

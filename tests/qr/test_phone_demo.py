@@ -25,7 +25,7 @@ def test_help_names_the_options():
     out = subprocess.run([sys.executable, "-m", "companion.phone", "serve", "--help"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
-    for word in ("--demo", "--host", "--port", "--key-file", "--stickers"):
+    for word in ("--demo", "--host", "--port", "--key-file", "--stickers", "--https"):
         assert word in out.stdout
 
 

@@ -72,6 +72,7 @@ class PhoneScreen(Screen):
     counter = StringProperty("")
     error = StringProperty("")
     typing = BooleanProperty(False)      # the narrator allows typed codes
+    secure = BooleanProperty(False)      # https with the table's certificate: phones scan live
     seat = StringProperty("")            # whose seat code is shown ("" : the table's join code)
     code_caption = StringProperty("")    # what the code on show is for
 
@@ -108,12 +109,13 @@ class PhoneScreen(Screen):
             self._fail(tr("phone.no_game"))
             return False
         try:
-            source = PhoneSource.for_app(self.app, host=host, **kwargs)
+            source = PhoneSource.for_app(self.app, host=host, secure=self.secure, **kwargs)
             self.app.add_source(source)
         except (BadInput, OSError) as exc:  # a bad key file, a port in use, no such address
             self._fail(tr("phone.start_failed", error=" ".join(str(exc).split())))
             return False
         self.source = source
+        self._host = host
         source.server.typing = self.typing
         self.serving = True
         self.error = ""
@@ -150,6 +152,12 @@ class PhoneScreen(Screen):
         if self.source is not None:
             self.source.server.refuse(phone_id)
         self.refresh_phones()
+
+    def toggle_secure(self):
+        """https on or off; a serving server starts again at its new address."""
+        self.secure = not self.secure
+        if self.serving:
+            self.start_serving(host=self._host)
 
     def toggle_typing(self):
         self.typing = not self.typing
@@ -220,6 +228,10 @@ class PhoneScreen(Screen):
                                   "not_local": lambda: tr("phone.not_local", address=source.lan_seen, host=host),
                                   "loopback": lambda: tr("phone.loopback", host=host)}.get(reason, lambda: "")()
             self.join_text = tr("phone.join_url", url=self.join_url)
+            if source.server.tls is not None:
+                from companion.phone.tls import fingerprint
+                self.join_text += "\n" + tr("phone.fingerprint",
+                                            fingerprint=fingerprint(self.app.data_dir))
         self._show_seat_buttons(view.get("players") or [])
         self.refresh_phones()
 

@@ -197,3 +197,38 @@ def test_phones_a_box_and_a_tap_elect_the_princeps_in_cicero(tmp_path):
     assert done["ballots"] == {"Livia": "Marcus", "Marcus": "Marcus", "Octavia": "Marcus",
                                "Quintus": vote["options"][0], "Tullia": "Livia"}
     assert done["sources"]["Quintus"] == "box:04" and done["sources"]["Tullia"] == "tablet"
+
+
+def test_phones_point_in_the_masks_vote_never_at_themselves(tmp_path):
+    from companion.games.masks.rules import MasksRules
+    players = ["Ann", "Ben", "Cat", "Dan", "Eve"]
+    journal = Journal(tmp_path / "journal.sqlite")
+    session = GameSession.start(journal, MasksRules(), {"players": players})
+    for cmd in (Command("start_hidden_phase"), Command("end_hidden_phase"),
+                Command("use_vanguard", {"player": "Dan"}), Command("end_discussion")):
+        session.execute(cmd)
+    bridge, server = serve(session)
+    picks = {"Ann": "Cat", "Ben": "Ann", "Cat": "Eve"}
+    try:
+        session.execute(Command("cast_ballot", {"voter": "Eve", "choice": "Cat"}, "box:05"))
+
+        def phones():
+            seen = {}
+            for name, pick in picks.items():
+                p = Phone(server)
+                p.request("GET", server.seat_url(name).split(str(server.port), 1)[1])
+                _, _, st = p.request("GET", "/state")
+                labels = [o["label"] for o in st["vote"]["options"]]
+                seen[name] = labels
+                option = next(o["option"] for o in st["vote"]["options"] if o["label"] == pick)
+                assert ballot(p, st["vote"]["vote_id"], option)[2] == {"status": "recorded"}
+            return seen
+
+        seen = on_phones(bridge, phones)
+    finally:
+        server.stop()
+    assert all(name not in labels for name, labels in seen.items())   # never oneself
+    done = session.view("table")["vote_history"][-1]
+    for name, pick in picks.items():
+        assert done["ballots"][name] == pick and done["sources"][name].startswith("phone:")
+    assert done["sources"]["Eve"] == "box:05"

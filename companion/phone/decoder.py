@@ -82,9 +82,15 @@ class DecodeWorker:
     def _start(self):
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             [str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "companion.phone.decoder", "--worker", str(self.memory_mb)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "companion.phone.decoder", "--worker",
+                 str(self.memory_mb)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        except OSError as exc:  # no interpreter to start (an Android build): read in-process
+            log.warning("phone photos: no worker process (%s); reading them in-process", exc)
+            self._proc = None
+            raise _NoWorker() from None
         # importing OpenCV is not the photo's time: wait for the worker to say it is ready
         if self._answer(60)[0] != "ready":
             self._kill()
@@ -117,7 +123,10 @@ class DecodeWorker:
         try:
             if self._proc is None or self._proc.poll() is not None:
                 self._kill()
-                self._start()
+                try:
+                    self._start()
+                except _NoWorker:
+                    return self._in_process(data)
             try:
                 self._proc.stdin.write(struct.pack(">I", len(data)) + data)
                 self._proc.stdin.flush()
@@ -140,6 +149,21 @@ class DecodeWorker:
             return [str(t) for t in value]
         finally:
             self._lock.release()
+
+
+    def _in_process(self, data: bytes) -> list[str]:
+        """Where no worker can be started: the same reader and code cap, without the time and
+        memory caps (photos are still one at a time, and the pixel cap still applies)."""
+        from vision.qr.decode import decode_array, image_from_bytes
+        texts = decode_array(image_from_bytes(data, "photo"))
+        if len(texts) > self.max_codes:
+            raise BadInput(f"{len(texts)} codes in one photo (at most {self.max_codes}): "
+                           "photograph one card at a time")
+        return texts
+
+
+class _NoWorker(Exception):
+    pass
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--worker"]:

@@ -154,8 +154,10 @@ class PhoneSource(InputSource):
     def devices(self) -> list[DeviceInfo]:
         if not self.serving:
             return []
-        return [DeviceInfo("phone", p["id"], phone_name(p["id"]),
-                           detail=scans_words(p["scans"]))
+        return [DeviceInfo("phone", p["id"], phone_name(p["id"]), detail=" · ".join(
+                    [tr("phone.votes_for", player=p["seat"])] * bool(p.get("seat"))
+                    + [tr("phone.allowed") if p["allowed"] else tr("phone.waiting"),
+                       scans_words(p["scans"])]))
                 for p in self.server.devices()]
 
     def recent(self, n: int = 6) -> list[str]:

@@ -243,6 +243,8 @@ def test_phones_scan_the_curia_with_tablet_taps_mixed_in(driver):
     faces = [f.text for f in reversed(screen.ids.faces.children)]
     assert len(faces) == 6
     assert faces[0] == f"1. [b]5 Knives[/b]\n#{serials[0]}" and faces[2].endswith("tapped")
+    # refused scans are told at most every 4 s: the last summary line, then a clear picture
+    pump_until(driver, lambda: not source._unsaid, "the held-back refusals' toast")
     toast._clear()  # it fades after 6 s of real time; not worth waiting for before the picture
     shot = driver.screenshot("qr/phone_screen")
     # the code on the screen, read back from the window's pixels, holds the join link

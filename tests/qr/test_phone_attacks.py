@@ -386,3 +386,15 @@ def test_5_a_tapped_card_is_claimed_by_its_scan_never_counted_twice(tmp_path, ke
     assert [r["serial"] for r in session.state.curia_revealed] == ["070", "071"]
     resumed = GameSession.resume(journal, session.game_id, Knives23Rules())
     assert [r["serial"] for r in resumed.state.curia_revealed] == ["070", "071"]
+
+
+def test_3_without_a_worker_process_photos_are_still_read_with_the_code_cap(key, monkeypatch):
+    # An Android build has no interpreter to start: the reader runs in-process, still capped
+    # to a few codes per photo.
+    from companion.phone import decoder
+    monkeypatch.setattr(decoder.sys, "executable", "/nonexistent/python")
+    worker = decoder.DecodeWorker(max_codes=3)
+    card = Card("fate", "knives", 2, "031")
+    assert worker.decode(_one_card_png(key, card)) == [payload.encode(card, key)]
+    with pytest.raises(Exception, match="8 codes in one photo"):
+        worker.decode(_sheet_of_codes(key, 8))

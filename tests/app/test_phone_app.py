@@ -85,6 +85,17 @@ def off_main(driver, fn, timeout=30.0):
     return box["value"]
 
 
+def serving_in_a_game(driver):
+    """A 23 Knives game on the tablet, its phone screen open and serving on loopback."""
+    app = driver.app
+    driver.start_game("knives23", NAMES, first="Ann", options=OPTIONS)
+    app.goto("phone")
+    driver.pump(4)
+    screen = app.screen("phone")
+    assert screen.start_serving(host="127.0.0.1")
+    return screen
+
+
 def pump_until(driver, condition, what, timeout=20.0):
     end = time.monotonic() + timeout
     while not condition():
@@ -303,11 +314,7 @@ def test_a_player_votes_from_their_phone_with_their_own_seat_code(driver):
     """Phones vote: the narrator shows Bo's seat code; Bo's phone joins with it and votes in
     the Vote to Exile; the tablet's vote screen shows that Bo voted, never what."""
     app = driver.app
-    driver.start_game("knives23", NAMES, first="Ann", options=OPTIONS)
-    app.goto("phone")
-    driver.pump(4)
-    screen = app.screen("phone")
-    assert screen.start_serving(host="127.0.0.1")
+    screen = serving_in_a_game(driver)
     driver.pump(4)
     driver.tap(driver.find(root=screen, cls="SeatButton", player="Bo"))
     assert screen.seat == "Bo"
@@ -362,11 +369,7 @@ def test_live_scanning_turns_on_https_with_the_tables_certificate(driver):
 
     from companion.phone import tls
     app = driver.app
-    driver.start_game("knives23", NAMES, first="Ann", options=OPTIONS)
-    app.goto("phone")
-    driver.pump(4)
-    screen = app.screen("phone")
-    assert screen.start_serving(host="127.0.0.1")
+    screen = serving_in_a_game(driver)
     assert screen.source.server.join_url.startswith("http://")
     driver.tap(screen.ids.secure_button)
     source = screen.source

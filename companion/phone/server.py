@@ -299,6 +299,7 @@ class PhoneRecord:
     failed_checks: int = 0
     history: deque = field(default_factory=lambda: deque(maxlen=HISTORY))
     answers: OrderedDict = field(default_factory=OrderedDict)
+    inflight: dict = field(default_factory=dict)   # scan_id -> Event, while it is answered
 
 
 class PhoneServer:
@@ -557,15 +558,45 @@ class PhoneServer:
             pid = self._tokens.get(token or "")
             return self._phones.get(pid) if pid is not None else None
 
+    def replay(self, phone: PhoneRecord, scan_id: str | None) -> dict | None:
+        """The answer already given to this scan, if any. A retry of a scan still being
+        answered (the page gave up waiting and sent it again) waits for that answer rather
+        than counting the card a second time."""
+        if not scan_id:
+            return None
+        with self._lock:
+            ev = phone.inflight.get(scan_id)
+        if ev is not None:
+            ev.wait(self.request_seconds)
+        with self._lock:
+            if scan_id in phone.answers:
+                return dict(phone.answers[scan_id], replayed=True)
+            if scan_id in phone.inflight:
+                raise _Refused(503, "refused: this scan is still being answered; try again")
+        return None
+
     def answer_texts(self, phone: PhoneRecord, texts: list[str], scan_id: str | None,
                      typed: bool = False) -> dict:
         """Validate and submit each decoded (or typed) text; the reply a phone shows."""
+        replayed = self.replay(phone, scan_id)
+        if replayed is not None:
+            return replayed
         with self._lock:
-            if scan_id and scan_id in phone.answers:
-                return dict(phone.answers[scan_id], replayed=True)
             if not phone.allowed:
                 raise _Refused(403, "refused: this phone is waiting for the narrator to allow "
                                     "it on the tablet")
+            if scan_id:
+                if scan_id in phone.inflight:   # two copies at once: the later one waits
+                    raise _Refused(503, "refused: this scan is still being answered; try again")
+                phone.inflight[scan_id] = threading.Event()
+        try:
+            return self._answer_texts(phone, texts, scan_id, typed)
+        finally:
+            if scan_id:
+                with self._lock:
+                    phone.inflight.pop(scan_id).set()
+
+    def _answer_texts(self, phone, texts, scan_id, typed) -> dict:
         answers = [self._one(phone, t, typed) for t in texts] or [
             {"status": "unreadable", "reason": "unreadable",
              "error": "no card code could be read in the photo"}]
@@ -968,7 +999,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         else:
             scan_id = self._scan_id(self.headers.get("X-Scan-Id"))
             data, _ = self._body(ps.max_photo, PHOTO_TYPES)
-            if not phone.allowed:  # before any decoding: a waiting phone costs no CPU
+            replayed = ps.replay(phone, scan_id)   # a photo already read is not read again
+            if replayed is not None:
+                reply = replayed
+            elif not phone.allowed:  # before any decoding: a waiting phone costs no CPU
                 reply = ps.answer_texts(phone, [], scan_id)
             else:
                 try:

@@ -2,6 +2,7 @@
 chromium and chromedriver) open the join link, upload card photos, type a code, and the tablet's
 Curia total (the stand-in for the rules) and the page agree."""
 import shutil
+import threading
 from pathlib import Path
 
 import cv2
@@ -122,3 +123,37 @@ def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
         browser.save_screenshot(str(artifacts / "phone-page-not-joined.png"))
     finally:
         server.stop()
+
+
+def test_the_page_gives_up_on_a_silent_tablet_and_its_retry_counts_once(
+        browser, curia, key, artifacts):
+    """The tablet does not answer a scan (its main thread busy): after its request timeout the
+    page says the scan is not sent yet and keeps it; once the tablet answers, the same scan is
+    sent again and the card counts once."""
+    release = threading.Event()
+
+    def slow_submit(cmd):
+        release.wait(40)   # bounded: the test releases it much sooner
+        return curia.submit(cmd)
+
+    server = PhoneServer(slow_submit, key, status=curia.status, host="127.0.0.1",
+                         rate=RateLimiter(burst=200, per_second=50), typing=True).start()
+    try:
+        browser.get(server.join_url)
+        assert server.allow(server.devices()[0]["id"])
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "typed").is_displayed())
+        card = server.deck["001"]
+        browser.find_element(By.ID, "code").send_keys(payload.printed(card))
+        browser.find_element(By.CSS_SELECTOR, "#typed button").click()
+        WebDriverWait(browser, 40).until(
+            lambda d: d.find_element(By.ID, "answer-status").text == "Not sent yet")
+        assert "1 scan(s) waiting" in browser.find_element(By.ID, "pending").text
+        browser.save_screenshot(str(artifacts / "phone-page-not-sent.png"))
+        release.set()
+        WebDriverWait(browser, 60).until(
+            lambda d: d.find_element(By.ID, "answer-status").text == "Counted")
+        assert browser.find_element(By.ID, "pending").text == ""
+    finally:
+        release.set()
+        server.stop()
+    assert list(curia.counted) == ["001"] and len(curia.commands) == 1

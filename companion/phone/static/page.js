@@ -97,7 +97,8 @@ async function send(item) {
   }
   const reply = await replyOf(res);
   if (!res.ok) {
-    if (res.status === 429) throw new Error("busy");   // try again later, keep it queued
+    // busy, or its first copy still being answered: try again later, keep it queued
+    if (res.status === 429 || res.status === 503) throw new Error("busy");
     const error = reply.error || res.statusText;
     if (/waiting for the narrator/.test(error)) { showWaiting(); return { answers: [] }; }
     return { answers: [{ status: "refused", error }] };

@@ -232,3 +232,44 @@ def test_phones_point_in_the_masks_vote_never_at_themselves(tmp_path):
     for name, pick in picks.items():
         assert done["ballots"][name] == pick and done["sources"][name].startswith("phone:")
     assert done["sources"]["Eve"] == "box:05"
+
+
+def test_phones_recommend_a_captain_in_seven_knights(tmp_path):
+    from companion.games.sevenknights.rules import SevenKnightsRules
+    players = ["Ann", "Bo", "Cy", "Di", "Ed"]
+    journal = Journal(tmp_path / "journal.sqlite")
+    session = GameSession.start(journal, SevenKnightsRules(),
+                                {"players": players, "first": "Ann", "mode": "basic"})
+    C = Command
+    for cmd in [C("look", {"at": "Bo"}), C("look", {"at": "Cy"}), C("look", {"at": "Di"}),
+                C("look", {"at": "center"}), C("look", {"at": "Ann"}),
+                C("ask_question", {"target": "Cy", "template": "odd", "answer": "yes"}),
+                C("ask_question", {"target": "Di", "template": "at_least", "n": 3, "answer": "no"}),
+                C("ask_question", {"target": "Ed", "template": "larger_than", "other": "Di",
+                                   "answer": "yes"}),
+                C("ask_question", {"target": "Bo", "template": "other_is", "other": "Ann", "n": 1,
+                                   "answer": "no"}),
+                C("ask_question", {"target": "Bo", "template": "free", "answer": "yes",
+                                   "text": "Did you see a number larger than 4?"}),
+                C("open_recommendation")]:
+        session.execute(cmd)
+    bridge, server = serve(session)
+    picks = {"Ann": "Bo", "Bo": "Cy", "Cy": "Cy"}
+    try:
+        session.execute(Command("cast_ballot", {"seat": 4, "option": 1}, source="box:04"))
+
+        def phones():
+            for name, pick in picks.items():
+                p = Phone(server)
+                p.request("GET", server.seat_url(name).split(str(server.port), 1)[1])
+                _, _, st = p.request("GET", "/state")
+                option = next(o["option"] for o in st["vote"]["options"] if o["label"] == pick)
+                assert ballot(p, st["vote"]["vote_id"], option)[2] == {"status": "recorded"}
+
+        on_phones(bridge, phones)
+        session.execute(Command("cast_ballot", {"voter": "Ed", "choice": "Ed"}, "tablet"))
+    finally:
+        server.stop()
+    done = session.view("table")["vote_history"][-1]
+    assert done["ballots"] == {"Ann": "Bo", "Bo": "Cy", "Cy": "Cy", "Di": "Bo", "Ed": "Ed"}
+    assert {done["sources"][n][:6] for n in picks} == {"phone:"}

@@ -11,6 +11,7 @@ Ctrl-C stops it. No Kivy here.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import tempfile
 import time
@@ -105,8 +106,13 @@ def serve_demo(args, out=sys.stdout) -> int:
             journal.close()
 
 
+def _stop(*_):
+    raise KeyboardInterrupt  # SIGTERM stops as Ctrl-C does: the server closes, the temp folder goes
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
     try:
         return serve_demo(args)
     except (BadInput, OSError) as exc:

@@ -5,6 +5,8 @@ the main thread to run it (the app's :class:`companion.phone.source.PhoneSource`
 :meth:`CuriaBridge.drain` from its ``poll()``, which the app runs every tick; tests call it in a
 loop). The answer comes from the rules and the journal: "counted" once the
 ``curia_card_revealed`` event is recorded, "duplicate" for a serial the Curia has already shown,
+"claimed" for the scan of a card tapped in on the tablet without its serial (it names that
+card's serial; the card is not added twice),
 "refused" with the rule's words for anything the rules forbid.
 
 ``execute(command)`` runs a command through the rules and records it. In the app it is
@@ -44,16 +46,18 @@ class CuriaBridge:
     # --- any thread ----------------------------------------------------------------------
 
     def submit(self, command: Command) -> dict:
-        return self._call(command)
+        return self.run(lambda: self._answer(command))
 
     def status(self) -> dict:
-        return self._call(None)
+        return self.run(lambda: self._answer(None))
 
-    def _call(self, command):
+    def run(self, fn: Callable[[], object]):
+        """``fn()`` run on the main thread (a vote's view, a phone's ballot); its result, or
+        its exception raised here."""
         if threading.current_thread() is self._main:
-            return self._answer(command)  # already on the main thread: no queue, no deadlock
+            return fn()  # already on the main thread: no queue, no deadlock
         fut: Future = Future()
-        self._q.put((command, fut))
+        self._q.put((fn, fut))
         try:
             return fut.result(self.timeout)
         except FutureTimeout:
@@ -67,14 +71,14 @@ class CuriaBridge:
         n = 0
         while True:
             try:
-                command, fut = self._q.get_nowait()
+                fn, fut = self._q.get_nowait()
             except queue.Empty:
                 return n
             if not fut.set_running_or_notify_cancel():
                 continue  # its caller gave up waiting
             try:
-                fut.set_result(self._answer(command))
-            except Exception as exc:  # a bug must reach the caller, not kill the Clock
+                fut.set_result(fn())
+            except Exception as exc:  # a refusal or a bug reaches the caller, not the Clock
                 fut.set_exception(exc)
             n += 1
 
@@ -108,9 +112,16 @@ class CuriaBridge:
         serial = command.data.get("serial")
         if serial is not None and any(r.get("serial") == serial for r in state.curia_revealed):
             return {"status": "duplicate", **self._totals(state)}
+        status = "counted"
+        card = command.data.get("card")
+        if serial is not None and any(r.get("serial") is None and r.get("card") == card
+                                      for r in state.curia_revealed):
+            # the card was tapped in on the tablet before its scan came: the scan claims it
+            command = Command("curia_claim", dict(command.data), source=command.source)
+            status = "claimed"
         try:
             self.execute(command)
         except (RuleError, BadInput) as exc:
             return {"status": "refused", "error": " ".join(str(exc).split()),
                     **self._totals(self._curia_state() or state)}
-        return {"status": "counted", **self._totals(self._curia_state())}
+        return {"status": status, **self._totals(self._curia_state())}

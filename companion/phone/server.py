@@ -4,37 +4,53 @@ A device thread like the serial reader: it never touches game state or widgets. 
 reads and validates becomes ``Command("curia_card", {"card": {"knives": n} | {"doves": n},
 "serial": s}, source="phone:<id>")`` handed to ``submit`` (supplied by the app, which runs it on
 the main thread against the game's rules and journal and returns ``{"status": "counted" |
-"duplicate" | ..., "total": int, "count": int}``). The server keeps no total of its own: what a
-phone is told comes from that reply, so the journal stays the one truth and tablet taps and
-phone scans mix freely.
+"duplicate" | "claimed" | ..., "total": int, "count": int}``). The server keeps no total of its
+own: what a phone is told comes from that reply, so the journal stays the one truth.
 
-Security, all checked on every request:
-- it binds one address (the LAN interface, or loopback in tests) and answers only peers whose
-  address is private or loopback, with a ``Host`` header naming this server (no DNS rebinding);
-- the per-game secret from the join link (``/join?k=SECRET``) must come back in the cookie set
-  there or an ``X-Table-Key`` header; compared in constant time;
-- a token bucket per client address limits the request rate (a photo costs more than a text);
-- bodies need a Content-Length under a per-route limit; only the expected content types and
-  exactly the expected JSON fields are accepted; anything else gets a one-line refusal;
-- a code must carry this deck's check (see :mod:`vision.qr.payload`), so a forged or mistyped
-  code changes nothing; a serial already counted is a duplicate (the rules decide that); a retry
-  carrying the same ``scan_id`` gets the first answer again instead of being counted twice.
+Who may count (issue 15's attacks from the table's own Wi-Fi):
+- joining needs the per-game secret from the tablet's join code (``/join?k=SECRET``); the server
+  then issues the phone its id and a session token (a cookie named for this port only); nothing
+  a request says about its own id is believed;
+- a phone that joined only *waits*: its scans count once the narrator allows it on the tablet
+  (a player cannot count a card from their hand from their own phone); a phone sending codes
+  that fail the deck's check goes back to waiting; waiting phones are capped per address and in
+  all, and allowed phones are never pushed out by new ones;
+- typed codes (the sticker's small type, which has no check) count only while the narrator
+  allows typing, and only if that deck printed that card under that serial.
+
+What keeps the tablet answering:
+- it binds one address (the LAN interface, or loopback) and answers only peers whose address is
+  private or loopback, with a ``Host`` header naming this server (no DNS rebinding);
+- each connection has one deadline for its request line and headers and one for its whole
+  request, whatever it sends (a byte every few seconds does not hold a slot); connections are
+  capped in all and per address; the header block is capped in bytes and lines before anything
+  is parsed, and cookies are read with a plain split (not ``http.cookies``);
+- a token bucket per address limits the request rate; bodies need a plain decimal
+  Content-Length under a per-route limit; only the expected types and JSON fields are accepted;
+- photos are read in a worker process with a time, memory and codes-per-photo cap
+  (:mod:`.decoder`); a text scan never waits for a photo;
+- a retry carrying the same ``scan_id`` gets the first answer again instead of being counted
+  twice. Every refusal is one line; pages a person opens get a page, never raw JSON.
 """
 from __future__ import annotations
 
 import hmac
+import html
 import http.server
 import ipaddress
+import itertools
 import json
 import logging
 import re
 import secrets
 import socket
+import ssl
 import threading
+import time
 import urllib.parse
 from collections import OrderedDict, deque
+from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
 from typing import Callable
 
@@ -47,16 +63,32 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": ("page.html", "text/html; charset=utf-8"),
          "/page.js": ("page.js", "text/javascript; charset=utf-8"),
-         "/page.css": ("page.css", "text/css; charset=utf-8")}
+         "/page.css": ("page.css", "text/css; charset=utf-8"),
+         # live scanning where the browser has no BarcodeDetector (see static/vendor/README.txt)
+         "/vendor/barcode-detector-ponyfill.js": ("vendor/barcode-detector-ponyfill.js",
+                                                  "text/javascript; charset=utf-8"),
+         "/vendor/zxing_reader.wasm": ("vendor/zxing_reader.wasm", "application/wasm")}
+# answered in JSON, not as a page, when refused
+API = {"/state", "/scan", "/photo", "/ballot", *(p for p in PAGES if p != "/")}
 PHOTO_TYPES = {"image/jpeg", "image/png", "image/webp"}
 MAX_PHOTO = 4 * 1024 * 1024
 MAX_JSON = 1024
-MAX_PHONES = 32
+MAX_PHONES = 32          # allowed and waiting phones together
+MAX_WAITING = 8          # phones waiting for the narrator, in all ...
+MAX_WAITING_PER_ADDRESS = 2  # ... and from one address
+MAX_FAILED_CHECKS = 5    # codes failing the deck's check before a phone must be allowed again
 HISTORY = 50
+MAX_HEAD = 8 * 1024      # request line + headers: a phone's browser sends under 2 KB
+MAX_HEAD_LINES = 40
+HEAD_SECONDS = 10.0      # to send the request line and headers
+REQUEST_SECONDS = 60.0   # to send the whole request (a 4 MB photo on a slow Wi-Fi)
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+_LENGTH = re.compile(r"^[0-9]{1,9}$")  # ASCII digits only: "²".isdigit() is True
 SECURITY_HEADERS = {
     # the page loads nothing from anywhere but this server
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' blob: data:; "
+    # ('wasm-unsafe-eval' lets the page compile the QR reader's WebAssembly, nothing else)
+    "Content-Security-Policy": "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
+                               "img-src 'self' blob: data:; "
                                "media-src 'self' blob:; connect-src 'self'; "
                                "frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -131,48 +163,165 @@ class _Refused(Exception):
         self.code = code
 
 
+class _Late(Exception):
+    """A connection past its deadline: closed without an answer."""
+
+
+class _Reader:
+    """The connection's input with deadlines: ``recv`` never waits past the deadline in force,
+    however slowly the peer trickles bytes (a per-read timeout alone lets one byte every 10 s
+    hold the connection for ever). Offers what http.server reads with: readline and read."""
+
+    def __init__(self, sock: socket.socket, deadline: float):
+        self.sock, self.deadline = sock, deadline
+        self.buf = bytearray()
+
+    def _fill(self) -> bool:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise _Late()
+        self.sock.settimeout(left)
+        try:
+            chunk = self.sock.recv(65536)
+        except (socket.timeout, TimeoutError):
+            raise _Late() from None
+        self.buf += chunk
+        return bool(chunk)
+
+    def head(self, limit: int, lines: int) -> bytes:
+        """The request line and headers, up to the blank line; refused beyond the caps before
+        any of it is parsed."""
+        while True:
+            end = self.buf.find(b"\r\n\r\n")
+            end = end + 4 if end >= 0 else -1
+            if end < 0 and self.buf.find(b"\n\n") >= 0:
+                end = self.buf.find(b"\n\n") + 2
+            if end >= 0:
+                head = bytes(self.buf[:end])
+                if end > limit:
+                    raise _Refused(431, f"refused: request headers over {limit} bytes")
+                if head.count(b"\n") > lines + 1:
+                    raise _Refused(431, f"refused: more than {lines} request headers")
+                return head
+            if len(self.buf) > limit:
+                raise _Refused(431, f"refused: request headers over {limit} bytes")
+            if not self._fill():
+                return bytes(self.buf)  # the peer closed: http.server sees a short request
+
+    def readline(self, limit: int = -1) -> bytes:
+        while True:
+            i = self.buf.find(b"\n")
+            if i >= 0 or (0 <= limit <= len(self.buf)):
+                n = i + 1 if i >= 0 else limit
+                if 0 <= limit < n:
+                    n = limit
+                out = bytes(self.buf[:n])
+                del self.buf[:n]
+                return out
+            if not self._fill():
+                out = bytes(self.buf)
+                self.buf.clear()
+                return out
+
+    def read(self, n: int = -1) -> bytes:
+        while n < 0 or len(self.buf) < n:
+            if not self._fill():
+                break
+        n = len(self.buf) if n < 0 else min(n, len(self.buf))
+        out = bytes(self.buf[:n])
+        del self.buf[:n]
+        return out
+
+    def close(self):
+        pass
+
+
 class _CappedServer(http.server.ThreadingHTTPServer):
-    """At most ``MAX_CONNECTIONS`` requests at once: a flood of connections from one device
-    cannot make the tablet start hundreds of threads; the extra ones are closed at once."""
+    """At most ``MAX_CONNECTIONS`` requests at once, and ``PER_ADDRESS`` from one address: a
+    flood of connections from one device neither starts hundreds of threads nor takes the
+    slots of the other phones; the extra ones are closed at once."""
 
     daemon_threads = True
     MAX_CONNECTIONS = 32
+    PER_ADDRESS = 6
     request_queue_size = 64  # a burst of phones connecting is queued, not dropped and retried
 
     def __init__(self, *args, **kwargs):
         self._slots = threading.BoundedSemaphore(self.MAX_CONNECTIONS)
+        self._per: dict[str, int] = {}
+        self._per_lock = threading.Lock()
         super().__init__(*args, **kwargs)
 
     def process_request(self, request, client_address):
-        if not self._slots.acquire(blocking=False):
-            self.shutdown_request(request)
-            return
+        addr = client_address[0]
+        with self._per_lock:
+            if self._per.get(addr, 0) >= self.PER_ADDRESS:
+                self.shutdown_request(request)
+                return
+            if not self._slots.acquire(blocking=False):
+                self.shutdown_request(request)
+                return
+            self._per[addr] = self._per.get(addr, 0) + 1
         try:
             super().process_request(request, client_address)
         except Exception:
-            self._slots.release()
+            self._release(addr)
             raise
+
+    def _release(self, addr):
+        with self._per_lock:
+            self._per[addr] -= 1
+            if not self._per[addr]:
+                del self._per[addr]
+            self._slots.release()
 
     def process_request_thread(self, request, client_address):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self._release(client_address[0])
+
+
+_ids = itertools.count(1)
+
+
+@dataclass
+class PhoneRecord:
+    """A phone as the server knows it: ``id`` is what the tablet shows ("Phone 3"), issued by
+    the server; ``token`` is the session cookie only that phone holds."""
+
+    id: str
+    token: str
+    address: str
+    allowed: bool = False        # may count Curia cards
+    seat: str | None = None      # the player this phone votes for (joined with their seat code)
+    scans: int = 0
+    failed_checks: int = 0
+    history: deque = field(default_factory=lambda: deque(maxlen=HISTORY))
+    answers: OrderedDict = field(default_factory=OrderedDict)
+    inflight: dict = field(default_factory=dict)   # scan_id -> Event, while it is answered
 
 
 class PhoneServer:
     """Serve the scanning page; turn valid scans into ``curia_card`` commands for ``submit``.
 
     ``submit(command) -> reply dict`` and ``status() -> {"total": int, "count": int}`` come from
-    the app (both run the game's rules on the main thread). ``decoder(image) -> [texts]`` reads
-    an uploaded photo (OpenCV, :func:`vision.qr.decode.decode_array`).
+    the app (both run the game's rules on the main thread). ``decoder(photo bytes) -> [texts]``
+    reads an uploaded photo, raising BadInput for one it will not read (default: a
+    :class:`~companion.phone.decoder.DecodeWorker`). ``auto_allow`` lets every phone count as
+    soon as it joins (the headless demo, where no narrator watches a tablet).
     """
 
     def __init__(self, submit: Callable[[Command], dict], key: bytes, *,
                  status: Callable[[], dict] | None = None, host: str | None = None,
                  port: int = 0, secret: str | None = None, clock=SYSTEM_CLOCK,
                  max_photo: int = MAX_PHOTO, rate: RateLimiter | None = None,
-                 decoder: Callable | None = None):
+                 decoder: Callable | None = None, deck: list | None = None,
+                 auto_allow: bool = False, typing: bool = False,
+                 vote: Callable[[], dict | None] | None = None,
+                 cast: Callable[[Command], object] | None = None,
+                 head_seconds: float = HEAD_SECONDS, request_seconds: float = REQUEST_SECONDS,
+                 answer_seconds: float = 30.0, tls: ssl.SSLContext | None = None):
         self.submit = submit
         self.status = status
         self.key = key
@@ -183,13 +332,28 @@ class PhoneServer:
         self.secret = secret or secrets.token_urlsafe(16)
         self.max_photo = max_photo
         self.rate = rate or RateLimiter(clock=clock)
+        self._worker = None
         if decoder is None:
-            from vision.qr.decode import decode_array
-            decoder = decode_array
+            from .decoder import DecodeWorker
+            self._worker = DecodeWorker()
+            decoder = self._worker.decode
         self.decoder = decoder
-        self._decoding = threading.BoundedSemaphore(1)  # one photo at a time: 2 cores, a UI
+        if deck is None:
+            deck = qrpayload.deck_cards(qrpayload.load_deck(), kinds=("fate", "sway"))
+        self.deck = {c.serial: c for c in deck}
+        self.auto_allow = auto_allow
+        self.typing = typing   # the narrator allows typed codes (damaged stickers)
+        self.head_seconds, self.request_seconds = head_seconds, request_seconds
+        self.answer_seconds = answer_seconds  # to read a photo and answer, after the request
+        self.tls = tls  # the table's certificate (companion.phone.tls): https, a secure context
+        # Phones vote: ``vote()`` is the table view of the vote in progress (who voted, never
+        # what); ``cast(command)`` records a ballot or raises the rules' refusal.
+        self.vote_view, self.cast = vote, cast
+        self._seat_tokens: dict[str, str] = {}   # seat code token -> player
+        self._seat_phone: dict[str, str] = {}    # player -> id of the phone voting for them
         self._lock = threading.Lock()
-        self._phones: OrderedDict[str, dict] = OrderedDict()
+        self._phones: OrderedDict[str, PhoneRecord] = OrderedDict()   # by id
+        self._tokens: dict[str, str] = {}                              # token -> id
         self._recent: deque = deque(maxlen=HISTORY)  # (phone, answer), newest last, for the tablet
         self._answered = 0  # answers given since start: the tablet asks for the ones it has not shown
         self._httpd: http.server.ThreadingHTTPServer | None = None
@@ -217,6 +381,8 @@ class PhoneServer:
             self._httpd.shutdown()
             self._httpd.server_close()
             self._httpd = None
+        if self._worker is not None:
+            self._worker.close()
 
     @property
     def serving(self) -> bool:
@@ -224,17 +390,133 @@ class PhoneServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
     @property
     def join_url(self) -> str:
         """What the tablet's QR code holds."""
         return f"{self.base_url}/join?k={urllib.parse.quote(self.secret)}"
 
+    @property
+    def cookie_name(self) -> str:
+        # Browsers send a host's cookies to all its ports: one name per port keeps this
+        # server's token away from anything else listening on the tablet, and theirs from it.
+        return f"tc_{self.port}"
+
+    # --- the narrator, on the tablet ---------------------------------------------------------
+
     def devices(self) -> list[dict]:
-        """The phones that have joined: id and how many scans each sent (for the tablet)."""
+        """The phones that joined: id, scans sent, allowed or waiting (for the tablet)."""
         with self._lock:
-            return [{"id": pid, "scans": p["scans"]} for pid, p in self._phones.items()]
+            return [{"id": p.id, "scans": p.scans, "allowed": p.allowed, "seat": p.seat}
+                    for p in self._phones.values()]
+
+    def allow(self, phone_id: str) -> bool:
+        with self._lock:
+            p = self._phones.get(phone_id)
+            if p is None:
+                return False
+            p.allowed, p.failed_checks = True, 0
+            return True
+
+    def refuse(self, phone_id: str) -> bool:
+        """Forget a phone: its token stops working (it may join again and wait again)."""
+        with self._lock:
+            p = self._phones.pop(phone_id, None)
+            if p is None:
+                return False
+            self._tokens.pop(p.token, None)
+            if p.seat is not None and self._seat_phone.get(p.seat) == p.id:
+                del self._seat_phone[p.seat]
+            return True
+
+    def seat_url(self, player: str) -> str:
+        """The link in ``player``'s own seat code: the phone that opens it votes for them."""
+        with self._lock:
+            token = next((t for t, p in self._seat_tokens.items() if p == player), None)
+            if token is None:
+                token = secrets.token_urlsafe(16)
+                self._seat_tokens[token] = player
+        return f"{self.base_url}/seat?k={token}"
+
+    def seats(self) -> dict[str, str]:
+        """Player -> id of the phone that votes for them."""
+        with self._lock:
+            return dict(self._seat_phone)
+
+    def free_seat(self, player: str) -> None:
+        """The narrator frees a seat (a player changed phones): its code works once more."""
+        with self._lock:
+            pid = self._seat_phone.pop(player, None)
+            if pid in self._phones:
+                self._phones[pid].seat = None
+
+    def join_seat(self, seat_token: str | None, token: str | None, address: str) -> PhoneRecord:
+        with self._lock:
+            player = self._seat_tokens.get(seat_token or "")
+            if player is None:
+                raise _Refused(403, "refused: this seat code is not for the game on the tablet")
+            pid = self._tokens.get(token or "")
+            phone = self._phones.get(pid) if pid is not None else None
+            holder = self._seat_phone.get(player)
+            if holder is not None and (phone is None or holder != phone.id):
+                raise _Refused(409, f"refused: {player}'s seat already has a phone (Phone "
+                                    f"{holder}); the narrator can free it on the tablet")
+            if phone is not None and phone.seat not in (None, player):
+                raise _Refused(409, f"refused: this phone already votes for {phone.seat}")
+            if phone is None:
+                if len(self._phones) >= MAX_PHONES:
+                    raise _Refused(429, "refused: too many phones have joined")
+                phone = PhoneRecord(str(next(_ids)), secrets.token_urlsafe(24), address)
+                self._phones[phone.id] = phone
+                self._tokens[phone.token] = phone.id
+            phone.seat = player
+            self._seat_phone[player] = phone.id
+            return phone
+
+    def _vote_for(self, phone: PhoneRecord) -> dict | None:
+        """What a seat's phone may know of the vote in progress: the question, its choices,
+        its weight, and whether its own ballot is in; never any ballot, its own included."""
+        if phone.seat is None or self.vote_view is None:
+            return None
+        try:
+            vote = self.vote_view()
+        except Exception as exc:
+            log.warning("phone server: vote() failed: %s", exc)
+            return None
+        if not vote or vote.get("revealed") or phone.seat not in vote.get("voters", ()):
+            return None
+        options = [{"option": i, "label": option_words(o)} for i, o in enumerate(vote["options"])
+                   if vote.get("allow_self", True) or o != phone.seat]
+        weights = vote.get("weights") or {}
+        return {"vote_id": vote["vote_id"], "question": vote.get("question", ""),
+                "options": options, "abstain": bool(vote.get("allow_abstain")),
+                "weight": weights.get(phone.seat), "voted": phone.seat in vote.get("voted", ())}
+
+    def ballot(self, phone: PhoneRecord, vote_id: str, option, ballot_id: str | None) -> dict:
+        with self._lock:
+            if ballot_id and ballot_id in phone.answers:
+                return dict(phone.answers[ballot_id], replayed=True)
+        if phone.seat is None or self.cast is None:
+            raise _Refused(403, "refused: this phone has no seat: scan your own seat code on "
+                                "the tablet")
+        vote = self._vote_for(phone)
+        if vote is None or vote["vote_id"] != vote_id:
+            raise _Refused(409, "refused: that vote is not open for you now")
+        data = {"vote_id": vote_id, "voter": phone.seat}
+        data.update({"choice": None} if option is None else {"option": option})
+        try:
+            self.cast(Command("cast_ballot", data, source=f"phone:{phone.id}"))
+            reply = {"status": "recorded"}
+        except TimeoutError as exc:
+            return {"status": "refused", "error": str(exc), "retry": True}
+        except Exception as exc:  # the rules' refusal, one line
+            reply = {"status": "refused", "error": " ".join(str(exc).split())}
+        if ballot_id:
+            with self._lock:
+                phone.answers[ballot_id] = reply
+        return reply
 
     def recent(self, n: int = 10) -> list[dict]:
         """The last ``n`` answers given to any phone, newest first: what the tablet shows so the
@@ -253,50 +535,120 @@ class PhoneServer:
 
     # --- what requests do ------------------------------------------------------------------
 
-    def phone(self, phone_id: str) -> dict:
+    def join(self, token: str | None, address: str) -> PhoneRecord:
+        """The phone holding ``token`` (a rejoin keeps its id and history), or a new phone with
+        a new id and token; refused when too many phones are waiting for the narrator."""
         with self._lock:
-            p = self._phones.pop(phone_id, None)
-            if p is None:
-                p = {"history": deque(maxlen=HISTORY), "answers": OrderedDict(), "scans": 0}
-            self._phones[phone_id] = p
-            while len(self._phones) > MAX_PHONES:
-                self._phones.popitem(last=False)
+            pid = self._tokens.get(token or "")
+            if pid is not None:
+                return self._phones[pid]
+            waiting = [p for p in self._phones.values() if not p.allowed]
+            if (len(self._phones) >= MAX_PHONES or len(waiting) >= MAX_WAITING
+                    or sum(p.address == address for p in waiting) >= MAX_WAITING_PER_ADDRESS):
+                raise _Refused(429, "refused: too many phones are waiting for the narrator; "
+                                    "ask them to allow or refuse those on the tablet first")
+            p = PhoneRecord(str(next(_ids)), secrets.token_urlsafe(24), address,
+                            allowed=self.auto_allow)
+            self._phones[p.id] = p
+            self._tokens[p.token] = p.id
             return p
 
-    def answer_texts(self, phone_id: str, texts: list[str], scan_id: str | None) -> dict:
-        """Validate and submit each decoded text; the reply a phone shows."""
-        p = self.phone(phone_id)
+    def phone_by_token(self, token: str | None) -> PhoneRecord | None:
         with self._lock:
-            if scan_id and scan_id in p["answers"]:
-                return dict(p["answers"][scan_id], replayed=True)
-        answers = [self._one(phone_id, t) for t in texts] or [
-            {"status": "unreadable", "error": "no card code could be read in the photo"}]
+            pid = self._tokens.get(token or "")
+            return self._phones.get(pid) if pid is not None else None
+
+    def replay(self, phone: PhoneRecord, scan_id: str | None) -> dict | None:
+        """The answer already given to this scan, if any. A retry of a scan still being
+        answered (the page gave up waiting and sent it again) waits for that answer rather
+        than counting the card a second time."""
+        if not scan_id:
+            return None
+        with self._lock:
+            ev = phone.inflight.get(scan_id)
+        if ev is not None:
+            ev.wait(self.request_seconds)
+        with self._lock:
+            if scan_id in phone.answers:
+                return dict(phone.answers[scan_id], replayed=True)
+            if scan_id in phone.inflight:
+                raise _Refused(503, "refused: this scan is still being answered; try again")
+        return None
+
+    def answer_texts(self, phone: PhoneRecord, texts: list[str], scan_id: str | None,
+                     typed: bool = False) -> dict:
+        """Validate and submit each decoded (or typed) text; the reply a phone shows."""
+        replayed = self.replay(phone, scan_id)
+        if replayed is not None:
+            return replayed
+        with self._lock:
+            if not phone.allowed:
+                raise _Refused(403, "refused: this phone is waiting for the narrator to allow "
+                                    "it on the tablet")
+            if scan_id:
+                if scan_id in phone.inflight:   # two copies at once: the later one waits
+                    raise _Refused(503, "refused: this scan is still being answered; try again")
+                phone.inflight[scan_id] = threading.Event()
+        try:
+            return self._answer_texts(phone, texts, scan_id, typed)
+        finally:
+            if scan_id:
+                with self._lock:
+                    phone.inflight.pop(scan_id).set()
+
+    def _answer_texts(self, phone, texts, scan_id, typed) -> dict:
+        answers = [self._one(phone, t, typed) for t in texts] or [
+            {"status": "unreadable", "reason": "unreadable",
+             "error": "no card code could be read in the photo"}]
         reply = {"answers": answers, **self._totals(answers)}
         with self._lock:
-            p["scans"] += 1
-            p["history"].extend(answers)
-            self._recent.extend((phone_id, a) for a in answers)
+            phone.scans += 1
+            phone.history.extend(answers)
+            self._recent.extend((phone.id, a) for a in answers)
             self._answered += len(answers)
+            phone.failed_checks += sum(a.get("reason") == "check_failed" for a in answers)
+            if phone.failed_checks >= MAX_FAILED_CHECKS and not self.auto_allow:
+                # guessing the check: the narrator must allow this phone again
+                phone.allowed = False
+                self._recent.append((phone.id, {"status": "blocked", "reason": "blocked"}))
+                self._answered += 1
             if scan_id and not any(a.get("retry") for a in answers):
-                p["answers"][scan_id] = reply
-                while len(p["answers"]) > HISTORY:
-                    p["answers"].popitem(last=False)
+                phone.answers[scan_id] = reply
+                while len(phone.answers) > HISTORY:
+                    phone.answers.popitem(last=False)
         return reply
 
-    def _one(self, phone_id: str, text: str) -> dict:
+    def _card(self, text: str, typed: bool) -> qrpayload.Card:
+        if typed:
+            if not self.typing:
+                raise _Answer("typing_off", "typed codes are off: photograph the card, or ask "
+                                            "the narrator to allow typing on the tablet")
+            try:
+                return qrpayload.parse_printed(text, self.deck)
+            except BadInput as exc:
+                raise _Answer("not_printed", str(exc)) from None
         try:
-            card = qrpayload.parse(text, self.key)
+            return qrpayload.parse(text, self.key)
         except BadInput as exc:
-            return {"status": "not_fate", "error": str(exc)}
+            reason = "check_failed" if "check failed" in str(exc) else "not_code"
+            raise _Answer(reason, str(exc)) from None
+
+    def _one(self, phone: PhoneRecord, text: str, typed: bool) -> dict:
+        try:
+            card = self._card(text, typed)
+        except _Answer as a:
+            return {"status": "not_fate", "reason": a.reason, "error": a.error}
         if card.kind != "fate":
-            return {"status": "not_fate", "serial": card.serial, "label": card.label,
+            return {"status": "not_fate", "reason": "not_fate", "serial": card.serial,
+                    "label": card.label,
                     "error": f"a {card.kind.capitalize()} card ({card.label}), not a Fate card"}
         cmd = Command("curia_card", {"card": card.command_card(), "serial": card.serial},
-                      source=f"phone:{phone_id}")
+                      source=f"phone:{phone.id}")
         try:
             reply = dict(self.submit(cmd))
         except Exception as exc:  # the rules' refusal (RuleError/BadInput), one line
-            answer = {"status": "refused", "serial": card.serial, "label": card.label,
+            answer = {"status": "refused", "reason": "rules", "serial": card.serial,
+                      "label": card.label,
                       "error": " ".join(str(exc).split()) or type(exc).__name__}
             if isinstance(exc, TimeoutError):
                 answer["retry"] = True  # the tablet was busy: a retry must really run again
@@ -321,11 +673,32 @@ class PhoneServer:
             return {}
         return _totals_of(s)
 
-    def state(self, phone_id: str) -> dict:
-        p = self.phone(phone_id)
+    def state(self, phone: PhoneRecord) -> dict:
         with self._lock:
-            history = list(p["history"])
-        return {"phone": phone_id, "history": history, **self.current_totals()}
+            history = list(phone.history)
+            allowed = phone.allowed
+        out = {"phone": phone.id, "allowed": allowed, "typing": self.typing, "seat": phone.seat,
+               "vote": self._vote_for(phone), "history": history}
+        if allowed or phone.seat is None:
+            out.update(self.current_totals())
+        return out
+
+
+def option_words(option: str) -> str:
+    """How a vote's option reads: the catalogue's words for exile/remain/red/grey/center, a
+    player's name as it is."""
+    from companion.core import i18n
+    key = f"vote.option.{option}"
+    return i18n.tr(key) if i18n.has(key) else option
+
+
+class _Answer(Exception):
+    """A code that does not count, with the reason's key (what the tablet shows) and the
+    one-line error the phone shows."""
+
+    def __init__(self, reason: str, error: str):
+        super().__init__(error)
+        self.reason, self.error = reason, error
 
 
 def _totals_of(reply: dict) -> dict:
@@ -336,21 +709,103 @@ def _totals_of(reply: dict) -> dict:
     return out
 
 
+def cookies(header: str) -> dict[str, str]:
+    """``name=value`` pairs of a (size-capped) Cookie header, by plain splitting: Python's
+    cookie parser is quadratic on crafted input (CVE-2024-7592) and is not needed here."""
+    out = {}
+    for part in header.split(";", 40)[:40]:
+        name, sep, value = part.strip().partition("=")
+        if sep and name and name not in out:
+            out[name] = value.strip().strip('"')
+    return out
+
+
+REFUSED_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Table companion</title><link rel="stylesheet" href="/page.css"></head>
+<body><main><h1>Table companion</h1>
+<section class="answer refused"><div id="answer-status">{title}</div>
+<div id="answer-detail">{message}</div></section>
+<p class="note">Scan the join code on the tablet's phone screen with this phone's camera.</p>
+</main></body></html>
+"""
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     phone_server: PhoneServer
     server_version = "TableCompanion"
     sys_version = ""
-    timeout = 15  # a phone that stops sending mid-request does not hold a thread for ever
 
     def log_message(self, fmt, *args):  # through logging, not stderr
         log.debug("phone %s: " + fmt, self.client_address[0], *args)
 
-    # --- plumbing --------------------------------------------------------------------------
+    # --- the connection: deadlines and caps before anything is parsed -----------------------
 
-    def _send(self, code: int, body: bytes, ctype: str, headers: dict | None = None):
+    def setup(self):
+        ps = self.phone_server
+        self._start = time.monotonic()
+        # Whatever the peer does (a TLS handshake a byte at a time included), its connection
+        # ends at this deadline; the reads below have their own, shorter ones.
+        self._timer = threading.Timer(ps.request_seconds + ps.answer_seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+        self._tls_failed = False
+        if ps.tls is not None:
+            self.request.settimeout(ps.head_seconds)
+            try:
+                self.request = ps.tls.wrap_socket(self.request, server_side=True)
+            except (ssl.SSLError, OSError):  # not TLS, or a phone refusing the certificate
+                self._tls_failed = True
+        super().setup()
+        self._file = self.rfile  # http.server's own, unused: closed in finish()
+        self.rfile = _Reader(self.connection, self._start + ps.head_seconds)
+
+    def _expire(self):
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except (OSError, AttributeError):
+            pass
+
+    def finish(self):
+        self._timer.cancel()
+        try:
+            super().finish()
+        finally:
+            self._file.close()
+            if isinstance(self.request, ssl.SSLSocket):
+                self.request.close()
+
+    def handle(self):
+        self.close_connection = True  # one request per connection (HTTP/1.0)
+        if self._tls_failed:
+            return
+        try:
+            self.rfile.head(MAX_HEAD, MAX_HEAD_LINES)
+        except _Late:
+            return
+        except _Refused as r:
+            self.command, self.request_version, self.path = "GET", "HTTP/1.0", "/state"
+            self.requestline = "(headers too large)"
+            self._json(r.code, {"status": "refused", "error": str(r)})
+            return
+        except OSError:
+            return
+        # the headers are in: the body has until the whole request's deadline
+        self.rfile.deadline = self._start + self.phone_server.request_seconds
+        try:
+            self.handle_one_request()
+        except _Late:
+            pass
+
+    def _send(self, code: int, body: bytes, ctype: str, headers: dict | None = None,
+              cookies_: list[str] = ()):
+        self.connection.settimeout(10)  # a phone that stops reading does not hold the thread
         self.send_response(code)
         for k, v in {**SECURITY_HEADERS, **(headers or {})}.items():
             self.send_header(k, v)
+        for c in cookies_:
+            self.send_header("Set-Cookie", c)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -360,21 +815,30 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _json(self, code: int, obj: dict, headers: dict | None = None):
         self._send(code, json.dumps(obj).encode(), "application/json", headers)
 
-    def send_error(self, code, message=None, explain=None):
-        # http.server's own errors (bad request line, unsupported method) as one JSON line too
+    def _wants_page(self) -> bool:
+        """A person opened this address: answer with a page, never raw JSON."""
+        path = (getattr(self, "path", None) or "").split("?", 1)[0]
+        return getattr(self, "command", None) in ("GET", "HEAD") and path not in API
+
+    def _refuse(self, code: int, message: str):
         self.close_connection = True
+        if self._wants_page():
+            title = {403: "Not joined", 429: "Too many requests"}.get(code, "Refused")
+            page = REFUSED_PAGE.format(title=title,
+                                       message=html.escape(message.removeprefix("refused: ")))
+            self._send(code, page.encode(), "text/html; charset=utf-8")
+        else:
+            self._json(code, {"status": "refused", "error": message})
+
+    def send_error(self, code, message=None, explain=None):
+        # http.server's own errors (bad request line, unsupported method) as one line too
         try:
-            self._json(code, {"status": "refused", "error": message or HTTPStatus(code).phrase})
+            self._refuse(code, message or HTTPStatus(code).phrase)
         except Exception:
             pass
 
-    def _cookies(self) -> SimpleCookie:
-        c = SimpleCookie()
-        try:
-            c.load(self.headers.get("Cookie", ""))
-        except CookieError:
-            pass
-        return c
+    def _cookies(self) -> dict[str, str]:
+        return cookies(self.headers.get("Cookie", ""))
 
     def _check_common(self, cost: float):
         ps = self.phone_server
@@ -396,16 +860,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         return hmac.compare_digest(given.encode("utf-8", "replace"),
                                    self.phone_server.secret.encode())
 
-    def _joined_phone(self) -> str:
-        """The phone id of a request carrying the secret; refuses one that does not."""
-        c = self._cookies()
-        given = self.headers.get("X-Table-Key") or (c["tc_k"].value if "tc_k" in c else None)
-        if not self._secret_ok(given):
-            raise _Refused(403, "refused: not joined to this game (scan the code on the tablet)")
-        pid = c["tc_phone"].value if "tc_phone" in c else self.headers.get("X-Phone-Id", "")
-        if not _ID.match(pid or ""):
-            raise _Refused(400, "refused: missing or malformed phone id (open the join link)")
-        return pid
+    def _joined_phone(self) -> PhoneRecord:
+        """The phone whose server-issued token this request carries; refuses one that has none."""
+        ps = self.phone_server
+        phone = ps.phone_by_token(self._cookies().get(ps.cookie_name))
+        if phone is None:
+            raise _Refused(403, "refused: not joined to this game (scan the join code on the "
+                                "tablet)")
+        return phone
 
     def _body(self, limit: int, types: set[str]) -> tuple[bytes, str]:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
@@ -414,9 +876,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if ctype not in types:
             raise _Refused(415, f"refused: content type {ctype[:40]!r} (expected "
                                 f"{' or '.join(sorted(types))})")
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
-            raise _Refused(411, "refused: Content-Length missing or not a number")
+        length = (self.headers.get("Content-Length") or "").strip()
+        if not _LENGTH.match(length):
+            raise _Refused(411, "refused: Content-Length missing or not a plain number")
         n = int(length)
         if n > limit:
             raise _Refused(413, f"refused: body of {n} bytes is over the {limit}-byte limit")
@@ -424,6 +886,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if len(data) != n:
             raise _Refused(400, "refused: body shorter than its Content-Length")
         return data, ctype
+
+    def _json_body(self, fields: set[str]) -> dict:
+        """A small JSON object holding no other fields than ``fields``."""
+        data, _ = self._body(MAX_JSON, {"application/json"})
+        try:
+            obj = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise _Refused(400, "refused: body is not JSON") from None
+        if not isinstance(obj, dict) or not set(obj) <= fields:
+            raise _Refused(400, f"refused: expected a JSON object with only "
+                                f"{', '.join(sorted(fields))}")
+        return obj
 
     def _scan_id(self, value) -> str | None:
         if value is None or value == "":
@@ -437,15 +911,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._check_common(cost)
             fn()
         except _Refused as r:
-            self.close_connection = True
-            self._json(r.code, {"status": "refused", "error": str(r)})
+            self._refuse(r.code, str(r))
+        except _Late:
+            raise
         except (BrokenPipeError, ConnectionResetError, TimeoutError, socket.timeout):
             self.close_connection = True
         except Exception:  # a bug here must not kill the server thread nor leak a traceback
             log.exception("phone server: request failed")
-            self.close_connection = True
             try:
-                self._json(500, {"status": "refused", "error": "internal error"})
+                self._refuse(500, "refused: internal error")
             except Exception:
                 pass
 
@@ -463,66 +937,77 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _get(self):
         url = urllib.parse.urlsplit(self.path)
-        if url.path == "/join":
-            self._join(url.query)
+        if url.path in ("/join", "/seat"):
+            self._join(url.query, seat=url.path == "/seat")
             return
-        pid = self._joined_phone()
+        if url.path == "/page.css":  # the refusal page is styled too; nothing secret in it
+            self._send(200, (STATIC / "page.css").read_bytes(), PAGES["/page.css"][1])
+            return
+        phone = self._joined_phone()
         if url.path in PAGES:
             name, ctype = PAGES[url.path]
             self._send(200, (STATIC / name).read_bytes(), ctype)
         elif url.path == "/state":
-            self._json(200, self.phone_server.state(pid))
+            self._json(200, self.phone_server.state(phone))
         else:
             raise _Refused(404, f"refused: no such page {url.path[:60]!r}")
 
-    def _join(self, query: str):
+    def _join(self, query: str, seat: bool = False):
         q = urllib.parse.parse_qs(query, max_num_fields=4)
-        if not self._secret_ok((q.get("k") or [None])[0]):
-            raise _Refused(403, "refused: this join link is not for the game on the tablet")
-        c = self._cookies()
-        pid = c["tc_phone"].value if "tc_phone" in c else ""
-        if not _ID.match(pid):  # a phone that rejoins keeps its id, and so its history
-            pid = secrets.token_hex(4)
-        self.phone_server.phone(pid)
-        self.send_response(303)
-        for k, v in SECURITY_HEADERS.items():
-            self.send_header(k, v)
-        # HttpOnly: page scripts never see the secret; SameSite=Strict: other sites' pages
-        # cannot make the phone send it. The redirect takes the secret out of the address bar.
-        self.send_header("Set-Cookie", f"tc_k={self.phone_server.secret}; Path=/; HttpOnly; "
-                                       "SameSite=Strict")
-        self.send_header("Set-Cookie", f"tc_phone={pid}; Path=/; SameSite=Strict; "
-                                       "Max-Age=86400")
-        self.send_header("Location", "/")
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        ps = self.phone_server
+        given = (q.get("k") or [None])[0]
+        if seat:
+            phone = ps.join_seat(given, self._cookies().get(ps.cookie_name),
+                                 self.client_address[0])
+        else:
+            if not self._secret_ok(given):
+                raise _Refused(403, "refused: this join link is not for the game on the tablet")
+            phone = ps.join(self._cookies().get(ps.cookie_name), self.client_address[0])
+        # HttpOnly: page scripts never see the token; SameSite=Strict: other sites' pages cannot
+        # make the phone send it. The redirect takes the secret out of the address bar.
+        secure = "; Secure" if ps.tls else ""
+        self._send(303, b"", "text/plain", {"Location": "/"}, cookies_=[
+            f"{ps.cookie_name}={phone.token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=86400"
+            f"{secure}"])
 
     def _post(self):
         path = self.path.split("?", 1)[0]
-        if path not in ("/scan", "/photo"):
+        if path not in ("/scan", "/photo", "/ballot"):
             raise _Refused(404, f"refused: no such endpoint {path[:60]!r}")
-        pid = self._joined_phone()
+        phone = self._joined_phone()
         ps = self.phone_server
+        if path == "/ballot":
+            obj = self._json_body({"vote_id", "option", "ballot_id"})
+            option = obj.get("option")
+            if not isinstance(obj.get("vote_id"), str) or "option" not in obj \
+                    or not (option is None or (isinstance(option, int)
+                                               and not isinstance(option, bool)
+                                               and 0 <= option < 64)):
+                raise _Refused(400, 'refused: expected {"vote_id": "<id>", "option": <number> '
+                                    'or null, "ballot_id": "<id>"}')
+            self._json(200, ps.ballot(phone, obj["vote_id"], option,
+                                      self._scan_id(obj.get("ballot_id"))))
+            return
         if path == "/scan":
-            data, _ = self._body(MAX_JSON, {"application/json"})
-            try:
-                obj = json.loads(data.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                raise _Refused(400, "refused: body is not JSON") from None
-            if not isinstance(obj, dict) or not set(obj) <= {"text", "scan_id"} \
-                    or not isinstance(obj.get("text"), str) or not 0 < len(obj["text"]) <= 64:
+            obj = self._json_body({"text", "scan_id", "typed"})
+            if not isinstance(obj.get("text"), str) or not 0 < len(obj["text"]) <= 64 \
+                    or not isinstance(obj.get("typed", False), bool):
                 raise _Refused(400, 'refused: expected {"text": "<card code>", "scan_id": '
-                                    '"<id>"} with a code of 1-64 characters')
-            reply = ps.answer_texts(pid, [obj["text"]], self._scan_id(obj.get("scan_id")))
+                                    '"<id>", "typed": false} with a code of 1-64 characters')
+            reply = ps.answer_texts(phone, [obj["text"]], self._scan_id(obj.get("scan_id")),
+                                    typed=obj.get("typed", False))
         else:
             scan_id = self._scan_id(self.headers.get("X-Scan-Id"))
-            data, ctype = self._body(ps.max_photo, PHOTO_TYPES)
-            from vision.qr.decode import image_from_bytes
-            try:
-                img = image_from_bytes(data, "photo")
-            except BadInput as exc:
-                raise _Refused(400, f"refused: {exc}") from None
-            with ps._decoding:
-                texts = ps.decoder(img)
-            reply = ps.answer_texts(pid, texts, scan_id)
+            data, _ = self._body(ps.max_photo, PHOTO_TYPES)
+            replayed = ps.replay(phone, scan_id)   # a photo already read is not read again
+            if replayed is not None:
+                reply = replayed
+            elif not phone.allowed:  # before any decoding: a waiting phone costs no CPU
+                reply = ps.answer_texts(phone, [], scan_id)
+            else:
+                try:
+                    texts = ps.decoder(data)
+                except BadInput as exc:
+                    raise _Refused(400, f"refused: {' '.join(str(exc).split())}") from None
+                reply = ps.answer_texts(phone, texts, scan_id)
         self._json(200, reply)

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
+from companion.core.clock import SYSTEM_CLOCK
 from companion.core.i18n import tr
 from companion.core.inputs import DeviceInfo, InputSource
 from vision.qr import payload as qrpayload
@@ -25,6 +26,7 @@ from .server import HISTORY, PhoneServer, RateLimiter, is_local_peer, lan_addres
 # default data dir is that printer's default folder, so stickers printed with the defaults work.
 KEY_FILE = "23-knives.deck-key"
 LOOPBACK = "127.0.0.1"
+TOAST_SECONDS = 4.0  # at most one line about refused scans this often: a phone cannot flood the table
 
 
 def key_path(data_dir: str | os.PathLike) -> Path:
@@ -58,17 +60,26 @@ def scans_words(n: int) -> str:
     return tr("phone.scans_one") if n == 1 else tr("phone.scans", n=n)
 
 
+REASONS = {"check_failed", "not_code", "not_fate", "typing_off", "not_printed", "unreadable",
+           "blocked"}
+
+
 def answer_line(answer: dict) -> str:
-    """One line for the tablet about one answer a phone got."""
+    """One line for the tablet about one answer a phone got. Never the phone's own text: a
+    label and serial come from a card the deck's check (or printed deck) vouched for, a refusal
+    from the rules' words, anything else from a fixed sentence for its reason."""
     who = phone_name(str(answer.get("phone", "?")))
     status = answer.get("status")
     label = answer.get("label", "")
     if status == "counted":
         return tr("phone.answer.counted", phone=who, card=label, total=answer.get("total"))
-    if status == "duplicate":
-        return tr("phone.answer.duplicate", phone=who, card=label, serial=answer.get("serial", ""))
-    error = " ".join(str(answer.get("error", "")).split())
-    return tr("phone.answer.refused", phone=who, error=error or str(status))
+    if status in ("duplicate", "claimed"):
+        return tr(f"phone.answer.{status}", phone=who, card=label, serial=answer.get("serial", ""))
+    reason = answer.get("reason")
+    if reason == "rules":
+        error = " ".join(str(answer.get("error", "")).split())
+        return tr("phone.answer.refused", phone=who, error=error)
+    return tr(f"phone.reason.{reason if reason in REASONS else 'other'}", phone=who, card=label)
 
 
 class PhoneSource(InputSource):
@@ -84,22 +95,36 @@ class PhoneSource(InputSource):
     def __init__(self, key: bytes, *, execute: Callable, state: Callable[[], object],
                  notify: Callable[[str], None] | None = None, host: str | None = None,
                  port: int = 0, rate: RateLimiter | None = None, decoder: Callable | None = None,
-                 timeout: float = 10.0, lan: Callable[[], str] = lan_address):
+                 timeout: float = 10.0, lan: Callable[[], str] = lan_address,
+                 clock=SYSTEM_CLOCK, vote: Callable[[], dict | None] | None = None,
+                 **server_options):
         self.host, self.unreachable, self.lan_seen = choose_host(host, lan)
-        self.bridge = CuriaBridge(execute=execute, state=state, timeout=timeout)
-        self.server = PhoneServer(self.bridge.submit, key, status=self.bridge.status,
-                                  host=self.host, port=port, rate=rate, decoder=decoder)
+        bridge = self.bridge = CuriaBridge(execute=execute, state=state, timeout=timeout)
+        # a seat's phone votes: the vote's table view and the ballot both run on the main thread
+        self.server = PhoneServer(bridge.submit, key, status=bridge.status,
+                                  host=self.host, port=port, rate=rate, decoder=decoder,
+                                  vote=(lambda: bridge.run(vote)) if vote else None,
+                                  cast=lambda cmd: bridge.run(lambda: execute(cmd)),
+                                  **server_options)
         self.notify = notify
+        self.clock = clock
         self._told = 0
+        self._unsaid: list[dict] = []   # refused answers not yet told to the table
+        self._next_toast = 0.0
 
     @classmethod
-    def for_app(cls, app, **kwargs) -> "PhoneSource":
+    def for_app(cls, app, secure: bool = False, **kwargs) -> "PhoneSource":
         """The source for the running app: its deck key under ``app.data_dir`` (made on first
-        use; the sticker printer must be given the same file), its rules and its journal."""
+        use; the sticker printer must be given the same file), its rules and its journal.
+        ``secure``: https with the table's own certificate (:mod:`.tls`), so phones may scan live."""
         key = qrpayload.load_or_create_key(key_path(app.data_dir))
+        if secure:
+            from .tls import server_context
+            host, _, _ = choose_host(kwargs.get("host"), kwargs.get("lan", lan_address))
+            kwargs["tls"] = server_context(app.data_dir, host)
         return cls(key, execute=app.execute_from_device,
                    state=lambda: app.session.state if app.session is not None else None,
-                   notify=app.toast, **kwargs)
+                   vote=lambda: (app.view or {}).get("vote"), notify=app.toast, **kwargs)
 
     # --- InputSource ------------------------------------------------------------------------
     def start(self, post) -> None:
@@ -116,16 +141,23 @@ class PhoneSource(InputSource):
     def poll(self) -> None:
         self.bridge.drain()
         self._told, new = self.server.recent_since(self._told)
-        if self.notify is not None:
-            for answer in new:
-                if answer.get("status") != "counted":  # a counted card is shown and spoken already
-                    self.notify(answer_line(answer))
+        # a counted card is shown and spoken already; the rest is told, one line at a time
+        self._unsaid.extend(a for a in new if a.get("status") != "counted")
+        now = self.clock.now()
+        if self.notify is not None and self._unsaid and now >= self._next_toast:
+            more = len(self._unsaid) - 1
+            line = answer_line(self._unsaid[-1]) + (tr("phone.and_more", n=more) if more else "")
+            self._unsaid.clear()
+            self._next_toast = now + TOAST_SECONDS
+            self.notify(line)
 
     def devices(self) -> list[DeviceInfo]:
         if not self.serving:
             return []
-        return [DeviceInfo("phone", p["id"], phone_name(p["id"]),
-                           detail=scans_words(p["scans"]))
+        return [DeviceInfo("phone", p["id"], phone_name(p["id"]), detail=" · ".join(
+                    [tr("phone.votes_for", player=p["seat"])] * bool(p.get("seat"))
+                    + [tr("phone.allowed") if p["allowed"] else tr("phone.waiting"),
+                       scans_words(p["scans"])]))
                 for p in self.server.devices()]
 
     def recent(self, n: int = 6) -> list[str]:

@@ -14,6 +14,7 @@ import re
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import cv2
@@ -36,15 +37,20 @@ class Phone:
 
     def __init__(self, join_url: str):
         self.join_url = join_url
-        self.base = join_url.split("/join", 1)[0]
+        self.base = "{0.scheme}://{0.netloc}".format(urllib.parse.urlsplit(join_url))
         self.jar = http.cookiejar.CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
 
     def join(self) -> str:
+        """Open the join link; the id the server issued this phone (what the tablet shows)."""
         with self.opener.open(self.join_url, timeout=30) as res:  # 303 to the page, followed
             page = res.read().decode()
         assert res.status == 200 and "<html" in page.lower()
-        return next(c.value for c in self.jar if c.name == "tc_phone")
+        try:
+            with self.opener.open(f"{self.base}/state", timeout=30) as res:
+                return json.loads(res.read())["phone"]
+        except urllib.error.HTTPError as exc:
+            raise AssertionError(f"/state after joining: {exc.code} {exc.read()[:200]!r}") from None
 
     def scan(self, text: str) -> dict:
         req = urllib.request.Request(f"{self.base}/scan", data=json.dumps({"text": text}).encode(),
@@ -77,6 +83,17 @@ def off_main(driver, fn, timeout=30.0):
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def serving_in_a_game(driver):
+    """A 23 Knives game on the tablet, its phone screen open and serving on loopback."""
+    app = driver.app
+    driver.start_game("knives23", NAMES, first="Ann", options=OPTIONS)
+    app.goto("phone")
+    driver.pump(4)
+    screen = app.screen("phone")
+    assert screen.start_serving(host="127.0.0.1")
+    return screen
 
 
 def pump_until(driver, condition, what, timeout=20.0):
@@ -141,6 +158,19 @@ def test_phones_scan_the_curia_with_tablet_taps_mixed_in(driver):
     ann_id = off_main(driver, ann.join)
     bo_id = off_main(driver, bo.join)
     assert ann_id != bo_id
+    # a phone that joined waits: its scans count once the narrator allows it here
+    reply = off_main(driver, lambda: ann.scan(codes[0]))
+    assert reply["http"] == 403 and "waiting for the narrator" in reply["error"]
+    assert app.view["end"]["revealed_count"] == 0
+    waiting = f"Phone {ann_id}   waiting for you   0 scans"
+    pump_until(driver, lambda: waiting in lines_on(driver, screen), "the waiting phone's line")
+    driver.screenshot("qr/phone_screen_waiting")
+    for pid in (ann_id, bo_id):
+        driver.pump(4)
+        row = driver.find(root=screen, cls="PhoneRow", phone_id=pid)
+        driver.tap(row.ids.allow)
+        assert app.sm.current == "phone"
+    assert all(d["allowed"] for d in source.server.devices())
 
     def scanned(phone, code):
         reply = off_main(driver, lambda: phone.scan(code))
@@ -217,9 +247,15 @@ def test_phones_scan_the_curia_with_tablet_taps_mixed_in(driver):
     assert app.sm.current == "phone"
     driver.pump(4)
     lines = lines_on(driver, screen)
-    assert f"Phone {ann_id}   4 scans" in lines and f"Phone {bo_id}   4 scans" in lines
+    assert f"Phone {ann_id}   allowed   4 scans" in lines and f"Phone {bo_id}   allowed   4 scans" in lines
     assert tr("phone.answer.counted", phone=f"Phone {ann_id}", card="2 Doves", total=16) in lines
     assert screen.ids.total.text == "16" and screen.ids.counter.text == "6 of 10 cards revealed"
+    # every counted card face up, with its sticker's serial or "tapped"
+    faces = [f.text for f in reversed(screen.ids.faces.children)]
+    assert len(faces) == 6
+    assert faces[0] == f"1. [b]5 Knives[/b]\n#{serials[0]}" and faces[2].endswith("tapped")
+    # refused scans are told at most every 4 s: the last summary line, then a clear picture
+    pump_until(driver, lambda: not source._unsaid, "the held-back refusals' toast")
     toast._clear()  # it fades after 6 s of real time; not worth waiting for before the picture
     shot = driver.screenshot("qr/phone_screen")
     # the code on the screen, read back from the window's pixels, holds the join link
@@ -240,7 +276,7 @@ def test_outside_23_knives_and_without_a_network_the_screen_says_so(driver):
     app.goto("phone")
     driver.pump(4)
     screen = app.screen("phone")
-    assert tr("phone.not_knives") in " ".join(driver.visible_texts(screen))
+    assert tr("phone.no_game") in " ".join(driver.visible_texts(screen))
     assert screen.ids.serve_button.disabled
     assert not screen.start_serving(host="127.0.0.1") and screen.source is None
     driver.screenshot("qr/phone_screen_no_game")
@@ -271,3 +307,82 @@ def test_where_the_server_binds():
     # a public address is never served on: phones on the Internet are not at the table
     assert choose_host(lan=lambda: "203.0.113.7") == ("127.0.0.1", "not_local", "203.0.113.7")
     assert choose_host("127.0.0.1") == ("127.0.0.1", "loopback", "127.0.0.1")
+
+
+@pytest.mark.app
+def test_a_player_votes_from_their_phone_with_their_own_seat_code(driver):
+    """Phones vote: the narrator shows Bo's seat code; Bo's phone joins with it and votes in
+    the Vote to Exile; the tablet's vote screen shows that Bo voted, never what."""
+    app = driver.app
+    screen = serving_in_a_game(driver)
+    driver.pump(4)
+    driver.tap(driver.find(root=screen, cls="SeatButton", player="Bo"))
+    assert screen.seat == "Bo"
+    shot = driver.screenshot("qr/phone_screen_seat_code")
+    seat_url = decode_array(cv2.imread(str(shot)))[0]
+    assert seat_url == screen.source.server.seat_url("Bo") and "/seat?k=" in seat_url
+    assert tr("phone.seat_caption", player="Bo") in lines_on(driver, screen)
+
+    bo = Phone(seat_url)
+    bo_id = off_main(driver, bo.join)
+    for cmd in demo.commands():          # the demo game up to its first Vote to Exile
+        if cmd.kind == "cast_ballot":
+            break
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+    assert app.view["vote"]["voters"] == NAMES
+
+    def state():
+        with bo.opener.open(f"{bo.base}/state", timeout=30) as res:
+            return json.loads(res.read())
+
+    vote = off_main(driver, state)["vote"]
+    assert [o["label"] for o in vote["options"]] == [tr("vote.option.exile"), tr("vote.option.remain")]
+
+    def cast():
+        req = urllib.request.Request(f"{bo.base}/ballot", method="POST",
+                                     headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"vote_id": vote["vote_id"], "option": 1}).encode())
+        with bo.opener.open(req, timeout=30) as res:
+            return json.loads(res.read())
+
+    assert off_main(driver, cast) == {"status": "recorded"}
+    view = app.view["vote"]
+    assert view["voted"] == ["Bo"] and "ballots" not in view
+    assert off_main(driver, state)["vote"]["voted"] is True
+    app.goto("vote")
+    driver.pump(4)
+    assert tr("vote.status", voted=1, total=4) in lines_on(driver, app.screen("vote"))
+    driver.screenshot("qr/vote_screen_phone_ballot")
+    rows = [d for d in screen.source.server.devices() if d["id"] == bo_id]
+    assert rows[0]["seat"] == "Bo" and not rows[0]["allowed"]
+    # the rest vote on the tablet; the reveal shows the phone's ballot among the others
+    for name, choice in (("Ann", "exile"), ("Cy", "exile"), ("Di", "exile")):
+        assert app.send("cast_ballot", voter=name, choice=choice)
+    done = app.view["vote_history"][-1]
+    assert done["ballots"]["Bo"] == "remain" and done["sources"]["Bo"] == f"phone:{bo_id}"
+    screen.stop_serving()
+
+
+@pytest.mark.app
+def test_live_scanning_turns_on_https_with_the_tables_certificate(driver):
+    import ssl
+
+    from companion.phone import tls
+    app = driver.app
+    screen = serving_in_a_game(driver)
+    assert screen.source.server.join_url.startswith("http://")
+    driver.tap(screen.ids.secure_button)
+    source = screen.source
+    assert screen.secure and source in app.sources and source.server.join_url.startswith("https://")
+    print_ = tls.fingerprint(app.data_dir)
+    assert tr("phone.fingerprint", fingerprint=print_) in lines_on(driver, screen)
+    driver.screenshot("qr/phone_screen_https")
+    # a phone that accepted the certificate joins at the https address
+    ctx = ssl.create_default_context(cafile=str(app.data_dir / tls.CERT_FILE))
+    phone = Phone(source.server.join_url)
+    phone.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(phone.jar),
+                                               urllib.request.HTTPSHandler(context=ctx))
+    assert off_main(driver, phone.join)
+    driver.tap(screen.ids.secure_button)
+    assert not screen.secure and screen.source.server.join_url.startswith("http://")
+    screen.stop_serving()

@@ -31,8 +31,7 @@ def curia_session(tmp_path):
 
 
 def _run_phone(server, key, plan, answers):
-    p = Phone(server)
-    p.join()
+    p = Phone(server).join_allowed()
     for side, value, serial in plan:
         kind = "fate" if side in ("knives", "doves") else "sway"
         _, _, reply = p.scan(payload.encode(Card(kind, side, value, serial), key))
@@ -104,8 +103,7 @@ def test_a_busy_tablet_times_out_and_the_retry_is_answered_for_real(curia_sessio
     server = PhoneServer(bridge.submit, key, host="127.0.0.1",
                          rate=RateLimiter(burst=500, per_second=100)).start()
     try:
-        p = Phone(server)
-        p.join()
+        p = Phone(server).join_allowed()
         text = payload.encode(Card("fate", "knives", 3, "031"), key)
         _, _, first = p.scan(text, scan_id="x1")  # nobody drains: the main thread is busy
         assert first["answers"][0]["status"] == "refused" and first["answers"][0]["retry"]

@@ -2,6 +2,7 @@
 chromium and chromedriver) open the join link, upload card photos, type a code, and the tablet's
 Curia total (the stand-in for the rules) and the page agree."""
 import shutil
+import threading
 from pathlib import Path
 
 import cv2
@@ -22,8 +23,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
-@pytest.fixture
-def browser(tmp_path):
+def make_browser(tmp_path, extra=()):
+    """Debian's headless Chromium, driven by its chromedriver, with its own profile."""
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
         pytest.fail("Debian chromium and chromium-driver are needed (scripts/setup.sh test)")
     opts = webdriver.ChromeOptions()
@@ -31,9 +32,14 @@ def browser(tmp_path):
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--window-size=420,900",
-                 f"--user-data-dir={tmp_path / 'chromium-profile'}"):
+                 f"--user-data-dir={tmp_path / 'chromium-profile'}", *extra):
         opts.add_argument(flag)
-    drv = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+
+
+@pytest.fixture
+def browser(tmp_path):
+    drv = make_browser(tmp_path)
     yield drv
     drv.quit()
     shutil.rmtree(tmp_path / "chromium-profile", ignore_errors=True)
@@ -68,8 +74,20 @@ def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
 
         browser.get(server.join_url)
         assert browser.current_url == f"{server.base_url}/"  # the secret left the address bar
-        assert browser.title.startswith("23 Knives")
+        assert browser.title.startswith("Table companion")
         upload = browser.find_element(By.ID, "photo")
+        # joined, but waiting for the narrator (tests/qr/test_phone_attacks.py: its scans are
+        # refused until then)
+        WebDriverWait(browser, 30).until(
+            lambda d: d.find_element(By.ID, "answer-status").text == "Waiting for the narrator")
+        phone_id = server.devices()[0]["id"]
+        assert f"Phone {phone_id}" in browser.find_element(By.ID, "who").text
+        assert not browser.find_element(By.ID, "typed").is_displayed()
+        browser.save_screenshot(str(artifacts / "phone-page-waiting.png"))
+        assert server.allow(phone_id) and (setattr(server, "typing", True) or True)
+        WebDriverWait(browser, 30).until(
+            lambda d: d.find_element(By.ID, "answer-status").text == "Ready")
+        assert browser.find_element(By.ID, "typed").is_displayed()
 
         expected = 0
         for i, (path, card) in enumerate(photos, start=1):
@@ -82,12 +100,11 @@ def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
         # the first card's photo again: a duplicate, the total stays
         upload.send_keys(str(photos[0][0]))
         assert _wait_for_answers(browser, 4) == "Already counted"
-        # a typed, forged code: refused as not a Fate card
-        forged = payload.encode(Card("fate", "knives", 5, "086"), b"someone else's key")
-        browser.find_element(By.ID, "code").send_keys(forged)
+        # a typed code no sticker carries (serial 001 is a 1 Knife): refused
+        browser.find_element(By.ID, "code").send_keys(payload.printed(Card("fate", "knives", 5, "001")))
         browser.find_element(By.CSS_SELECTOR, "#typed button").click()
         assert _wait_for_answers(browser, 5) == "Not a Fate card"
-        assert "check failed" in browser.find_element(By.ID, "answer-detail").text
+        assert "no card of this deck" in browser.find_element(By.ID, "answer-detail").text
 
         assert curia.total == expected and len(curia.counted) == 3
         assert browser.find_element(By.ID, "total").text == str(curia.total)
@@ -98,5 +115,45 @@ def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
         WebDriverWait(browser, 30).until(lambda d: len(_history(d)) == 5)
         assert browser.find_element(By.ID, "total").text == str(expected)
         browser.save_screenshot(str(artifacts / "phone-page-chromium.png"))
+
+        # the phone loses its cookie: a page that says how to join again, never raw JSON
+        browser.delete_all_cookies()
+        browser.refresh()
+        assert "Not joined" in browser.find_element(By.ID, "answer-status").text
+        browser.save_screenshot(str(artifacts / "phone-page-not-joined.png"))
     finally:
         server.stop()
+
+
+def test_the_page_gives_up_on_a_silent_tablet_and_its_retry_counts_once(
+        browser, curia, key, artifacts):
+    """The tablet does not answer a scan (its main thread busy): after its request timeout the
+    page says the scan is not sent yet and keeps it; once the tablet answers, the same scan is
+    sent again and the card counts once."""
+    release = threading.Event()
+
+    def slow_submit(cmd):
+        release.wait(40)   # bounded: the test releases it much sooner
+        return curia.submit(cmd)
+
+    server = PhoneServer(slow_submit, key, status=curia.status, host="127.0.0.1",
+                         rate=RateLimiter(burst=200, per_second=50), typing=True).start()
+    try:
+        browser.get(server.join_url)
+        assert server.allow(server.devices()[0]["id"])
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "typed").is_displayed())
+        card = server.deck["001"]
+        browser.find_element(By.ID, "code").send_keys(payload.printed(card))
+        browser.find_element(By.CSS_SELECTOR, "#typed button").click()
+        WebDriverWait(browser, 40).until(
+            lambda d: d.find_element(By.ID, "answer-status").text == "Not sent yet")
+        assert "1 scan(s) waiting" in browser.find_element(By.ID, "pending").text
+        browser.save_screenshot(str(artifacts / "phone-page-not-sent.png"))
+        release.set()
+        WebDriverWait(browser, 60).until(
+            lambda d: d.find_element(By.ID, "answer-status").text == "Counted")
+        assert browser.find_element(By.ID, "pending").text == ""
+    finally:
+        release.set()
+        server.stop()
+    assert list(curia.counted) == ["001"] and len(curia.commands) == 1

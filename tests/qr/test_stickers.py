@@ -104,3 +104,17 @@ def test_unknown_layout_and_empty_deck_are_refused():
         stickers.layout_named("A5")
     with pytest.raises(BadInput, match="no cards to print"):
         stickers.render_pages([], b"k" * 16, LAYOUTS["L7160"])
+
+
+def test_sticker_text_does_not_carry_the_check(key):
+    # issue 15, attack 1: the printed code let a card in a hand be typed in. The text right of
+    # the code must be the same whatever the deck key (the check is the only keyed part), while
+    # the QR code itself changes with the key.
+    card = payload.Card("fate", "knives", 5, "042")
+    a = np.array(stickers.draw_sticker(card, key, 750, 450))
+    b = np.array(stickers.draw_sticker(card, bytes(16), 750, 450))
+    right = slice(440, None)
+    assert (a[:, right] < 128).sum() > 500
+    assert np.array_equal(a[:, right], b[:, right])
+    assert not np.array_equal(a[:, :440], b[:, :440])
+    assert payload.printed(card) == "23K1.F.K5.042"

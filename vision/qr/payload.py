@@ -16,11 +16,17 @@ never printed (a 5-Knives code shown from a phone screen when a Dove card is tur
 can compute a CRC, so a CRC only catches mistypes. The HMAC key is made when the deck's stickers
 are printed and stays in the tablet's data folder: it is never printed and never sent to a phone,
 so without it no one can make a code the tablet accepts (a guess passes 1 time in 2**20, and the
-phone server's rate limit keeps guessing slow). It catches mistypes as well as a CRC would.
-Copying a genuine sticker is not stopped by the check, but by the serial: each serial counts
-once, so a copy either adds nothing or makes the real card come up as a duplicate, which the
-table sees when the tablet names a card that is not the one turned over.
+phone server's rate limit and its limit on failed checks keep guessing slow).
+
+What the check does not stop: a genuine card that is *not* in the Curia (one from a player's
+hand) carries a genuine code too, and its serial has not been counted, so a scan of it adds a
+card that was never turned over. The serial stops only copies of cards already counted. So the
+sticker's printed text leaves the check out (:func:`printed`: a hand card cannot be typed in
+from across the table), and the phone server counts scans only from phones the narrator allowed
+on the tablet, typed codes only while the narrator allows typing, and the tablet shows every
+counted card face up so the table compares it with the card turned over.
 The cost: stickers only verify with the key they were printed with; lose the key, reprint.
+Stickers printed before the check left their text should be reprinted too.
 """
 from __future__ import annotations
 
@@ -128,6 +134,32 @@ def parse(text: str, key: bytes) -> Card:
     kind, values = type_entry
     side, value = values[code]
     return Card(kind, side, value, serial)
+
+
+def printed(card: Card) -> str:
+    """The code as the sticker prints it in small type: everything but the check
+    (``23K1.F.K5.042``). A damaged sticker's card can be typed from it where the narrator
+    allows typing; :func:`parse_printed` checks it against the printed deck."""
+    return f"{PREFIX}.{card.type_letter}.{card.code}.{card.serial}"
+
+
+_PRINTED = re.compile(r"^23K(\d)\.([A-Z])\.([A-Z]\d)\.(\d{3})$")
+
+
+def parse_printed(text: str, cards: dict[str, Card]) -> Card:
+    """The card a typed sticker text names, if the deck ``cards`` (serial -> card, from
+    :func:`deck_cards`) printed that card under that serial; :class:`BadInput` otherwise."""
+    if not isinstance(text, str):
+        raise BadInput("a card code must be text")
+    m = _PRINTED.match(text.strip().upper())
+    if not m:
+        raise BadInput("malformed typed card code (expected the small type under the code, "
+                       "like 23K1.F.K5.042)")
+    version, letter, code, serial = m.groups()
+    card = cards.get(serial)
+    if version != VERSION or card is None or card.type_letter != letter or card.code != code:
+        raise BadInput("no card of this deck was printed with that code")
+    return card
 
 
 # --- the deck key ------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from companion.core.events import BadInput
 
-from .payload import Card, encode
+from .payload import Card, encode, printed
 
 DPI = 300
 QUIET_MODULES = 2  # the label's own white edge adds to this; 2 keeps the code large on small labels
@@ -114,12 +114,14 @@ def draw_sticker(card: Card, key: bytes, w: int, h: int, game_title: str = "23 K
     tw = w - tx - pad
     if tw < mm(8):
         raise BadInput(f"label too small for a sticker ({w}x{h} px at {DPI} dpi)")
-    # Three lines: the value (what the table reads), the card type and serial, the typed code.
+    # Three lines: the value (what the table reads), the card type and serial, and the code
+    # without its check (payload.printed): a card in a hand cannot be typed in from its text.
     big = _fit_font(draw, card.label, tw, h * 0.30, bold=True)
     kind = f"{game_title} · {card.kind.capitalize()} · {card.serial}"
     mid = _fit_font(draw, kind, tw, h * 0.12)
-    small = _fit_font(draw, payload, tw, h * 0.11)
-    lines = [(card.label, big), (kind, mid), (payload, small)]
+    typed = printed(card)
+    small = _fit_font(draw, typed, tw, h * 0.11)
+    lines = [(card.label, big), (kind, mid), (typed, small)]
     heights = [draw.textbbox((0, 0), t, font=f)[3] - draw.textbbox((0, 0), t, font=f)[1]
                for t, f in lines]
     gap = mm(1.2)

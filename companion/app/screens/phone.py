@@ -14,7 +14,9 @@ import io
 
 from kivy.clock import Clock
 from kivy.core.image import Image as CoreImage
+from kivy.factory import Factory
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
@@ -37,6 +39,22 @@ class PhoneLine(Label):
     muted = BooleanProperty(False)
 
 
+class PhoneRow(BoxLayout):
+    """A phone that joined: its name and scans, and what the narrator may do about it (allow a
+    waiting phone, or refuse it: its token stops working)."""
+
+    phone_id = StringProperty("")
+    text = StringProperty("")
+    allowed = BooleanProperty(False)
+    screen = ObjectProperty(None)
+
+
+class CardFace(Label):
+    """A counted Curia card, face up, for the table to compare with the card turned over."""
+
+    side = StringProperty("knives")
+
+
 class PhoneScreen(Screen):
     app = ObjectProperty()
     source = ObjectProperty(None, allownone=True)
@@ -53,6 +71,10 @@ class PhoneScreen(Screen):
     total_label = StringProperty("")
     counter = StringProperty("")
     error = StringProperty("")
+    typing = BooleanProperty(False)      # the narrator allows typed codes
+    secure = BooleanProperty(False)      # https with the table's certificate: phones scan live
+    seat = StringProperty("")            # whose seat code is shown ("" : the table's join code)
+    code_caption = StringProperty("")    # what the code on show is for
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -83,21 +105,35 @@ class PhoneScreen(Screen):
         """Serve phones on this tablet's LAN address (or ``host``: loopback in tests)."""
         if self.serving:
             self.stop_serving()
-        if not self._is_knives():
-            self._fail(tr("phone.not_knives"))
+        if not self._in_game():
+            self._fail(tr("phone.no_game"))
             return False
         try:
-            source = PhoneSource.for_app(self.app, host=host, **kwargs)
+            source = PhoneSource.for_app(self.app, host=host, secure=self.secure, **kwargs)
             self.app.add_source(source)
         except (BadInput, OSError) as exc:  # a bad key file, a port in use, no such address
             self._fail(tr("phone.start_failed", error=" ".join(str(exc).split())))
             return False
         self.source = source
+        self._host = host
+        source.server.typing = self.typing
         self.serving = True
         self.error = ""
-        self._show_join_code(source.server.join_url)
+        self.show_seat("")
         self.refresh()
         return True
+
+    def show_seat(self, player: str):
+        """Show ``player``'s own seat code (the phone that scans it votes for them), or the
+        table's join code for ``""``."""
+        if self.source is None:
+            return
+        self.seat = player
+        server = self.source.server
+        self._show_join_code(server.seat_url(player) if player else server.join_url)
+        self.code_caption = (tr("phone.seat_caption", player=player) if player
+                             else tr("phone.join_caption"))
+        self.refresh()
 
     def stop_serving(self):
         source = self.source
@@ -105,6 +141,28 @@ class PhoneScreen(Screen):
         if source is not None:
             self.app.remove_source(source)
         self.refresh()
+
+    # -- the narrator's say over phones ---------------------------------------------------
+    def allow(self, phone_id: str):
+        if self.source is not None:
+            self.source.server.allow(phone_id)
+        self.refresh_phones()
+
+    def refuse(self, phone_id: str):
+        if self.source is not None:
+            self.source.server.refuse(phone_id)
+        self.refresh_phones()
+
+    def toggle_secure(self):
+        """https on or off; a serving server starts again at its new address."""
+        self.secure = not self.secure
+        if self.serving:
+            self.start_serving(host=self._host)
+
+    def toggle_typing(self):
+        self.typing = not self.typing
+        if self.source is not None:
+            self.source.server.typing = self.typing
 
     def _forget_source(self):
         self.source = None
@@ -129,13 +187,19 @@ class PhoneScreen(Screen):
     def _is_knives(self) -> bool:
         return (self.app.view or {}).get("game") == "knives23"
 
+    def _in_game(self) -> bool:
+        return bool((self.app.view or {}).get("game"))
+
     def refresh(self):
         view = self.app.view or {}
-        self.can_serve = self._is_knives()
+        self.can_serve = self._in_game()
+        knives = self._is_knives()
         phase = view.get("phase")
-        self.at_curia = self.can_serve and phase in CURIA_PHASES
+        self.at_curia = knives and phase in CURIA_PHASES
         if not self.can_serve:
-            self.context_note = tr("phone.not_knives")
+            self.context_note = tr("phone.no_game")
+        elif not knives:
+            self.context_note = tr("phone.votes_only")
         elif self.at_curia:
             self.context_note = ""
         elif view.get("end"):
@@ -144,7 +208,7 @@ class PhoneScreen(Screen):
             self.context_note = tr("phone.before_curia")
         end = view.get("end") or {}
         # Before the game's end the Curia is still filling: no total to show yet.
-        self.show_total = self.can_serve and bool(end)
+        self.show_total = knives and bool(end)
         if self.show_total:
             self.total_label = tr("knives23.ui.curia_total")
             self.total = str(end.get("running_total", 0))
@@ -152,6 +216,7 @@ class PhoneScreen(Screen):
                               count=(view.get("curia") or {}).get("count", 0))
         else:
             self.total_label, self.total, self.counter = "", "", ""
+        self._show_faces(end.get("revealed") or [])
         source = self.source
         if source is None:
             self.reach_warning = ""
@@ -163,22 +228,65 @@ class PhoneScreen(Screen):
                                   "not_local": lambda: tr("phone.not_local", address=source.lan_seen, host=host),
                                   "loopback": lambda: tr("phone.loopback", host=host)}.get(reason, lambda: "")()
             self.join_text = tr("phone.join_url", url=self.join_url)
+            if source.server.tls is not None:
+                from companion.phone.tls import fingerprint
+                self.join_text += "\n" + tr("phone.fingerprint",
+                                            fingerprint=fingerprint(self.app.data_dir))
+        self._show_seat_buttons(view.get("players") or [])
         self.refresh_phones()
 
-    def refresh_phones(self):
-        box = self.ids.phones
+    def _show_seat_buttons(self, players):
+        box = self.ids.seats
+        names = [str(p) for p in players] if self.source is not None else []
+        if [getattr(c, "player", None) for c in reversed(box.children)] == [""] + names:
+            return
         box.clear_widgets()
+        if not names:
+            return
+        for player in [""] + names:
+            b = Factory.SeatButton(text=tr("phone.seat_button", player=player) if player
+                                   else tr("phone.join_button"))
+            b.player = player
+            b.bind(on_release=lambda btn: self.show_seat(btn.player))
+            box.add_widget(b)
+
+    def _show_faces(self, revealed: list[dict]):
+        """Every counted card face up, in the order counted, with its sticker's serial (or
+        "tapped" for a card entered on the tablet)."""
+        faces = self.ids.faces
+        faces.clear_widgets()
+        for i, r in enumerate(revealed, start=1):
+            (side, value), = dict(r["card"]).items()
+            name = tr(f"knives23.card.{side}_one") if value == 1 else tr(f"knives23.card.{side}", value=value)
+            serial = r.get("serial")
+            mark = tr("phone.card_serial", serial=serial) if serial else tr("phone.card_tapped")
+            faces.add_widget(CardFace(text=f"{i}. [b]{escape_markup(name)}[/b]\n{escape_markup(mark)}",
+                                      side=side))
+
+    def refresh_phones(self):
         source = self.source
         phones = source.server.devices() if source is not None else []
+        lines = source.recent(4) if source is not None else []
+        shown = (tuple(tuple(sorted(p.items())) for p in phones), tuple(lines))
+        if shown == getattr(self, "_shown", None):
+            return  # the poll rebuilds nothing that has not changed (a finger may be on a row)
+        self._shown = shown
+        box = self.ids.phones
+        box.clear_widgets()
         if not phones:
             box.add_widget(PhoneLine(text=tr("phone.none_joined"), muted=True))
         for p in phones:
-            box.add_widget(PhoneLine(text=f"[b]{tr('phone.name', id=p['id'])}[/b]   {scans_words(p['scans'])}"))
+            state = tr("phone.allowed") if p["allowed"] else tr("phone.waiting")
+            if p.get("seat"):
+                state = tr("phone.votes_for", player=p["seat"]) + (
+                    "   " + tr("phone.allowed") if p["allowed"] else "")
+            box.add_widget(PhoneRow(
+                phone_id=p["id"], allowed=p["allowed"], screen=self,
+                text=f"[b]{tr('phone.name', id=p['id'])}[/b]   {state}   {scans_words(p['scans'])}"))
         recent = self.ids.recent
         recent.clear_widgets()
-        lines = source.recent(4) if source is not None else []
         for line in lines or [tr("phone.no_scans")]:
-            # codes and errors come from phones: never let them be read as markup
+            # lines name cards and reasons, never a phone's own text; escaped all the same
             recent.add_widget(PhoneLine(text=escape_markup(line), muted=True, font_size="19sp"))
 
 

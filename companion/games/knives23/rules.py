@@ -618,6 +618,20 @@ class Knives23Rules(GameRules):
         return [("curia_card_revealed", {"card": card, "serial": serial, "index": index,
                                          "of": state.curia_count, "total": total})]
 
+    def _do_curia_claim(self, state, data, source):
+        """A scan of a card already tapped in on the tablet: it names that card's serial and
+        never adds the card twice (the latest tapped card of that value without a serial)."""
+        card = scoring.fate_card(data.get("card"), "Curia card")
+        serial = data.get("serial")
+        if not isinstance(serial, str) or not serial.strip() or len(serial) > 64:
+            raise BadInput(f"card serial must be a short text, got {serial!r}")
+        require(all(r["serial"] != serial for r in state.curia_revealed),
+                tr("knives23.error.duplicate_card", serial=serial))
+        tapped = [i for i, r in enumerate(state.curia_revealed)
+                  if r["serial"] is None and r["card"] == card]
+        require(tapped, tr("knives23.error.no_tapped_card"))
+        return [("curia_card_claimed", {"index": tapped[-1] + 1, "serial": serial, "card": card})]
+
     def _do_tableau(self, state, data, source):
         self._phase(state, "tableaux")
         player = data.get("player")
@@ -794,6 +808,11 @@ class Knives23Rules(GameRules):
         revealed = s.curia_revealed + ({"card": dict(d["card"]), "serial": d["serial"]},)
         return replace(s, curia_revealed=revealed,
                        phase="tableaux" if len(revealed) >= s.curia_count else "curia_reveal")
+
+    def _on_curia_card_claimed(self, s, d):
+        revealed = list(s.curia_revealed)
+        revealed[d["index"] - 1] = {**revealed[d["index"] - 1], "serial": d["serial"]}
+        return replace(s, curia_revealed=tuple(revealed))
 
     def _on_tableau_revealed(self, s, d):
         tableaux = dict(s.tableaux)

@@ -5,10 +5,14 @@
 "use strict";
 
 const WORDS = {
-  counted: "Counted", duplicate: "Already counted", not_fate: "Not a Fate card",
-  unreadable: "Unreadable", refused: "Refused", offline: "Not sent yet",
+  counted: "Counted", duplicate: "Already counted", claimed: "Already tapped in",
+  not_fate: "Not a Fate card", unreadable: "Unreadable", refused: "Refused",
+  offline: "Not sent yet", waiting: "Waiting for the narrator",
 };
 const MAX_SIDE = 2000;            // photos are shrunk to this before upload (4 MB limit)
+const TEXT_MS = 15000;            // no answer in this time: the request is given up and retried
+const PHOTO_MS = 60000;
+let allowed = null;               // this phone may count (the narrator allowed it on the tablet)
 const $ = (id) => document.getElementById(id);
 let pending = [];                 // [{kind: "text"|"photo", scan_id, text?, blob?}]
 
@@ -22,12 +26,13 @@ function showTotals(reply) {
   if (reply && typeof reply.total === "number") {
     $("total").textContent = String(reply.total);
     $("count").textContent = reply.count == null ? ""
-      : reply.of != null ? `${reply.count} of ${reply.of} cards revealed` : `${reply.count} cards revealed`;
+      : reply.of != null ? `${reply.count} of ${reply.of} cards revealed`
+      : `${reply.count} card${reply.count === 1 ? "" : "s"} revealed`;
   }
 }
 
 function describe(a) {
-  if (a.status === "counted" || a.status === "duplicate") {
+  if (a.status === "counted" || a.status === "duplicate" || a.status === "claimed") {
     return `${a.label || ""} (card ${a.serial})` +
       (typeof a.total === "number" ? ` — total ${a.total}` : "");
   }
@@ -62,27 +67,52 @@ function savePending() {
   $("pending").textContent = pending.length ? `${pending.length} scan(s) waiting to be sent…` : "";
 }
 
+async function fetchWithin(url, opts, ms) {
+  // A tablet that stops answering must not leave the page waiting for ever.
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), ms);
+  try {
+    return await fetch(url, { ...opts, credentials: "same-origin", signal: ctl.signal });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function replyOf(res) {
+  try { return await res.json(); } catch (e) { return { error: res.statusText || "no answer" }; }
+}
+
 async function send(item) {
   let res;
   if (item.kind === "text") {
-    res = await fetch("/scan", {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ text: item.text, scan_id: item.scan_id }),
-    });
+    res = await fetchWithin("/scan", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ text: item.text, scan_id: item.scan_id, typed: !!item.typed }),
+    }, TEXT_MS);
   } else {
-    res = await fetch("/photo", {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": item.blob.type, "X-Scan-Id": item.scan_id },
+    res = await fetchWithin("/photo", {
+      method: "POST", headers: { "Content-Type": item.blob.type, "X-Scan-Id": item.scan_id },
       body: item.blob,
-    });
+    }, PHOTO_MS);
   }
-  const reply = await res.json();
+  const reply = await replyOf(res);
   if (!res.ok) {
-    if (res.status === 429) throw new Error("busy");   // try again later, keep it queued
-    return { answers: [{ status: "refused", error: reply.error || res.statusText }] };
+    // busy, or its first copy still being answered: try again later, keep it queued
+    if (res.status === 429 || res.status === 503) throw new Error("busy");
+    const error = reply.error || res.statusText;
+    if (/waiting for the narrator/.test(error)) { showWaiting(); return { answers: [] }; }
+    return { answers: [{ status: "refused", error }] };
   }
   return reply;
+}
+
+function showWaiting() {
+  allowed = false;
+  const box = $("answer");
+  box.className = "answer waiting";
+  $("answer-status").textContent = WORDS.waiting;
+  $("answer-detail").textContent = "Ask the narrator to allow this phone on the tablet's " +
+    "phone screen; its scans count once they do.";
 }
 
 let flushing = false;
@@ -146,26 +176,56 @@ $("typed").addEventListener("submit", (ev) => {
   const text = $("code").value.trim();
   if (!text) return;
   $("code").value = "";
-  enqueue({ kind: "text", scan_id: newId(), text });
+  enqueue({ kind: "text", scan_id: newId(), text, typed: true });
 });
 
-// Live scanning: the browser's own BarcodeDetector, which needs a secure context (https or
-// this phone itself) and a browser that has one (Chrome on Android does; many do not).
+// Live scanning needs the camera, which browsers give only to a secure context (https, or
+// this phone itself). The reader is the browser's own BarcodeDetector where it has one that
+// reads QR codes (Chrome on Android), otherwise ZXing-C++ compiled to WebAssembly behind the
+// same API (the npm package barcode-detector), both served by the tablet.
+function loadScript(src) {
+  return new Promise((ok, fail) => {
+    const s = document.createElement("script");
+    s.src = src;
+    s.onload = ok;
+    s.onerror = () => fail(new Error("could not load " + src));
+    document.head.append(s);
+  });
+}
+
+async function qrDetector() {
+  if ("BarcodeDetector" in window) {
+    try {
+      if ((await BarcodeDetector.getSupportedFormats()).includes("qr_code")) {
+        return new BarcodeDetector({ formats: ["qr_code"] });
+      }
+    } catch (e) { /* fall back to the tablet's reader */ }
+  }
+  await loadScript("/vendor/barcode-detector-ponyfill.js");
+  const api = window.BarcodeDetectionAPI;
+  await api.prepareZXingModule({
+    overrides: {
+      locateFile: (path, prefix) => path.endsWith(".wasm") ? "/vendor/zxing_reader.wasm" : prefix + path,
+    },
+    fireImmediately: true,
+  });
+  return new api.BarcodeDetector({ formats: ["qr_code"] });
+}
+
 async function setupLive() {
-  const can = window.isSecureContext && "BarcodeDetector" in window &&
-    navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
+  const can = window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
   if (!can) {
-    $("live-note").textContent = "Live scanning is not available in this browser here; " +
+    $("live-note").textContent = "Live scanning needs the tablet's secure address; " +
       "take a photo of each card instead.";
     return;
   }
-  let formats = [];
-  try { formats = await BarcodeDetector.getSupportedFormats(); } catch (e) { /* none */ }
-  if (!formats.includes("qr_code")) {
-    $("live-note").textContent = "This browser cannot read QR codes live; take photos instead.";
+  let detector;
+  try {
+    detector = await qrDetector();
+  } catch (e) {
+    $("live-note").textContent = "Live scanning could not start here; take photos instead.";
     return;
   }
-  const detector = new BarcodeDetector({ formats: ["qr_code"] });
   const recent = new Map();   // text -> time last sent, so a card held in view is sent once
   $("live").hidden = false;
   $("live").addEventListener("click", async () => {
@@ -180,6 +240,7 @@ async function setupLive() {
     video.hidden = false;
     await video.play();
     $("live").hidden = true;
+    $("live-note").textContent = "Hold each Fate card's code in view.";
     const tick = async () => {
       try {
         for (const code of await detector.detect(video)) {
@@ -196,13 +257,112 @@ async function setupLive() {
   });
 }
 
+// Voting: a phone that joined with its player's own seat code sees the vote in progress (the
+// question, the choices, its weight) and sends one ballot. It is told "recorded" and the
+// choices go away: the phone never shows a ballot again, not even its own.
+let shownVote = null;
+
+function showVote(st) {
+  const area = $("vote-area");
+  area.hidden = !st.seat;
+  if (!st.seat) return;
+  $("vote-title").textContent = `${st.seat}'s vote`;
+  const v = st.vote;
+  const box = $("vote-options");
+  if (!v) {
+    shownVote = null;
+    box.replaceChildren();
+    $("vote-question").textContent = "";
+    $("vote-weight").textContent = "";
+    $("vote-answer").className = "answer idle";
+    $("vote-status").textContent = "No vote now";
+    $("vote-detail").textContent = "When the table votes, the choices appear here.";
+    return;
+  }
+  $("vote-question").textContent = v.question;
+  $("vote-weight").textContent = v.weight != null ? `Your ballot counts ${v.weight}.` : "";
+  if (v.voted) {
+    box.replaceChildren();
+    shownVote = v.vote_id + ":voted";
+    $("vote-answer").className = "answer counted";
+    $("vote-status").textContent = "Recorded";
+    $("vote-detail").textContent = "Your vote is in. It is revealed with everyone's at once.";
+    return;
+  }
+  if (shownVote === v.vote_id) return;   // the buttons are up already
+  shownVote = v.vote_id;
+  $("vote-answer").className = "answer idle";
+  $("vote-status").textContent = "Vote now";
+  $("vote-detail").textContent = "Tap your choice; no one sees it before the reveal.";
+  const choices = v.options.map((o) => [o.label, o.option]);
+  if (v.abstain) choices.push(["Abstain", null]);
+  box.replaceChildren(...choices.map(([label, option]) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "choice";
+    b.textContent = label;
+    b.addEventListener("click", () => castBallot(v.vote_id, option));
+    return b;
+  }));
+}
+
+async function castBallot(voteId, option) {
+  $("vote-options").replaceChildren();   // the choice leaves the screen at once
+  $("vote-answer").className = "answer idle";
+  $("vote-status").textContent = "Sending…";
+  $("vote-detail").textContent = "";
+  const ballotId = newId();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const res = await fetchWithin("/ballot", {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ vote_id: voteId, option, ballot_id: ballotId }),
+      }, TEXT_MS);
+      const reply = await replyOf(res);
+      if (res.ok && reply.status === "recorded") {
+        shownVote = voteId + ":voted";
+        $("vote-answer").className = "answer counted";
+        $("vote-status").textContent = "Recorded";
+        $("vote-detail").textContent = "Your vote is in. It is revealed with everyone's at once.";
+        return;
+      }
+      if (res.ok && reply.retry) continue;
+      shownVote = null;   // refused: the choices come back on the next refresh
+      $("vote-answer").className = "answer refused";
+      $("vote-status").textContent = "Not recorded";
+      $("vote-detail").textContent = reply.error || res.statusText;
+      return;
+    } catch (e) { /* no answer in time: the same ballot_id again, answered once */ }
+  }
+  shownVote = null;
+  $("vote-answer").className = "answer offline";
+  $("vote-status").textContent = "Not sent";
+  $("vote-detail").textContent = "No answer from the tablet; tap your choice again.";
+}
+
 async function refresh() {
   // Totals change from tablet taps and other phones too; the tablet's journal is the truth.
   try {
-    const res = await fetch("/state", { credentials: "same-origin" });
-    if (!res.ok) return;
+    const res = await fetchWithin("/state", {}, TEXT_MS);
+    if (!res.ok) {
+      if (res.status === 403) location.reload();  // the tablet forgot this phone: its page says so
+      return null;
+    }
     const st = await res.json();
+    showVote(st);
+    // a seat's phone scans Fate cards only if the narrator allowed it to
+    $("curia-area").hidden = !!st.seat && !st.allowed;
     showTotals(st);
+    $("who").textContent = `This phone is Phone ${st.phone} on the tablet.`;
+    $("typed").hidden = !st.typing;
+    $("typed-off").hidden = !!st.typing;
+    if (!st.allowed) showWaiting();
+    else if (allowed === false) {
+      $("answer").className = "answer idle";
+      $("answer-status").textContent = "Ready";
+      $("answer-detail").textContent = "The narrator allowed this phone: scan each Fate card.";
+    }
+    allowed = !!st.allowed;
     return st;
   } catch (e) { return null; }
 }
@@ -216,11 +376,11 @@ async function start() {
   if (st && Array.isArray(st.history)) {
     // a phone that reloads or reconnects gets its earlier answers back from the server
     for (const a of st.history) addHistory(a);
-    if (st.history.length) showAnswer(st.history[st.history.length - 1]);
+    if (st.history.length && st.allowed) showAnswer(st.history[st.history.length - 1]);
   }
   setupLive();
   flush();
-  setInterval(() => { refresh(); flush(); }, 3000);
+  setInterval(() => { refresh(); flush(); }, 2000);
   window.addEventListener("online", flush);
 }
 

@@ -1,0 +1,43 @@
+"""Real storage faults for tests, as root: a read-only bind mount or a small tmpfs, each inside a
+private mount namespace (``unshare -m``) so nothing outlives the child process."""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def can_unshare() -> bool:
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return False
+    return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
+
+
+needs_unshare = pytest.mark.skipif(not can_unshare(), reason="needs root and unshare -m (private mount namespace)")
+
+
+def in_namespace(mounts: str, argv: list[str], timeout: float = 120, env=None) -> subprocess.CompletedProcess:
+    """Run ``argv`` after the shell commands ``mounts``, in a private mount namespace."""
+    cmd = f"set -e; {mounts}; exec {' '.join(shlex.quote(a) for a in argv)}"
+    return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", cmd], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def tmpfs(folder: Path, size: str) -> str:
+    return f"mount -t tmpfs -o size={size} tmpfs {shlex.quote(str(folder))}"
+
+
+def read_only(folder: Path) -> str:
+    q = shlex.quote(str(folder))
+    return f"mount --bind {q} {q}; mount -o remount,bind,ro {q}"
+
+
+def python(*args: str) -> list[str]:
+    return [sys.executable, *args]

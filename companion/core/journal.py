@@ -343,14 +343,20 @@ class Journal:
             rows = self._db.execute(
                 "SELECT seq, kind, data, source, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
             ).fetchall()
-        out = []
-        for seq, kind, data, source, at in rows:
-            try:
-                payload = json.loads(data)
-            except (TypeError, ValueError):
-                raise BadInput(f"journal {self.path}: game {game_id} event {seq} ({kind}) has unreadable data") from None
-            out.append(Event(seq, kind, payload, source, at))
-        return out
+        try:
+            # One parse for the whole game (a resume reads thousands of events); a row that
+            # spoils it is found below, one by one.
+            payloads = json.loads("[" + ",".join(r[2] for r in rows) + "]")
+            if len(payloads) != len(rows):
+                raise ValueError("a row holds more than one value")
+        except (TypeError, ValueError):
+            payloads = []
+            for seq, kind, data, _source, _at in rows:
+                try:
+                    payloads.append(json.loads(data))
+                except (TypeError, ValueError):
+                    raise BadInput(f"journal {self.path}: game {game_id} event {seq} ({kind}) has unreadable data") from None
+        return [Event(seq, kind, payload, source, at) for (seq, kind, _d, source, at), payload in zip(rows, payloads)]
 
     def integrity(self) -> list[str]:
         """SQLite's full integrity check: ``["ok"]`` or the problems it found."""

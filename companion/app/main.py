@@ -95,6 +95,7 @@ class CompanionApp(App):
         self.storage_notice = None      # (text, [(id, label, action)]) for the picker
         self.damaged_journal: Path | None = None
         self._lock = None
+        self._timers: dict[str, tuple] = {}  # name -> (countdown, key): the game's journaled timers
 
     # -- start-up --------------------------------------------------------------------------
     def build(self):
@@ -229,6 +230,7 @@ class CompanionApp(App):
             self.toast(i18n.tr("storage.low_space", mb=round(free / 1e6, 1)))
 
     def on_stop(self):
+        self._note_timers_left()
         if self._lock is not None:
             self._lock.release()
         for src in self.sources:
@@ -276,9 +278,11 @@ class CompanionApp(App):
             last = next((e for e in reversed(session.events) if e.kind == TIMER
                          and e.data.get("name") == name and e.data.get("key") == key), None)
         if last is not None:
+            # Left with the app (quit, or back to the picker): it goes on from exactly there.
+            # Otherwise the app was killed while it ran: the table talked on meanwhile.
+            away = 0.0 if last.data.get("action") == "left" else max(0.0, time.time() - last.at)
             try:
-                countdown = Countdown.restore(last.data.get("state"), self.engine_clock,
-                                              away_s=max(0.0, time.time() - last.at),
+                countdown = Countdown.restore(last.data.get("state"), self.engine_clock, away_s=away,
                                               on_warning=countdown.on_warning, on_end=countdown.on_end)
             except BadInput as exc:  # a record this version cannot read: a fresh timer
                 log.warning("timer %s not restored: %s", name, exc)
@@ -286,7 +290,15 @@ class CompanionApp(App):
         if last is None:
             self._note_timer(session, name, key, "started", countdown)
         countdown.on_change = lambda action, cd: self._note_timer(session, name, key, action, cd)
+        self._timers[name] = (countdown, key)
         return countdown
+
+    def _note_timers_left(self):
+        """The game is left (or the app closes) while a timer runs: record where it was."""
+        for name, (countdown, key) in self._timers.items():
+            if countdown.running and not countdown.ended:
+                self._note_timer(self.session, name, key, "left", countdown)
+        self._timers = {}
 
     def _note_timer(self, session, name, key, action, countdown):
         if session is None or session is not self.session:
@@ -386,6 +398,7 @@ class CompanionApp(App):
 
     def leave_game(self):
         """Back to the picker; the game stays in the journal, resumable."""
+        self._note_timers_left()
         self.session = None
         self.game_ui = None
         self.game_id = ""
@@ -408,6 +421,7 @@ class CompanionApp(App):
     def _attach(self, ui, session):
         for name in [s.name for s in self.sm.screens if "." in s.name]:
             self.sm.remove_widget(self.sm.get_screen(name))
+        self._note_timers_left()  # a game switched for another: its timers are left as they were
         self.game_ui = ui
         self.session = session
         self.game_id = ui.game_id

@@ -41,9 +41,15 @@ class ActionToast(BoxLayout):
     action_text = StringProperty("")
     action = ObjectProperty(None, allownone=True)
 
-    # Hidden, it lets every touch through to the screen beneath.
+    # Only its button takes touches: any other touch goes through to the screen beneath, and a
+    # touch elsewhere dismisses the toast (the table has moved on).
     def on_touch_down(self, touch):
-        return super().on_touch_down(touch) if self.message else False
+        if not self.message:
+            return False
+        if self.ids.action.collide_point(*touch.pos):
+            return super().on_touch_down(touch)
+        self.clear()
+        return False
 
     def on_touch_move(self, touch):
         return super().on_touch_move(touch) if self.message else False

@@ -12,16 +12,21 @@ Builder.load_string("""
     opacity: 1 if self.message else 0
     size_hint: 0.8, None
     height: dp(84)
-    pos_hint: {'center_x': 0.5, 'y': 0.14}
+    pos_hint: {'center_x': 0.5, 'top': 0.88}
     padding: dp(12), dp(8)
     spacing: dp(12)
     canvas.before:
         Color:
-            rgba: theme.PANEL[:3] + (0.97 if self.message else 0,)
+            rgba: theme.PANEL[:3] + (1 if self.message else 0,)
         RoundedRectangle:
             pos: self.pos
             size: self.size
             radius: [dp(10)]
+        Color:
+            rgba: theme.ACCENT[:3] + (1 if self.message else 0,)
+        Line:
+            rounded_rectangle: (self.x, self.y, self.width, self.height, dp(10))
+            width: dp(2)
     Label:
         text: root.message
         font_size: '24sp'

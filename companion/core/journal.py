@@ -405,7 +405,8 @@ class DataLock:
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise StorageUnavailable(f"The data folder {self.folder} cannot be written ({exc.strerror or exc})") from None
+            why = _why_unwritable(self.folder, exc.strerror or str(exc))
+            raise StorageUnavailable(f"The data folder {self.folder} cannot be written ({why})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -204,7 +204,7 @@ class CompanionApp(App):
     def _refusal(self):
         from kivy.uix.label import Label
         Clock.schedule_once(lambda dt: self.stop(), 6)
-        return Label(text=i18n.tr("storage.in_use") + "\n\n" + self.refused, font_size="24sp",
+        return Label(text=self.refused, font_size="24sp",
                      halign="center", text_size=(Window.width * 0.8, None))
 
     def export_damaged(self):

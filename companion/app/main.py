@@ -165,9 +165,7 @@ class CompanionApp(App):
             print(f"table companion: {exc}", file=sys.stderr, flush=True)
             return False
         except (OSError, StorageUnavailable) as exc:
-            if isinstance(exc, OSError):
-                exc = StorageUnavailable(f"The data folder {self.data_dir} cannot be created ({exc.strerror or exc})")
-            self._journal_in_memory(exc)
+            self._journal_in_memory(exc, "created")
             return True
         try:
             try:
@@ -181,9 +179,7 @@ class CompanionApp(App):
                 self.storage_notice = (i18n.tr("storage.damaged", name=self.damaged_journal.name), [
                     ("export_button", i18n.tr("storage.export"), self.export_damaged)])
         except (OSError, JournalError) as exc:
-            if isinstance(exc, OSError):
-                exc = StorageUnavailable(f"The data folder {self.data_dir} cannot be written ({exc.strerror or exc})")
-            self._journal_in_memory(exc)
+            self._journal_in_memory(exc, "written")
             return True
         try:
             notes = repair(self.journal)
@@ -194,8 +190,11 @@ class CompanionApp(App):
             log.warning("journal repaired: %s", note)
         return True
 
-    def _journal_in_memory(self, problem: Exception) -> None:
+    def _journal_in_memory(self, problem: Exception, verb: str) -> None:
         """The data folder cannot be used: play on with a journal in memory, and say so."""
+        if isinstance(problem, OSError):
+            problem = StorageUnavailable(
+                f"The data folder {self.data_dir} cannot be {verb} ({problem.strerror or problem})")
         log.error("%s", problem)
         self.journal = Journal(":memory:")
         text = str(problem).rstrip(".")

@@ -8,7 +8,6 @@ import os
 import pytest
 
 from companion.core.i18n import tr
-from companion.core.journal import Journal
 
 pytestmark = pytest.mark.app
 
@@ -147,13 +146,18 @@ def _resume_same_game(driver):
     return app
 
 
-def test_masks_discussion_paused_at_1_50_resumes_paused_at_1_50(clean_picker, tmp_path):
-    driver = clean_picker
+def _masks_discussion(driver, tmp_path):
     reopen(driver, tmp_path / "data")
     app = driver.app
     driver.start_game("masks", MASKS)
     app.send("start_hidden_phase")
     app.send("end_hidden_phase")
+    return app
+
+
+def test_masks_discussion_paused_at_1_50_resumes_paused_at_1_50(clean_picker, tmp_path):
+    driver = clean_picker
+    app = _masks_discussion(driver, tmp_path)
     driver.advance(310)
     screen = app.screen("masks.discussion")
     assert app.sm.current == "masks.discussion" and screen.remaining == "1:50"
@@ -174,11 +178,7 @@ def test_masks_discussion_paused_at_1_50_resumes_paused_at_1_50(clean_picker, tm
 
 def test_masks_discussion_running_resumes_running_from_where_it_was(clean_picker, tmp_path):
     driver = clean_picker
-    reopen(driver, tmp_path / "data")
-    app = driver.app
-    driver.start_game("masks", MASKS)
-    app.send("start_hidden_phase")
-    app.send("end_hidden_phase")
+    app = _masks_discussion(driver, tmp_path)
     driver.tap(driver.find(text=tr("masks.discussion.more_time")))  # 8:00
     driver.advance(125)
     assert app.screen("masks.discussion").remaining == "5:55"

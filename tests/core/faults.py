@@ -7,6 +7,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,22 @@ def tmpfs(folder: Path, size: str) -> str:
 def read_only(folder: Path) -> str:
     q = shlex.quote(str(folder))
     return f"mount --bind {q} {q}; mount -o remount,bind,ro {q}"
+
+
+@contextmanager
+def lock_held_elsewhere(folder: Path):
+    """Another process holding the data folder's lock (as a running app does)."""
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import time; from companion.core.journal import DataLock;"
+        f"DataLock({str(folder)!r}).acquire(); print('held', flush=True); time.sleep(60)")],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
 
 
 def python(*args: str) -> list[str]:

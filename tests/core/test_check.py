@@ -11,7 +11,7 @@ from companion.core.journal import DataLock, Journal
 from companion.core.session import GameSession
 from companion.games.masks.rules import MasksRules
 
-from .faults import ROOT
+from .faults import ROOT, lock_held_elsewhere
 
 SETUP = {"players": ["Ann", "Ben", "Cy", "Dee", "Eve"]}
 
@@ -59,16 +59,8 @@ def test_check_reads_only_while_the_app_holds_the_folder(tmp_path):
     j = Journal(tmp_path / "journal.sqlite3")
     GameSession.start(j, MasksRules(), SETUP)
     j._db.execute("INSERT INTO games (game, setup, started_at) VALUES ('masks', '{}', 1.0)")
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import time; from companion.core.journal import DataLock;"
-        f"DataLock({str(tmp_path)!r}).acquire(); print('held', flush=True); time.sleep(60)")],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
+    with lock_held_elsewhere(tmp_path):
         code, lines = _check(tmp_path)
-    finally:
-        holder.kill()
-        holder.wait()
     assert lines[0] == "the app is running on this folder: checked read-only, nothing repaired"
     assert "game 2 masks playing: the game row has no events" in lines and code == 1
     assert [g.id for g in j.games()] == [2, 1]  # nothing was removed under the app

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from companion.core.events import BadInput, Command, Event, RuleError
+from companion.core.events import BadInput, Command, RuleError
 from companion.core.journal import (STORAGE_FULL, DataInUse, DataLock, Journal, JournalDamaged, storage_error,
                                     StorageUnavailable, move_aside)
 from companion.core.session import GameSession, repair
 from companion.core.timers import Countdown
 from companion.core.clock import FakeClock
 
-from .faults import ROOT, in_namespace, needs_unshare, python, read_only, tmpfs
+from .faults import ROOT, in_namespace, lock_held_elsewhere, needs_unshare, python, read_only, tmpfs
 from .toygame import ToyRules
 
 PLAYERS = {"players": ["Ann", "Ben", "Cy"]}
@@ -117,18 +117,10 @@ def test_disk_full_refuses_the_command_with_the_real_reason_and_goes_on_once_fre
 
 # -- 3. one app per data folder ----------------------------------------------------------------
 def test_a_second_process_cannot_take_the_data_folder(tmp_path):
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys,time; from companion.core.journal import DataLock;"
-        f"DataLock({str(tmp_path)!r}).acquire(); print('held', flush=True); time.sleep(60)")],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
+    with lock_held_elsewhere(tmp_path) as holder:
         assert DataLock(tmp_path).held_elsewhere()
         with pytest.raises(DataInUse, match=rf"process {holder.pid}\) is already using"):
             DataLock(tmp_path).acquire()
-    finally:
-        holder.kill()
-        holder.wait()
     # The kernel drops the lock with the process, however it ended.
     lock = DataLock(tmp_path).acquire()
     lock.release()

@@ -286,6 +286,10 @@ class CompanionApp(App):
             except BadInput as exc:  # a record this version cannot read: a fresh timer
                 log.warning("timer %s not restored: %s", name, exc)
                 last = None
+            else:
+                if countdown.ended and on_end is not None:
+                    # It ran out just before the app stopped: what follows the end still must.
+                    Clock.schedule_once(lambda dt: on_end(), 0)
         if last is None:
             self._note_timer(session, name, key, "started", countdown)
         countdown.on_change = lambda action, cd: self._note_timer(session, name, key, action, cd)

@@ -233,3 +233,66 @@ def test_knives23_bribe_resumes_with_its_time(clean_picker, tmp_path):
     driver.screenshot("storage/knives23_bribe_resumed")
     driver.advance(10)
     assert "Time is up." in [e.text for e in app.narrator.history]
+
+
+def test_a_finished_game_left_playing_by_an_old_version_is_not_offered_to_resume(clean_picker, tmp_path):
+    """Issue 16, 5.: a kill between the last event and the end used to leave "Caesar is dead"
+    offered on every launch. The app mends it on open: finished, with its winners."""
+    from companion.core.journal import Journal
+    from companion.core.session import GameSession
+    from companion.games.knives23 import demo as script
+    from companion.games.knives23.rules import Knives23Rules
+    data = tmp_path / "data"
+    j = Journal(data / "journal.sqlite3")
+    s = GameSession.start(j, Knives23Rules(), script.SETUP)
+    for cmd in script.commands():
+        try:
+            s.execute(cmd)
+        except Exception:
+            pass  # the script's deliberate refusals
+    winners = list(j.game(s.game_id).winners)
+    assert winners and j.game(s.game_id).status == "finished"
+    j._db.execute("UPDATE games SET status='playing', finished_at=NULL, winners='[]' WHERE id=?", (s.game_id,))
+    j.close()
+    reopen(clean_picker, data)
+    app = clean_picker.app
+    assert app.screen("picker").resume_record is None
+    record = app.journal.game(s.game_id)
+    assert record.status == "finished" and list(record.winners) == winners
+
+
+def test_a_discussion_that_ran_out_as_the_app_stopped_goes_to_the_vote_on_resume(clean_picker, tmp_path):
+    driver = clean_picker
+    app = _masks_discussion(driver, tmp_path)
+    countdown = app.game_ui.countdown
+    countdown.on_end = lambda: None  # the app stopped right as the time ran out
+    driver.advance(421)
+    assert countdown.ended and app.view["phase"] == "discussion"
+    app = _resume_same_game(driver)
+    driver.pump(4)
+    assert app.view["phase"] == "voting" and app.sm.current == "vote"
+
+
+def test_resuming_a_game_two_copies_wrote_is_a_message_not_a_crash(clean_picker, tmp_path):
+    """Issue 16, 3. and 4.: a vote revealed and decided twice (two copies on one journal) made
+    Resume crash the app every time; now the table reads why, and the app stays."""
+    from companion.core.journal import Journal
+    from companion.core.session import GameSession
+    from companion.games.knives23 import demo as script
+    from companion.games.knives23.rules import Knives23Rules
+    data = tmp_path / "data"
+    j = Journal(data / "journal.sqlite3")
+    s = GameSession.start(j, Knives23Rules(), script.SETUP)
+    for cmd in script.commands():
+        s.execute(cmd)
+        if s.events[-1].kind == "vote_result":
+            break
+    j.append(s.game_id, [(e.kind, dict(e.data), "tablet") for e in s.events[-2:]])
+    j.close()
+    driver = clean_picker
+    reopen(driver, data)
+    app = driver.app
+    driver.tap(app.screen("picker").ids.resume_button)
+    assert app.session is None and app.sm.current == "picker"
+    assert app.root.ids.toast.message.startswith(f"Game {s.game_id} cannot be replayed: TypeError")
+    driver.screenshot("storage/resume_refused")

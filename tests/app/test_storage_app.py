@@ -276,23 +276,14 @@ def test_a_discussion_that_ran_out_as_the_app_stopped_goes_to_the_vote_on_resume
 def test_resuming_a_game_two_copies_wrote_is_a_message_not_a_crash(clean_picker, tmp_path):
     """Issue 16, 3. and 4.: a vote revealed and decided twice (two copies on one journal) made
     Resume crash the app every time; now the table reads why, and the app stays."""
-    from companion.core.journal import Journal
-    from companion.core.session import GameSession
-    from companion.games.knives23 import demo as script
-    from companion.games.knives23.rules import Knives23Rules
+    from tests.core.faults import written_by_two_copies
     data = tmp_path / "data"
-    j = Journal(data / "journal.sqlite3")
-    s = GameSession.start(j, Knives23Rules(), script.SETUP)
-    for cmd in script.commands():
-        s.execute(cmd)
-        if s.events[-1].kind == "vote_result":
-            break
-    j.append(s.game_id, [(e.kind, dict(e.data), "tablet") for e in s.events[-2:]])
-    j.close()
+    data.mkdir()
+    game_id = written_by_two_copies(data / "journal.sqlite3")
     driver = clean_picker
     reopen(driver, data)
     app = driver.app
     driver.tap(app.screen("picker").ids.resume_button)
     assert app.session is None and app.sm.current == "picker"
-    assert app.root.ids.toast.message.startswith(f"Game {s.game_id} cannot be replayed: TypeError")
+    assert app.root.ids.toast.message.startswith(f"Game {game_id} cannot be replayed: TypeError")
     driver.screenshot("storage/resume_refused")

@@ -58,3 +58,23 @@ def lock_held_elsewhere(folder: Path):
 
 def python(*args: str) -> list[str]:
     return [sys.executable, *args]
+
+
+def written_by_two_copies(path: Path) -> int:
+    """A 23 Knives journal as two copies of the app on one folder left it (issue 16, 3.): the
+    first vote revealed and decided twice, which the game's replay cannot fold. Returns the game."""
+    from companion.core.journal import Journal
+    from companion.core.session import GameSession
+    from companion.games.knives23 import demo as script
+    from companion.games.knives23.rules import Knives23Rules
+    j = Journal(path)
+    s = GameSession.start(j, Knives23Rules(), script.SETUP)
+    for cmd in script.commands():
+        s.execute(cmd)
+        if s.events[-1].kind == "vote_result":
+            break
+    twice = [(e.kind, dict(e.data), "tablet") for e in s.events[-2:]]
+    assert [k for k, _, _ in twice] == ["vote_revealed", "vote_result"]
+    j.append(s.game_id, twice)
+    j.close()
+    return s.game_id

@@ -11,7 +11,7 @@ from companion.core.journal import DataLock, Journal
 from companion.core.session import GameSession
 from companion.games.masks.rules import MasksRules
 
-from .faults import ROOT, lock_held_elsewhere
+from .faults import ROOT, lock_held_elsewhere, written_by_two_copies
 
 SETUP = {"players": ["Ann", "Ben", "Cy", "Dee", "Eve"]}
 
@@ -36,18 +36,7 @@ def test_check_passes_a_whole_journal_and_repairs_as_the_app_does(tmp_path):
 def test_check_fails_on_a_game_that_does_not_replay_and_on_a_missing_journal(tmp_path):
     """What two copies of the app on one journal wrote (issue 16, 3.): a vote revealed and
     decided twice, which 23 Knives' replay cannot fold."""
-    from companion.games.knives23 import demo as script
-    from companion.games.knives23.rules import Knives23Rules
-    j = Journal(tmp_path / "journal.sqlite3")
-    s = GameSession.start(j, Knives23Rules(), script.SETUP)
-    for cmd in script.commands():
-        s.execute(cmd)
-        if s.events[-1].kind == "vote_result":
-            break
-    twice = [(e.kind, dict(e.data), "tablet") for e in s.events[-2:]]
-    assert [k for k, _, _ in twice] == ["vote_revealed", "vote_result"]
-    j.append(s.game_id, twice)
-    j.close()
+    written_by_two_copies(tmp_path / "journal.sqlite3")
     code, lines = _check(tmp_path)
     assert code == 1
     assert "game 1 knives23 playing: does not replay: TypeError: 'NoneType' object is not subscriptable" in lines

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
+from urllib.request import pathname2url
 
 from .events import BadInput, Event
 
@@ -146,7 +147,7 @@ class Journal:
                     f"The data folder {self.path.parent} cannot be created ({exc.strerror or exc})") from None
         try:
             if readonly:
-                uri = f"file:{self.path.resolve()}?mode=ro"
+                uri = f"file:{pathname2url(str(self.path.resolve()))}?mode=ro"
                 self._db = sqlite3.connect(uri, uri=True, isolation_level=None)
             else:
                 self._db = sqlite3.connect(":memory:" if memory else str(self.path), isolation_level=None)

@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/journal_replay.py [--events 10000] [--repeat 5]
 
 Builds a journal of Exile-style votes (open, ballots, reveal) and counter moves in a temporary
-SQLite file, then times reading it back and folding it into state (what a restart does).
+SQLite file, then times opening it (with its quick integrity check), reading it back and folding
+it into state (what a restart does). The target: under 0.2 s for 10,000 events.
 """
 from __future__ import annotations
 
@@ -50,11 +51,12 @@ def main(argv=None):
         t0 = time.perf_counter()
         game_id = build(path, args.events)
         built = time.perf_counter() - t0
-        times = []
+        times, cpu = [], []
         for _ in range(args.repeat):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             session = GameSession.resume(Journal(path), game_id, ToyRules())
             times.append(time.perf_counter() - t)
+            cpu.append(time.process_time() - c)
         n = len(session.events)
         tracemalloc.start()
         GameSession.resume(Journal(path), game_id, ToyRules())
@@ -64,6 +66,9 @@ def main(argv=None):
     print(f"journal events: {n} (built in {built:.1f} s, {size / 1e6:.1f} MB on disk incl. WAL)")
     print(f"replay into state: median {statistics.median(times) * 1000:.0f} ms, "
           f"min {min(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms over {args.repeat} runs")
+    # CPU time is what the replay costs this process; wall time also counts waiting for a core
+    # on a loaded machine.
+    print(f"replay CPU time: median {statistics.median(cpu) * 1000:.0f} ms, min {min(cpu) * 1000:.0f} ms")
     print(f"replay peak Python memory (tracemalloc): {peak / 1e6:.1f} MB")
     print(f"per event: {statistics.median(times) / n * 1e6:.1f} µs")
 

@@ -26,6 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="play a scripted 23 Knives segment headless",
                           add_help=False)
     demo.add_argument("demo_args", nargs=argparse.REMAINDER)
+    check = sub.add_parser("check", help="verify the journal: integrity, every game replays, "
+                                         "no finished game left playing", add_help=False)
+    check.add_argument("check_args", nargs=argparse.REMAINDER)
     return ap
 
 
@@ -35,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["demo"]:
         from companion.demo import main as demo_main
         return demo_main(argv[1:])
+    if argv[:1] == ["check"]:
+        from companion.check import main as check_main
+        return check_main(argv[1:])
     args = build_parser().parse_args(argv)
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     from kivy.config import Config
@@ -44,8 +50,9 @@ def main(argv: list[str] | None = None) -> int:
         Config.set("graphics", "width", "1280")
         Config.set("graphics", "height", "800")
     from companion.app.main import CompanionApp
-    CompanionApp(data_dir=args.data, boxes=args.boxes).run()
-    return 0
+    app = CompanionApp(data_dir=args.data, boxes=args.boxes)
+    app.run()
+    return 1 if app.refused else 0  # another copy held the data folder
 
 
 if __name__ == "__main__":

@@ -16,10 +16,10 @@ from companion.core.audio import RecordingAudioOut
 from companion.core.clock import FakeClock
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.inputs import CommandQueue, ScriptedSource
-from companion.core.journal import Journal
+from companion.core.journal import DataLock, Journal
 from companion.core.narration import Narrator
 from companion.core.rules import fold_step
-from companion.core.session import GameSession
+from companion.core.session import GameSession, repair
 from companion.core.speakers import CaptionSpeaker, EspeakSpeaker
 
 
@@ -54,15 +54,18 @@ def main(argv=None) -> int:
 
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="companion-demo-"))
     out.mkdir(parents=True, exist_ok=True)
-    for old in ("journal.sqlite3", "journal.sqlite3-wal", "journal.sqlite3-shm"):
-        (out / old).unlink(missing_ok=True)
+    # The journal stays in the folder: a demo run again (after being killed, say) adds its game
+    # next to the earlier ones, and `python -m companion check --data DIR` can verify them all.
+    lock = DataLock(out).acquire()
     clock = FakeClock(0.0)
     audio = RecordingAudioOut(str(out / "narration.wav"), clock)
     say = (lambda *a: None) if args.quiet else print
     narrator = Narrator(_speaker(out / "voice-cache"), audio, clock, rng_seed=23,
                         on_caption=lambda text: text and say(f"    🔊 {text}"))
     rules = Knives23Rules()
-    session = GameSession.start(Journal(out / "journal.sqlite3"), rules, script.SETUP)
+    journal = Journal(out / "journal.sqlite3")
+    repair(journal)  # what the app mends on open (an older demo killed between its last event and its end)
+    session = GameSession.start(journal, rules, script.SETUP)
 
     queue = CommandQueue()
     tablet, boxes = ScriptedSource(), ScriptedSource()
@@ -112,6 +115,9 @@ def main(argv=None) -> int:
     print(f"events in the journal: {len(session.events)}; commands refused: {refused}")
     print(f"narration: {wav} ({len(narrator.history)} lines, {clock.now():.0f} s of table time)")
     print(f"transcript: {out / 'transcript.txt'}")
+    print(f"journal: {out / 'journal.sqlite3'} (game {session.game_id})")
+    journal.close()
+    lock.release()
     return 0
 
 

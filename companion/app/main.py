@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import sys
+import time
 from pathlib import Path
 
 from kivy.app import App
@@ -22,8 +25,10 @@ from companion.core import i18n
 from companion.core.clock import MonotonicClock
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.inputs import CommandQueue, DeviceInfo
-from companion.core.journal import Journal, default_data_dir
-from companion.core.session import GameSession
+from companion.core.journal import (DataInUse, DataLock, Journal, JournalDamaged, JournalError,
+                                    StorageUnavailable, default_data_dir, move_aside)
+from companion.core.rules import undone_seqs
+from companion.core.session import TIMER, GameSession, repair
 from companion.core.timers import END_LINE, Countdown, spoken_warning
 from companion.app import games as game_registry
 from companion.app.settings import Settings
@@ -37,6 +42,11 @@ SHELL_SCREENS = ("picker", "setup", "devices", "settings", "history", "past_game
 PLAY_SCREENS = ("vote", "reveal")
 # Commands from devices that report on the device itself, for screens, not for the rules.
 DEVICE_NEWS = frozenset({"tokens_seen", "tokens_calibration", "box_pressed", "box_conflict"})
+# Below this much free space in the data folder, starting a game warns (a game's journal is a few
+# hundred KB; SQLite needs room for its write-ahead log).
+LOW_SPACE_BYTES = 20_000_000
+# Event data fields that name who acted, safe to show in the undo toast.
+PUBLIC_KEYS = ("player", "voter", "caller", "target")
 
 
 class CompanionApp(App):
@@ -84,10 +94,16 @@ class CompanionApp(App):
         self.listen("box_conflict", lambda command: self.toast(command.data["message"]))
         self.voice_problem = ""
         self.box_source = None     # the vote boxes' BoxSource while boxes are on
+        self.refused = ""               # set when another copy of the app holds the data folder
+        self.storage_notice = None      # (text, [(id, label, action)]) for the picker
+        self.damaged_journal: Path | None = None
+        self._lock = None
+        self._timers: dict[str, tuple] = {}  # name -> (countdown, key): the game's journaled timers
 
     # -- start-up --------------------------------------------------------------------------
     def build(self):
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if not self._open_storage():
+            return self._refusal()
         try:
             self.settings = Settings.load(self.data_dir / "settings.json")
         except BadInput as exc:
@@ -95,7 +111,6 @@ class CompanionApp(App):
             self._startup_error = str(exc)
         i18n.set_language(self.settings.language)
         self.caption_size = self.settings.caption_size
-        self.journal = Journal(self.data_dir / "journal.sqlite3")
         Builder.load_file(str(HERE / "app.kv"))
         from companion.app.screens import load_all
         root = Builder.load_string("Root:\n")
@@ -103,6 +118,9 @@ class CompanionApp(App):
         sm.transition = NoTransition()
         for screen in load_all(self):
             sm.add_widget(screen)
+        from companion.app.notices import ActionToast
+        self.action_toast = ActionToast()
+        root.add_widget(self.action_toast)
         self.root_widget = root
         self.bar_title = i18n.tr("app.title")
         self._make_narrator()
@@ -121,16 +139,105 @@ class CompanionApp(App):
                 print(f"first-frame {time.time():.3f}", flush=True)
                 self.stop()
             Window.bind(on_flip=lambda *_: Clock.schedule_once(report, 0))
+        if self.refused:
+            return
         err = getattr(self, "_startup_error", None)
         if err:
             self.toast(err)
         self.goto("picker")
         self._start_boxes()
-        unfinished = self.journal.unfinished()
+        if self.storage_notice:
+            self.screen("picker").show_notice(*self.storage_notice)
+        try:
+            unfinished = self.journal.unfinished()
+        except JournalError as exc:  # a row damaged beyond what opening checks
+            log.error("%s", exc)
+            self.toast(str(exc))
+            return
         if unfinished:
             self.screen("picker").offer_resume(unfinished[0])
 
+    # -- storage ---------------------------------------------------------------------------
+    def _open_storage(self) -> bool:
+        """Lock the data folder and open its journal, whatever state they are in. False only
+        when another copy of the app holds the folder (this one must not write)."""
+        path = self.data_dir / "journal.sqlite3"
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self._lock = DataLock(self.data_dir).acquire()
+        except DataInUse as exc:
+            self.refused = str(exc)
+            log.error("%s", exc)
+            print(f"table companion: {exc}", file=sys.stderr, flush=True)
+            return False
+        except (OSError, StorageUnavailable) as exc:
+            self._journal_in_memory(exc, "created")
+            return True
+        try:
+            try:
+                self.journal = Journal(path)
+            except JournalDamaged as exc:
+                # Unreadable: keep it byte for byte under a dated name, start afresh, say so.
+                log.error("%s", exc)
+                self.damaged_journal = move_aside(path)
+                log.error("the unreadable journal is kept as %s", self.damaged_journal)
+                self.journal = Journal(path)
+                self.storage_notice = (i18n.tr("storage.damaged", name=self.damaged_journal.name), [
+                    ("export_button", i18n.tr("storage.export"), self.export_damaged)])
+        except (OSError, JournalError) as exc:
+            self._journal_in_memory(exc, "written")
+            return True
+        try:
+            notes = repair(self.journal)
+        except JournalError as exc:
+            log.error("journal repair failed: %s", exc)
+            notes = []
+        for note in notes:
+            log.warning("journal repaired: %s", note)
+        return True
+
+    def _journal_in_memory(self, problem: Exception, verb: str) -> None:
+        """The data folder cannot be used: play on with a journal in memory, and say so."""
+        if isinstance(problem, OSError):
+            problem = StorageUnavailable(
+                f"The data folder {self.data_dir} cannot be {verb} ({problem.strerror or problem})")
+        log.error("%s", problem)
+        self.journal = Journal(":memory:")
+        text = str(problem).rstrip(".")
+        self.storage_notice = (i18n.tr("storage.unwritable", problem=text), [])
+
+    def _refusal(self):
+        from kivy.uix.label import Label
+        Clock.schedule_once(lambda dt: self.stop(), 6)
+        return Label(text=self.refused, font_size="24sp",
+                     halign="center", text_size=(Window.width * 0.8, None))
+
+    def export_damaged(self):
+        """Copy the journal that could not be read to where the table can take it away."""
+        if self.damaged_journal is None:
+            return
+        try:
+            folder = export_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            for src in sorted(self.damaged_journal.parent.glob(self.damaged_journal.name + "*")):
+                shutil.copy2(src, folder / src.name)
+        except OSError as exc:
+            self.toast(i18n.tr("storage.export_failed", problem=exc.strerror or exc))
+            return
+        self.toast(i18n.tr("storage.exported", path=folder / self.damaged_journal.name))
+
+    def _warn_low_space(self):
+        try:
+            free = shutil.disk_usage(self.data_dir).free
+        except OSError:
+            return
+        if free < LOW_SPACE_BYTES:
+            self.toast(i18n.tr("storage.low_space", mb=round(free / 1e6, 1)))
+
     def on_stop(self):
+        self._note_timers_left()
+        if self._lock is not None:
+            self._lock.release()
         for src in self.sources:
             try:
                 src.stop()
@@ -162,6 +269,61 @@ class CompanionApp(App):
                 Clock.schedule_once(lambda dt: on_end(), 0)
         return Countdown(float(seconds), self.engine_clock, warnings=warnings, name=name,
                          on_warning=lambda mark: self.narrator.say(*spoken_warning(mark)), on_end=end)
+
+    def journaled_countdown(self, name: str, key, seconds: float, warnings, on_end=None,
+                            say_end: bool = True):
+        """A spoken countdown whose state (started, paused, resumed, time added, ended) is kept
+        in the game's journal: if this game already ran the timer ``name`` for ``key`` (the seq
+        of the event that began its phase), it comes back as the table last saw it."""
+        countdown = self.spoken_countdown(seconds, warnings, name, on_end, say_end)
+        session = self.session
+        key = str(key)
+        last = None
+        if session is not None:
+            last = next((e for e in reversed(session.events) if e.kind == TIMER
+                         and e.data.get("name") == name and e.data.get("key") == key), None)
+        if last is not None:
+            # Left with the app (quit, or back to the picker): it goes on from exactly there.
+            # Otherwise the app was killed while it ran: the table talked on meanwhile.
+            away = 0.0 if last.data.get("action") == "left" else max(0.0, time.time() - last.at)
+            try:
+                countdown = Countdown.restore(last.data.get("state"), self.engine_clock, away_s=away,
+                                              on_warning=countdown.on_warning, on_end=countdown.on_end)
+            except BadInput as exc:  # a record this version cannot read: a fresh timer
+                log.warning("timer %s not restored: %s", name, exc)
+                last = None
+            else:
+                if countdown.ended and on_end is not None:
+                    # It ran out just before the app stopped: what follows the end still must.
+                    Clock.schedule_once(lambda dt: on_end(), 0)
+        if last is None:
+            self._note_timer(session, name, key, "started", countdown)
+        countdown.on_change = lambda action, cd: self._note_timer(session, name, key, action, cd)
+        self._timers[name] = (countdown, key)
+        return countdown
+
+    def _note_timers_left(self):
+        """The game is left (or the app closes) while a timer runs: record where it was."""
+        for name, (countdown, key) in self._timers.items():
+            if countdown.running and not countdown.ended:
+                self._note_timer(self.session, name, key, "left", countdown)
+        self._timers = {}
+
+    def _note_timer(self, session, name, key, action, countdown):
+        if session is None or session is not self.session:
+            return
+        try:
+            session.note(TIMER, {"name": name, "key": key, "action": action, "state": countdown.to_dict()})
+        except BadInput as exc:  # storage full: the timer runs on, unrecorded, and the table is told
+            self.toast(str(exc))
+
+    def live_event(self, kind: str):
+        """The latest event of ``kind`` in the current game that is not undone (or None)."""
+        if self.session is None:
+            return None
+        events = self.session.events
+        undone = undone_seqs(events)
+        return next((e for e in reversed(events) if e.kind == kind and e.seq not in undone), None)
 
     def narration_toggle_pause(self):
         if self.narrator.paused:
@@ -222,16 +384,21 @@ class CompanionApp(App):
             self.toast(str(exc))
             return False
         self._attach(ui, session)
+        self._warn_low_space()
         return True
 
     def resume_game(self, game_id: int):
-        record = self.journal.game(game_id)
-        ui = game_registry.load_ui(record.game)
-        if ui is None:
-            self.toast(i18n.tr("picker.not_available"))
-            return False
+        """Resume an unfinished (or abandoned) game; a game that cannot be replayed is named in a
+        toast and the app stays where it is."""
         try:
+            record = self.journal.game(game_id)
+            ui = game_registry.load_ui(record.game)
+            if ui is None:
+                self.toast(i18n.tr("picker.not_available"))
+                return False
             session = GameSession.resume(self.journal, game_id, ui.rules)
+            if record.status == "abandoned":
+                self.journal.reopen(game_id)
         except (BadInput, RuleError) as exc:
             self.toast(str(exc))
             return False
@@ -240,6 +407,7 @@ class CompanionApp(App):
 
     def leave_game(self):
         """Back to the picker; the game stays in the journal, resumable."""
+        self._note_timers_left()
         self.session = None
         self.game_ui = None
         self.game_id = ""
@@ -251,12 +419,18 @@ class CompanionApp(App):
         Window.allow_screensaver = True
         self.goto("picker")
 
-    def abandon_game(self, game_id: int):
-        self.journal.abandon(game_id)
+    def abandon_game(self, game_id: int) -> bool:
+        try:
+            self.journal.abandon(game_id)
+        except JournalError as exc:
+            self.toast(str(exc))
+            return False
+        return True
 
     def _attach(self, ui, session):
         for name in [s.name for s in self.sm.screens if "." in s.name]:
             self.sm.remove_widget(self.sm.get_screen(name))
+        self._note_timers_left()  # a game switched for another: its timers are left as they were
         self.game_ui = ui
         self.session = session
         self.game_id = ui.game_id
@@ -288,18 +462,54 @@ class CompanionApp(App):
         return True
 
     def undo(self):
+        """Undo the last table action and name it, with a Redo button (an undo that forgives)."""
         if self.session is None:
             return
         try:
             events = self.session.undo()
-        except RuleError as exc:
+        except (RuleError, BadInput) as exc:
             self.toast(str(exc))
             return
         self._publish(events, force_screen=True)
+        undone = self.session.event(int(events[-1].data["undoes"]))
+        self.action_toast.show(i18n.tr("undo.undone", what=self.describe_event(undone)),
+                               i18n.tr("undo.redo"), self.redo)
+
+    def redo(self):
+        if self.session is None:
+            return
+        try:
+            events = self.session.redo()
+        except (RuleError, BadInput) as exc:
+            self.toast(str(exc))
+            return
+        self._publish(events, force_screen=True)
+        undo = self.session.event(int(events[-1].data["undoes"]))
+        redone = self.session.event(int(undo.data["undoes"])) if undo is not None else None
+        self.toast(i18n.tr("undo.redone", what=self.describe_event(redone)))
+
+    @staticmethod
+    def describe_event(event) -> str:
+        """A table action in a few words, for the undo toast ("Ann's ballot")."""
+        if event is None:
+            return ""
+        key = f"undo.what.{event.kind}"
+        if i18n.has(key):
+            try:
+                return i18n.tr(key, **event.data)
+            except (KeyError, IndexError, ValueError):
+                pass
+        # Only who acted or was named: an event may hold a secret (a ballot's choice).
+        detail = ", ".join(str(event.data[k]) for k in PUBLIC_KEYS if isinstance(event.data.get(k), str))
+        kind = event.kind.replace("_", " ")
+        return f"{kind} ({detail})" if detail else kind
 
     def _drain(self, dt):
         for src in self.sources:
-            src.poll()
+            try:
+                src.poll()
+            except JournalError as exc:  # a phone's command hit a full disk: say so, keep going
+                self.toast(str(exc))
         refused = self.commands.drain(self._handle_device_command)
         for cmd, exc in refused:
             self.toast(f"{cmd.source}: {exc}")
@@ -420,6 +630,18 @@ class CompanionApp(App):
         self._make_narrator()
         if self.voice_problem:
             self.toast(i18n.tr("settings.voice_unavailable", problem=self.voice_problem))
+
+
+def export_dir() -> Path:
+    """Where "Export" copies a file the table may want to keep: ``TABLE_COMPANION_EXPORT``, the
+    shared Download folder on Android, ~/Documents on a desktop."""
+    env = os.environ.get("TABLE_COMPANION_EXPORT")
+    if env:
+        return Path(env)
+    if platform == "android":
+        from android.storage import primary_external_storage_path  # type: ignore
+        return Path(primary_external_storage_path()) / "Download"
+    return Path.home() / "Documents" / "table-companion"
 
 
 def main(argv=None):

@@ -13,13 +13,63 @@ import json
 import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
+from urllib.request import pathname2url
 
 from .events import BadInput, Event
 
 SCHEMA_VERSION = 2
+STORAGE_FULL = "The tablet's storage is full: free some space; nothing was lost"
+
+
+class JournalError(BadInput):
+    """The journal's storage failed (one line). A BadInput, so every place that shows a refused
+    command shows this too instead of letting the app exit."""
+
+
+class JournalDamaged(JournalError):
+    """The file cannot be read as our journal (damaged, another program's, a newer version):
+    the app moves it aside, keeping its bytes, and starts a fresh one."""
+
+
+class StorageFull(JournalError):
+    def __init__(self, message: str = STORAGE_FULL):
+        super().__init__(message)
+
+
+class StorageUnavailable(JournalError):
+    """The data folder cannot be written (read-only, missing, in use by another copy of the app)."""
+
+
+# SQLite's primary result codes (sqlite3.h), for the errors a table can do something about.
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 10, 11, 13, 14, 26
+
+
+def storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
+    """The one-line error for a failed SQLite call on the journal at ``path``."""
+    code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+    text = str(exc)
+    if code == _SQLITE_FULL or "disk is full" in text:
+        return StorageFull()
+    if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in text or "not a database" in text:
+        return JournalDamaged(f"The journal {path} is damaged ({text})")
+    if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return StorageUnavailable(f"The journal {path} is in use by another program ({text})")
+    if code in (_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_PERM, _SQLITE_IOERR):
+        return StorageUnavailable(f"The data folder {path.parent} cannot be written ({_why_unwritable(path.parent, text)})")
+    return JournalError(f"The journal {path} failed: {text}")
+
+
+def _why_unwritable(folder: Path, fallback: str) -> str:
+    if not folder.is_dir():
+        return "it does not exist"
+    if not os.access(folder, os.W_OK):
+        return "it is read-only"
+    return fallback
 
 # Version 1 (the first release) had no event source and no recorded winners. It is kept here
 # because the migration test builds a v1 journal from it.
@@ -76,18 +126,70 @@ class GameRecord:
 
 
 class Journal:
-    def __init__(self, path: str | os.PathLike, *, wall_clock=time.time):
+    """``Journal(path)`` opens (or creates) a journal; ``Journal(":memory:")`` keeps one in memory
+    (the app's stand-in when its data folder cannot be written). ``readonly=True`` opens it
+    without writing a byte (``python -m companion check`` while the app holds the folder).
+
+    Every storage failure raises a one-line :class:`JournalError`: :class:`JournalDamaged`,
+    :class:`StorageFull`, :class:`StorageUnavailable`."""
+
+    def __init__(self, path: str | os.PathLike, *, wall_clock=time.time, readonly: bool = False):
+        memory = str(path) == ":memory:"
         self.path = Path(path)
         self._wall = wall_clock
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.readonly = readonly
+        self._db = None
+        if not memory and not readonly:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StorageUnavailable(
+                    f"The data folder {self.path.parent} cannot be created ({exc.strerror or exc})") from None
         try:
-            self._db = sqlite3.connect(str(self.path), isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            if readonly:
+                uri = f"file:{pathname2url(str(self.path.resolve()))}?mode=ro"
+                self._db = sqlite3.connect(uri, uri=True, isolation_level=None)
+            else:
+                self._db = sqlite3.connect(":memory:" if memory else str(self.path), isolation_level=None)
+            # Read before writing anything: another program's file must stay exactly as it was
+            # (switching it to WAL would already change it).
+            self._refuse_foreign()
+            if not readonly:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._upgrade()
-        except sqlite3.DatabaseError as exc:
-            raise BadInput(f"journal {self.path} cannot be opened: {exc}") from None
+            problems = [r[0] for r in self._db.execute("PRAGMA quick_check(3)")]
+            if problems != ["ok"]:
+                raise JournalDamaged(f"The journal {self.path} is damaged ({'; '.join(problems)})")
+            if not readonly:
+                self._upgrade()
+        except sqlite3.Error as exc:
+            self._close_quietly()
+            err = storage_error(exc, self.path)
+            if isinstance(err, JournalDamaged):
+                err = JournalDamaged(f"journal {self.path} cannot be opened: {exc}")
+            raise err from None
+        except BaseException:
+            self._close_quietly()
+            raise
+
+    def _close_quietly(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
+
+    def _refuse_foreign(self) -> None:
+        version = self.schema_version
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if version == 0 and tables:
+            raise JournalDamaged(
+                f"journal {self.path} is a SQLite file of another program (tables: {', '.join(sorted(tables))})")
+        if version > SCHEMA_VERSION:
+            raise JournalDamaged(
+                f"journal {self.path} was written by a newer version (schema {version}, this app reads up to {SCHEMA_VERSION})"
+            )
 
     # -- schema ---------------------------------------------------------------------------
     @property
@@ -98,120 +200,179 @@ class Journal:
         version = self.schema_version
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if version == 0 and not tables:
-            self._db.execute("BEGIN IMMEDIATE")
-            for stmt in _statements(SCHEMA_V1):
-                self._db.execute(stmt)
-            self._db.execute("PRAGMA user_version = 1")
-            self._db.execute("COMMIT")
+            with self._tx():
+                for stmt in _statements(SCHEMA_V1):
+                    self._db.execute(stmt)
+                self._db.execute("PRAGMA user_version = 1")
             version = 1
-        elif version == 0:
-            raise BadInput(f"journal {self.path} is a SQLite file of another program (tables: {', '.join(sorted(tables))})")
-        if version > SCHEMA_VERSION:
-            raise BadInput(
-                f"journal {self.path} was written by a newer version (schema {version}, this app reads up to {SCHEMA_VERSION})"
-            )
         while version < SCHEMA_VERSION:
             target = version + 1
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._tx():
                 for stmt in _statements(MIGRATIONS[target]):
                     self._db.execute(stmt)
                 self._db.execute(f"PRAGMA user_version = {target}")
-                self._db.execute("COMMIT")
-            except Exception:
-                self._db.execute("ROLLBACK")
-                raise
             version = target
 
+    @contextmanager
+    def _tx(self):
+        """One write transaction. A failed COMMIT (disk full) may already have rolled back: the
+        real error is raised, never "cannot rollback - no transaction is active"."""
+        if self.readonly:
+            raise StorageUnavailable(f"The journal {self.path} is open read-only")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    try:
+                        self._db.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # the error that got us here is the one to report
+                raise
+        except sqlite3.Error as exc:
+            raise storage_error(exc, self.path) from None
+
+    @contextmanager
+    def _reading(self):
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise storage_error(exc, self.path) from None
+
     # -- games ----------------------------------------------------------------------------
-    def new_game(self, game: str, setup: Mapping[str, Any]) -> int:
-        cur = self._db.execute(
-            "INSERT INTO games (game, setup, started_at) VALUES (?, ?, ?)",
-            (game, _dumps(setup), self._wall()),
-        )
-        return int(cur.lastrowid)
+    def new_game(self, game: str, setup: Mapping[str, Any],
+                 first: Sequence[tuple[str, Mapping[str, Any], str]] = ()) -> int:
+        """A new game row and its first events, in one transaction: a kill leaves both or neither."""
+        with self._tx():
+            cur = self._db.execute(
+                "INSERT INTO games (game, setup, started_at) VALUES (?, ?, ?)",
+                (game, _dumps(setup), self._wall()),
+            )
+            game_id = int(cur.lastrowid)
+            self._insert(game_id, first, self._wall())
+        return game_id
 
     def game(self, game_id: int) -> GameRecord:
-        row = self._db.execute(_GAME_SELECT + " WHERE id = ?", (game_id,)).fetchone()
+        with self._reading():
+            row = self._db.execute(_GAME_SELECT + " WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise BadInput(f"journal {self.path} has no game {game_id}")
         return self._record(row)
 
     def games(self, game: str | None = None) -> list[GameRecord]:
         """Past and present games, newest first."""
-        if game is None:
-            rows = self._db.execute(_GAME_SELECT + " ORDER BY id DESC")
-        else:
-            rows = self._db.execute(_GAME_SELECT + " WHERE game = ? ORDER BY id DESC", (game,))
+        with self._reading():
+            if game is None:
+                rows = self._db.execute(_GAME_SELECT + " ORDER BY id DESC").fetchall()
+            else:
+                rows = self._db.execute(_GAME_SELECT + " WHERE game = ? ORDER BY id DESC", (game,)).fetchall()
         return [self._record(r) for r in rows]
 
     def unfinished(self) -> list[GameRecord]:
         return [g for g in self.games() if g.status == "playing"]
 
     def finish(self, game_id: int, winners: Iterable[str], summary: str = "") -> None:
-        self._db.execute(
-            "UPDATE games SET status='finished', finished_at=?, winners=?, summary=? WHERE id=?",
-            (self._wall(), _dumps(list(winners)), summary, game_id),
-        )
+        with self._tx():
+            self._set_finished(game_id, (list(winners), summary))
 
     def reopen(self, game_id: int) -> None:
-        self._db.execute(
-            "UPDATE games SET status='playing', finished_at=NULL, winners='[]', summary='' WHERE id=?", (game_id,)
-        )
+        """A finished game whose winning action was undone, or an abandoned game resumed."""
+        with self._tx():
+            self._set_finished(game_id, None)
 
     def abandon(self, game_id: int) -> None:
-        self._db.execute(
-            "UPDATE games SET status='abandoned', finished_at=? WHERE id=? AND status='playing'",
-            (self._wall(), game_id),
-        )
+        with self._tx():
+            self._db.execute(
+                "UPDATE games SET status='abandoned', finished_at=? WHERE id=? AND status='playing'",
+                (self._wall(), game_id),
+            )
+
+    def remove_empty_game(self, game_id: int) -> bool:
+        """Remove a game row that has no events (left by a start that never completed)."""
+        with self._tx():
+            cur = self._db.execute(
+                "DELETE FROM games WHERE id=? AND NOT EXISTS (SELECT 1 FROM events WHERE game_id=?)",
+                (game_id, game_id))
+        return cur.rowcount > 0
 
     # -- events ---------------------------------------------------------------------------
-    def append(self, game_id: int, items: Sequence[tuple[str, Mapping[str, Any], str]]) -> list[Event]:
-        """Append events atomically: all of them or none. Returns them once committed."""
+    def append(self, game_id: int, items: Sequence[tuple[str, Mapping[str, Any], str]],
+               *, finish: tuple[Sequence[str], str] | None = None, reopen: bool = False) -> list[Event]:
+        """Append events atomically: all of them or none. Returns them once committed.
+
+        ``finish=(winners, summary)`` marks the game finished, ``reopen=True`` playing again, in
+        the same transaction as the events that decided it."""
         if not items:
             return []
         now = self._wall()
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            last = self._db.execute(
-                "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)
-            ).fetchone()[0]
-            out = []
-            for i, (kind, data, source) in enumerate(items, start=1):
-                text = _dumps(data)
-                self._db.execute(
-                    "INSERT INTO events (game_id, seq, kind, data, at, source) VALUES (?, ?, ?, ?, ?, ?)",
-                    (game_id, last + i, kind, text, now, source),
-                )
-                out.append(Event(last + i, kind, json.loads(text), source, now))
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
+        with self._tx():
+            out = self._insert(game_id, items, now)
+            if finish is not None or reopen:
+                self._set_finished(game_id, finish)
         return out
+
+    def _insert(self, game_id, items, now) -> list[Event]:
+        last = self._db.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)
+        ).fetchone()[0]
+        out = []
+        for i, (kind, data, source) in enumerate(items, start=1):
+            text = _dumps(data)
+            self._db.execute(
+                "INSERT INTO events (game_id, seq, kind, data, at, source) VALUES (?, ?, ?, ?, ?, ?)",
+                (game_id, last + i, kind, text, now, source),
+            )
+            out.append(Event(last + i, kind, json.loads(text), source, now))
+        return out
+
+    def _set_finished(self, game_id: int, result: tuple[Sequence[str], str] | None) -> None:
+        if result is None:
+            self._db.execute(
+                "UPDATE games SET status='playing', finished_at=NULL, winners='[]', summary='' WHERE id=?",
+                (game_id,))
+        else:
+            winners, summary = result
+            self._db.execute(
+                "UPDATE games SET status='finished', finished_at=?, winners=?, summary=? WHERE id=?",
+                (self._wall(), _dumps(list(winners)), summary, game_id),
+            )
 
     def events(self, game_id: int) -> list[Event]:
-        rows = self._db.execute(
-            "SELECT seq, kind, data, source, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-        )
-        out = []
-        for seq, kind, data, source, at in rows:
-            try:
-                payload = json.loads(data)
-            except ValueError:
-                raise BadInput(f"journal {self.path}: game {game_id} event {seq} ({kind}) has unreadable data") from None
-            out.append(Event(seq, kind, payload, source, at))
-        return out
+        with self._reading():
+            rows = self._db.execute(
+                "SELECT seq, kind, data, source, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+            ).fetchall()
+        try:
+            # One parse for the whole game (a resume reads thousands of events); a row that
+            # spoils it is found below, one by one.
+            payloads = json.loads("[" + ",".join(r[2] for r in rows) + "]")
+            if len(payloads) != len(rows):
+                raise ValueError("a row holds more than one value")
+        except (TypeError, ValueError):
+            payloads = []
+            for seq, kind, data, _source, _at in rows:
+                try:
+                    payloads.append(json.loads(data))
+                except (TypeError, ValueError):
+                    raise BadInput(f"journal {self.path}: game {game_id} event {seq} ({kind}) has unreadable data") from None
+        return [Event(seq, kind, payload, source, at) for (seq, kind, _d, source, at), payload in zip(rows, payloads)]
+
+    def integrity(self) -> list[str]:
+        """SQLite's full integrity check: ``["ok"]`` or the problems it found."""
+        with self._reading():
+            return [r[0] for r in self._db.execute("PRAGMA integrity_check(20)")]
 
     def close(self) -> None:
-        self._db.close()
+        self._close_quietly()
 
     # -- helpers --------------------------------------------------------------------------
     def _record(self, row) -> GameRecord:
         gid, game, setup, started, finished, status, winners, summary = row
         try:
             return GameRecord(gid, game, json.loads(setup), started, finished, status, json.loads(winners), summary)
-        except ValueError:
+        except (TypeError, ValueError):
             raise BadInput(f"journal {self.path}: game {gid} has an unreadable setup or winner list") from None
 
 
@@ -224,3 +385,75 @@ def _dumps(value: Any) -> str:
 
 def _statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
+
+
+class DataInUse(StorageUnavailable):
+    """Another copy of the app holds the data folder."""
+
+
+class DataLock:
+    """One app per data folder: an advisory lock on ``<folder>/journal.lock`` for as long as the
+    app runs (the kernel drops it when the process ends, however it ends). A second copy of the
+    app gets :class:`DataInUse` and must not write."""
+
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = Path(folder)
+        self.path = self.folder / "journal.lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> "DataLock":
+        import fcntl
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            why = _why_unwritable(self.folder, exc.strerror or str(exc))
+            raise StorageUnavailable(f"The data folder {self.folder} cannot be written ({why})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            other = os.read(fd, 32).decode("ascii", "replace").strip()
+            os.close(fd)
+            who = f" (process {other})" if other.isdigit() else ""
+            raise DataInUse(f"Another copy of the app{who} is already using {self.folder}; close it first") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return self
+
+    def held_elsewhere(self) -> bool:
+        """True while another process holds the lock (without taking it)."""
+        import fcntl
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return False
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor drops the lock
+            self._fd = None
+
+
+def move_aside(path: str | os.PathLike, now: float | None = None) -> Path:
+    """Rename a journal that cannot be opened (and its -wal/-shm companions) to
+    ``journal-damaged-YYYY-MM-DD-HHMMSS.sqlite3`` in the same folder: every byte is kept, and
+    a fresh journal can take its place."""
+    path = Path(path)
+    stamp = time.strftime("%Y-%m-%d-%H%M%S", time.localtime(now))
+    base = path.with_name(f"{path.stem}-damaged-{stamp}{path.suffix}")
+    n = 1
+    while base.exists():
+        n += 1
+        base = path.with_name(f"{path.stem}-damaged-{stamp}-{n}{path.suffix}")
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(str(path) + suffix)
+        if src.exists():
+            os.replace(src, str(base) + suffix)
+    return base

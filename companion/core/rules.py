@@ -52,8 +52,9 @@ class GameRules:
         return state
 
 
-# Journal bookkeeping that no game's ``evolve`` sees.
-BOOKKEEPING = frozenset({"game_started", "undo"})
+# Journal bookkeeping that no game's ``evolve`` sees (``timer``: a countdown's state, so a
+# resumed game shows what it showed).
+BOOKKEEPING = frozenset({"game_started", "undo", "timer"})
 
 
 def fold_step(rules: GameRules, state: Any, event: Event) -> Any:
@@ -61,7 +62,14 @@ def fold_step(rules: GameRules, state: Any, event: Event) -> Any:
 
 
 def undone_seqs(events: Iterable[Event]) -> set[int]:
-    return {int(ev.data["undoes"]) for ev in events if ev.kind == "undo"}
+    """Seqs cancelled by an undo. An undo may itself be undone (that is a redo): latest first,
+    an undo that is undone cancels nothing."""
+    undos = {ev.seq: int(ev.data["undoes"]) for ev in events if ev.kind == "undo"}
+    undone: set[int] = set()
+    for seq in sorted(undos, reverse=True):
+        if seq not in undone:
+            undone.add(undos[seq])
+    return undone
 
 
 def undo_target(rules: GameRules, events: list[Event]) -> Event:
@@ -69,7 +77,7 @@ def undo_target(rules: GameRules, events: list[Event]) -> Event:
     irreversible event. Raises RuleError when there is none."""
     undone = undone_seqs(events)
     for ev in reversed(events):
-        if ev.seq in undone or ev.kind in rules.not_undoable:
+        if ev.seq in undone or ev.kind in rules.not_undoable or ev.kind in BOOKKEEPING:
             continue
         if ev.kind in rules.irreversible:
             raise RuleError("Nothing to undo: a revealed vote cannot be taken back into a secret")

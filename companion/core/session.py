@@ -4,11 +4,19 @@ command -> rules.decide -> events appended to the journal (committed) -> state f
 """
 from __future__ import annotations
 
+import importlib
+import logging
 from typing import Any, Callable, Mapping
 
-from .events import Command, Event, RuleError
+from .events import BadInput, Command, Event, RuleError
 from .journal import Journal
-from .rules import GameRules, fold_step, undo_target
+from .rules import BOOKKEEPING, GameRules, fold_step, undo_target, undone_seqs
+
+log = logging.getLogger(__name__)
+
+# Bookkeeping a game's screens record (a timer paused, resumed, given more time): kept in the
+# journal so a resumed game shows what it showed, but no table action (undo steps over them).
+TIMER = "timer"
 
 
 class GameSession:
@@ -24,27 +32,43 @@ class GameSession:
     @classmethod
     def start(cls, journal: Journal, rules: GameRules, setup: Mapping[str, Any]) -> "GameSession":
         rules.initial_state(setup)  # validates the setup before anything is written
-        game_id = journal.new_game(rules.game_id, setup)
-        session = cls(journal, game_id, rules, _events=[])
-        session._record([("game_started", {"game": rules.game_id}, "system")])
-        return session
+        # The game row and its first event in one transaction: a kill never leaves an empty game.
+        first = [("game_started", {"game": rules.game_id}, "system")]
+        game_id = journal.new_game(rules.game_id, setup, first)
+        return cls(journal, game_id, rules)
 
     @classmethod
     def resume(cls, journal: Journal, game_id: int, rules: GameRules) -> "GameSession":
-        return cls(journal, game_id, rules)
+        """Replay a game. A journal that does not replay (a damaged row, events the rules cannot
+        fold) raises a one-line BadInput naming the game, never a raw error."""
+        try:
+            return cls(journal, game_id, rules)
+        except (BadInput, RuleError):
+            raise
+        except Exception as exc:  # recorded events this version's rules cannot fold
+            log.exception("game %s does not replay", game_id)
+            raise BadInput(f"Game {game_id} cannot be replayed: {type(exc).__name__}: {exc}") from None
 
     # -- commands -------------------------------------------------------------------------
     def execute(self, command: Command) -> list[Event]:
         """Validate and record a command. A refused command raises and records nothing."""
         if command.kind == "undo":
             return self.undo(command.source)
+        if command.kind == "redo":
+            return self.redo(command.source)
         items = self.rules.decide(self.state, command)
         return self._record([(kind, data, command.source) for kind, data in items])
 
     def undo(self, source: str = "tablet") -> list[Event]:
         target = undo_target(self.rules, self.events)
-        events = self._record([("undo", {"undoes": target.seq, "kind": target.kind}, source)], refold=True)
-        return events
+        return self._record([("undo", {"undoes": target.seq, "kind": target.kind}, source)], refold=True)
+
+    def redo(self, source: str = "tablet") -> list[Event]:
+        """Take back the last undo (an undo of that undo), as long as nothing was done since."""
+        target = redo_target(self.events)
+        kind = target.data.get("kind", "")
+        return self._record([("undo", {"undoes": target.seq, "kind": "undo", "redoes": kind}, source)],
+                            refold=True)
 
     def can_undo(self) -> bool:
         try:
@@ -53,11 +77,29 @@ class GameSession:
         except RuleError:
             return False
 
+    def can_redo(self) -> bool:
+        try:
+            redo_target(self.events)
+            return True
+        except RuleError:
+            return False
+
+    def event(self, seq: int) -> Event | None:
+        return next((e for e in self.events if e.seq == seq), None)
+
     def view(self, viewer: str) -> Mapping[str, Any]:
         return self.rules.view(self.state, viewer)
 
     def subscribe(self, callback: Callable[[list[Event], Any], None]) -> None:
         self._listeners.append(callback)
+
+    def note(self, kind: str, data: Mapping[str, Any]) -> Event:
+        """Record bookkeeping that changes no state (``timer``): no rules, no listeners."""
+        if kind not in BOOKKEEPING:
+            raise ValueError(f"{kind} is not bookkeeping")
+        (event,) = self.journal.append(self.game_id, [(kind, dict(data), "system")])
+        self.events.append(event)
+        return event
 
     # -- internals ------------------------------------------------------------------------
     def _record(self, items, refold: bool = False) -> list[Event]:
@@ -71,15 +113,70 @@ class GameSession:
             state = self.state
             for ev in provisional:
                 state = fold_step(self.rules, state, ev)
-        new = self.journal.append(self.game_id, items)
+        # The game's end (or its undoing) goes in the same transaction as the events deciding it:
+        # a kill in between can no longer leave a finished game "playing".
+        outcome = self.rules.outcome(state)
+        status = self.journal.game(self.game_id).status
+        finish = reopen = None
+        if outcome is not None and status == "playing":
+            finish = (outcome.get("winners", []), outcome.get("summary", ""))
+        elif outcome is None and status == "finished":  # the winning action was undone
+            reopen = True
+        new = self.journal.append(self.game_id, items, finish=finish, reopen=bool(reopen))
         self.events.extend(new)
         self.state = state
-        outcome = self.rules.outcome(self.state)
-        status = self.journal.game(self.game_id).status
-        if outcome is not None and status == "playing":
-            self.journal.finish(self.game_id, outcome.get("winners", []), outcome.get("summary", ""))
-        elif outcome is None and status == "finished":  # the winning action was undone
-            self.journal.reopen(self.game_id)
         for cb in list(self._listeners):
             cb(new, self.state)
         return new
+
+
+def redo_target(events: list[Event]) -> Event:
+    """The undo a redo now would take back: the latest live undo of a table action, with only
+    bookkeeping and other redos after it. Raises RuleError when there is none."""
+    undone = undone_seqs(events)
+    by_seq = {e.seq: e for e in events}
+    for ev in reversed(events):
+        if ev.kind in (TIMER, "game_started"):
+            continue
+        if ev.kind != "undo":
+            break  # something was done after the undo: redo would rewrite history
+        target = by_seq.get(int(ev.data["undoes"]))
+        if ev.seq in undone or (target is not None and target.kind == "undo"):
+            continue  # an undo already taken back, or a redo: look further back
+        return ev
+    raise RuleError("Nothing to redo")
+
+
+def rules_for(game: str) -> GameRules:
+    """The rules of a game by its id, from ``companion.games.<game>.rules`` (no Kivy)."""
+    try:
+        module = importlib.import_module(f"companion.games.{game}.rules")
+    except ModuleNotFoundError:
+        raise BadInput(f"this version does not know the game {game!r}") from None
+    for value in vars(module).values():
+        if isinstance(value, type) and issubclass(value, GameRules) and value.game_id == game:
+            return value()
+    raise BadInput(f"companion.games.{game}.rules has no rules for {game!r}")
+
+
+def repair(journal: Journal, rules_of: Callable[[str], GameRules] = rules_for) -> list[str]:
+    """Mend what an older version (or a kill before the ends and starts were atomic) left:
+    a game whose events say it finished but whose row says "playing" is marked finished, and a
+    game row without a single event is removed. Returns one line per repair."""
+    notes = []
+    for record in journal.unfinished():
+        events = journal.events(record.id)
+        if not events:
+            if journal.remove_empty_game(record.id):
+                notes.append(f"game {record.id} ({record.game}) had no events: removed")
+            continue
+        try:
+            rules = rules_of(record.game)
+            outcome = rules.outcome(rules.fold(record.setup, events))
+        except Exception as exc:  # a game that does not replay is reported by check, not mended
+            log.warning("game %s not repaired: %s", record.id, exc)
+            continue
+        if outcome is not None:
+            journal.finish(record.id, outcome.get("winners", []), outcome.get("summary", ""))
+            notes.append(f"game {record.id} ({record.game}) had finished: marked finished")
+    return notes

@@ -62,8 +62,15 @@ class Countdown:
         self._run_before = 0.0          # seconds run before the last pause
         self._started_at: float | None = None
         self.ended = False
+        # Called as ``on_change(action, self)`` after "paused", "resumed", "added" and "ended",
+        # so the app can record the timer's state in the journal (a resumed game shows it again).
+        self.on_change = None
         if start:
             self.resume()
+
+    def _changed(self, action: str) -> None:
+        if self.on_change is not None:
+            self.on_change(action, self)
 
     # reading
     @property
@@ -97,11 +104,13 @@ class Countdown:
     def resume(self) -> None:
         if self._started_at is None and not self.ended:
             self._started_at = self.clock.now()
+            self._changed("resumed")
 
     def pause(self) -> None:
         if self._started_at is not None:
             self._run_before += self.clock.now() - self._started_at
             self._started_at = None
+            self._changed("paused")
 
     def add(self, seconds: float) -> None:
         """Add time (negative takes it away, down to zero left). A warning whose mark is
@@ -120,6 +129,7 @@ class Countdown:
             self.ended = False
             self._run_before, self._started_at = elapsed, self.clock.now()
         self._armed = sorted(set(self._armed) | {w for w in self.warnings if w < rem}, reverse=True)
+        self._changed("added")
 
     def poll(self) -> list[tuple[str, float]]:
         """Fire what has been crossed since the last poll, in order: warnings from the
@@ -137,6 +147,7 @@ class Countdown:
             # freeze at exactly zero: a later add() restarts from here
             self._run_before, self._started_at = self._duration, None
             fired.append(("end", 0.0))
+            self._changed("ended")
             self.on_end()
         return fired
 
@@ -144,7 +155,7 @@ class Countdown:
     def to_dict(self) -> dict:
         return {"version": 1, "name": self.name, "duration_s": self._duration,
                 "elapsed_s": self.elapsed(), "warnings": list(self.warnings),
-                "armed": list(self._armed), "ended": self.ended}
+                "armed": list(self._armed), "ended": self.ended, "running": self.running}
 
     @classmethod
     def from_dict(cls, data, clock, on_warning=None, on_end=None) -> "Countdown":
@@ -173,6 +184,22 @@ class Countdown:
         timer._armed = sorted(armed, reverse=True)
         timer._run_before = elapsed
         timer.ended = data["ended"]
+        return timer
+
+    @classmethod
+    def restore(cls, data, clock, *, away_s: float = 0.0, min_left_s: float = 10.0,
+                on_warning=None, on_end=None) -> "Countdown":
+        """A journaled countdown as the table last saw it: a paused one paused at the time it
+        showed; a running one running, less the ``away_s`` seconds since it was recorded (the
+        table kept talking while the app was closed), but with at least ``min_left_s`` left so
+        the table hears the end coming."""
+        timer = cls.from_dict(data, clock, on_warning, on_end)
+        if data.get("running") and not timer.ended:
+            left = timer._duration - timer._run_before
+            spent = max(0.0, min(float(away_s), left - min(min_left_s, left)))
+            timer._run_before += spent
+            timer._armed = [w for w in timer._armed if w < timer._duration - timer._run_before]
+            timer.resume()
         return timer
 
 

@@ -5,6 +5,7 @@ import datetime
 import logging
 
 from kivy.factory import Factory
+from kivy.metrics import dp
 from kivy.properties import ObjectProperty
 from kivy.uix.screenmanager import Screen
 
@@ -44,8 +45,8 @@ class PickerScreen(Screen):
             card.bind(on_release=lambda c: self.app.choose_game(c.game_id))
             box.add_widget(card)
 
-    def _banner(self, text, buttons):
-        box = self.ids.banner
+    def _banner(self, text, buttons, box=None):
+        box = box or self.ids.banner
         box.clear_widgets()
         banner = Factory.PickerBanner()
         banner.text = text
@@ -55,6 +56,16 @@ class PickerScreen(Screen):
             self.ids[ident] = b
             banner.ids.buttons.add_widget(b)
         box.add_widget(banner)
+        return banner
+
+    def show_notice(self, text, buttons=()):
+        """A storage notice in one plain sentence, with its actions and an OK that dismisses it."""
+        banner = self._banner(text, list(buttons) + [("notice_ok", tr("storage.ok"), self.clear_notice)],
+                              box=self.ids.notice)
+        banner.height = dp(190)
+
+    def clear_notice(self):
+        self.ids.notice.clear_widgets()
 
     def clear_banner(self):
         self.ids.banner.clear_widgets()
@@ -74,8 +85,7 @@ class PickerScreen(Screen):
 
     def offer_resume(self, record):
         self.resume_record = record
-        when = datetime.datetime.fromtimestamp(record.started_at).strftime("%d %b %H:%M")
-        self._banner(tr("picker.resume_offer", game=games.title(record.game), when=when), [
+        self._banner(tr("picker.resume_offer", game=games.title(record.game), when=_when(record)), [
             ("resume_button", tr("picker.resume"), self.resume),
             ("abandon_button", tr("picker.abandon"), self.abandon),
             ("later_button", tr("picker.later"), self.later)])
@@ -87,17 +97,29 @@ class PickerScreen(Screen):
             self.app.resume_game(record.id)
 
     def abandon(self):
+        """Ask first: abandoning is a decision, not a tap beside Resume."""
+        record = self.resume_record
+        if record is None:
+            return
+        self._banner(tr("picker.abandon_confirm", game=games.title(record.game), when=_when(record)), [
+            ("abandon_yes", tr("picker.abandon_yes"), self.abandon_confirmed),
+            ("abandon_no", tr("picker.abandon_no"), lambda: self.offer_resume(record))])
+
+    def abandon_confirmed(self):
         record, self.resume_record = self.resume_record, None
         self.clear_banner()
-        if record is not None:
-            self.app.abandon_game(record.id)
-            rest = self.app.journal.unfinished()
+        if record is not None and self.app.abandon_game(record.id):
+            rest = [r for r in self.app.journal.unfinished() if r.id != record.id]
             if rest:
                 self.offer_resume(rest[0])
 
     def later(self):
         self.resume_record = None
         self.clear_banner()
+
+
+def _when(record) -> str:
+    return datetime.datetime.fromtimestamp(record.started_at).strftime("%d %b %H:%M")
 
 
 def make(app):

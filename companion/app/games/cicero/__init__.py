@@ -80,10 +80,13 @@ class CiceroUI(GameUI):
         if session is None:
             return
         if view.get("phase") == "debate":
-            key = (session.game_id, view.get("round"))
+            started = app.live_event("debate_started")
+            key = (session.game_id, started.seq if started else view.get("round"))
             if self.debate is None or self._debate_key != key:
                 self._debate_key = key
-                self.debate = app.spoken_countdown(view["election"]["debate_seconds"], (60, 10), "cicero.debate")
+                # journaled: a resumed game shows the debate's time as it was (paused or running)
+                self.debate = app.journaled_countdown("cicero.debate", key[1], view["election"]["debate_seconds"],
+                                                      (60, 10))
             self.debate.poll()
             try:
                 app.screen("cicero.election").show_time(self.debate.remaining())

@@ -136,10 +136,12 @@ class Knives23UI(GameUI):
         if session is None:
             return
         if phase == "exile_called" and (view.get("exile") or {}).get("bribe_seconds"):
-            key = (session.game_id, len(view.get("exiles", [])), view["exile"]["target"])
+            called = app.live_event("exile_called")
+            key = (session.game_id, called.seq if called else len(view.get("exiles", [])))
             if self.bribe is None or self._bribe_key != key:
                 self._bribe_key = key
-                self.bribe = app.spoken_countdown(view["exile"]["bribe_seconds"], (10,), "knives23.bribe")
+                # journaled: a resumed game shows the bribe's time as it was
+                self.bribe = app.journaled_countdown("knives23.bribe", key[1], view["exile"]["bribe_seconds"], (10,))
             self.bribe.poll()
             try:
                 app.screen("knives23.board").update_timer(self.bribe.remaining())

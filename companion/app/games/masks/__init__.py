@@ -7,7 +7,6 @@ identities (everyone reveals) -> result.
 """
 from __future__ import annotations
 
-import time
 from typing import Any, Mapping, Sequence
 
 from kivy.clock import Clock
@@ -63,7 +62,7 @@ class MasksUI(GameUI):
                 self._stop_hidden(app)
                 app.narrator.say("masks_discussion_start", tr(
                     "masks.say.discussion_start", minutes=_minutes_words(ev.data["seconds"])))
-                self._start_countdown(app, float(ev.data["seconds"]))
+                self._start_countdown(app, float(ev.data["seconds"]), ev.seq)
             elif ev.kind == "undo":
                 # The table stepped back: stop what belonged to the phase it left.
                 if view.get("phase") == "deal":
@@ -111,11 +110,12 @@ class MasksUI(GameUI):
             app.narrator.cancel()
         app.narrator.stop_background()
 
-    def _start_countdown(self, app, seconds: float) -> None:
+    def _start_countdown(self, app, seconds: float, key) -> None:
         # "Once the 7 minutes are up, proceed immediately to the Voting Phase." The vote's script
-        # opens with "Time is up", so the countdown's end says nothing itself.
-        self.countdown = app.spoken_countdown(seconds, WARNINGS, "masks.discussion",
-                                              on_end=lambda: self._discussion_over(app), say_end=False)
+        # opens with "Time is up", so the countdown's end says nothing itself. Its pauses and
+        # added minutes are journaled (key: the discussion's start), so a resume shows them.
+        self.countdown = app.journaled_countdown("masks.discussion", key, seconds, WARNINGS,
+                                                 on_end=lambda: self._discussion_over(app), say_end=False)
         self._countdown_game = app.session.game_id if app.session else None
 
     def _discussion_over(self, app) -> None:
@@ -127,12 +127,10 @@ class MasksUI(GameUI):
         if view.get("phase") != "discussion":
             return
         if self.countdown is None or self._countdown_game != (app.session and app.session.game_id):
-            # A resumed game: carry on from the time already spent (wall clock, display only).
-            started = next((e for e in reversed(app.session.events)
-                            if e.kind == "discussion_started"), None)
-            spent = max(0.0, time.time() - started.at) if started and started.at else 0.0
+            # A resumed game: the timer as the journal last saw it (paused or running).
+            started = app.live_event("discussion_started")
             total = float(view.get("discussion_seconds", DISCUSSION_SECONDS))
-            self._start_countdown(app, max(10.0, total - spent))
+            self._start_countdown(app, total, started.seq if started else 0)
         self.countdown.poll()
         # The clock on screen follows the engine tick, whatever the frame rate.
         if app.sm.current == "masks.discussion":

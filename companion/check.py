@@ -1,0 +1,106 @@
+"""`python -m companion check [--data DIR]`: is the journal whole?
+
+Opens the journal as the app does (with the app's own repairs: a game whose events say it
+finished is marked finished, an empty game row is removed), runs SQLite's integrity check,
+replays every game through its rules and compares it with what its row records. One line per
+game and a summary; exit 0 when all is well, 1 otherwise. It writes nothing beyond those
+repairs, and none at all while the app holds the folder (it then reads only).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from companion.core.events import BadInput
+from companion.core.journal import DataLock, Journal, JournalError, default_data_dir
+from companion.core.session import repair, rules_for
+
+JOURNAL = "journal.sqlite3"
+
+
+def check_game(journal: Journal, record) -> list[str]:
+    """The problems of one game (empty when it is whole)."""
+    try:
+        events = journal.events(record.id)
+    except BadInput as exc:
+        return [str(exc)]
+    if not events:
+        return ["the game row has no events"]
+    problems = []
+    seqs = [e.seq for e in events]
+    if seqs != list(range(1, len(events) + 1)):
+        problems.append(f"event numbers are not 1..{len(events)} without gaps")
+    if events[0].kind != "game_started":
+        problems.append(f"the first event is {events[0].kind}, not game_started")
+    try:
+        rules = rules_for(record.game)
+        outcome = rules.outcome(rules.fold(record.setup, events))
+    except Exception as exc:  # any failure to replay is what this command is for
+        return problems + [f"does not replay: {type(exc).__name__}: {exc}"]
+    if record.status == "finished":
+        if outcome is None:
+            problems.append("recorded as finished, but its events do not end the game")
+        elif sorted(outcome.get("winners", [])) != sorted(record.winners):
+            problems.append(f"recorded winners {list(record.winners)} but its events give {outcome.get('winners')}")
+    elif record.status == "playing" and outcome is not None:
+        problems.append("its events say it finished, but it is left playing")
+    return problems
+
+
+def run(data: Path, out=print) -> int:
+    path = data / JOURNAL
+    if not path.exists():
+        out(f"no journal at {path}")
+        return 1
+    lock = DataLock(data)
+    readonly = lock.held_elsewhere()
+    try:
+        if not readonly:
+            lock.acquire()
+        journal = Journal(path, readonly=readonly)
+    except JournalError as exc:
+        out(f"journal {path}: {exc}")
+        out("summary: the journal cannot be opened")
+        return 1
+    try:
+        if readonly:
+            out("the app is running on this folder: checked read-only, nothing repaired")
+        else:
+            for note in repair(journal):
+                out(f"repaired: {note}")
+        bad = 0
+        integrity = journal.integrity()
+        if integrity != ["ok"]:
+            bad += 1
+            out(f"integrity: {'; '.join(integrity)}")
+        else:
+            out("integrity: ok")
+        records = journal.games()
+        for record in reversed(records):
+            problems = check_game(journal, record)
+            winners = f" won by {', '.join(record.winners)}" if record.status == "finished" else ""
+            out(f"game {record.id} {record.game} {record.status}{winners}: "
+                + ("ok" if not problems else "; ".join(problems)))
+            bad += bool(problems)
+        games_bad = bad - (integrity != ["ok"])
+        out(f"summary: {len(records)} games, {games_bad} with problems, integrity "
+            f"{'ok' if integrity == ['ok'] else 'FAILED'}")
+        return 0 if bad == 0 else 1
+    except JournalError as exc:
+        out(f"journal {path}: {exc}")
+        return 1
+    finally:
+        journal.close()
+        lock.release()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m companion check", description=__doc__.splitlines()[0])
+    ap.add_argument("--data", metavar="DIR", help="the data folder (default: the app's)")
+    args = ap.parse_args(argv)
+    return run(Path(args.data) if args.data else default_data_dir())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

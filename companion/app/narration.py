@@ -54,19 +54,28 @@ class KivyAudioOut(AudioOut):
             self._loop = None
 
 
-def make_narrator(app, speaker=None, audio_out=None) -> Narrator:
+def speaker_from_settings(app):
+    """The speaker the settings name, or captions with a one-line reason in ``app.voice_problem``."""
     s = app.settings
-    if speaker is None:
-        try:
-            opts = {"folder": s.voice_pack} if s.voice == "voicepack" else {}
-            speaker = make_speaker(s.voice, **opts)
-        except Exception as exc:  # no espeak-ng, no plyer, a missing pack: captions still work
-            log.warning("voice %s unavailable (%s); showing captions only", s.voice, exc)
-            app.voice_problem = f"{s.voice}: {exc}"
-            speaker = CaptionSpeaker()
-    old = getattr(app, "narrator", None)
-    if old is not None:
-        old.cancel()
-        old.stop_background()
+    try:
+        opts = {"folder": s.voice_pack} if s.voice == "voicepack" else {}
+        return make_speaker(s.voice, **opts)
+    except Exception as exc:  # no espeak-ng, no plyer, a missing pack: captions still work
+        log.warning("voice %s unavailable (%s); showing captions only", s.voice, exc)
+        app.voice_problem = f"{s.voice}: {exc}"
+        return CaptionSpeaker()
+
+
+def make_narrator(app, speaker=None, audio_out=None) -> Narrator:
+    """The app's one narrator. Called again after Settings are saved, it keeps the narrator and
+    what it is saying: the new voice, pace and volumes apply from the next line."""
+    s = app.settings
+    speaker = speaker or speaker_from_settings(app)
+    narrator = getattr(app, "narrator", None)
+    if narrator is not None:
+        narrator.set_speaker(speaker)
+        narrator.pace, narrator.volume, narrator.loop_volume = s.pace, s.volume, s.loop_volume
+        return narrator
     return Narrator(speaker, audio_out or KivyAudioOut(), app.engine_clock, on_caption=app.set_caption,
-                    pace=s.pace, volume=s.volume, loop_volume=s.loop_volume)
+                    pace=s.pace, volume=s.volume, loop_volume=s.loop_volume, threaded=True,
+                    on_mark=app.on_narration_mark, on_change=app.on_narration_change)

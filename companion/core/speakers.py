@@ -68,6 +68,9 @@ def estimate_duration(text: str, pace: float = 1.0, wpm: float = WORDS_PER_MINUT
 
 class Speaker(abc.ABC):
     name = "speaker"
+    # True when prepare() only estimates (no synthesis): the narrator calls it inline rather
+    # than on its preparation thread.
+    instant = False
 
     @abc.abstractmethod
     def prepare(self, line_id: str, text: str, pace: float = 1.0) -> Utterance:
@@ -84,6 +87,7 @@ class CaptionSpeaker(Speaker):
     """Silent: the caption alone, for as long as it takes to read (or to hear it read)."""
 
     name = "captions"
+    instant = True
 
     def __init__(self, wpm: float = WORDS_PER_MINUTE):
         self.wpm = wpm
@@ -179,6 +183,7 @@ class PlyerSpeaker(Speaker):
     """
 
     name = "plyer"
+    instant = True
 
     def __init__(self, tts=None, wpm: float = WORDS_PER_MINUTE):
         self._tts, self.wpm = tts, wpm

@@ -34,6 +34,17 @@ def spoken_warning(seconds: float) -> tuple[str, str]:
     return f"timer_{s}_seconds", f"{s} seconds left."
 
 
+# A warning may be said this late and still be true ("Ten seconds." with 9 s left), never later.
+WARNING_LATE_S = 1.0
+
+
+def warning_still_true(countdown: "Countdown | None", mark: float) -> bool:
+    """Whether "``mark`` seconds left" is still true of ``countdown`` (checked as it is spoken)."""
+    if countdown is None or countdown.ended:
+        return False
+    return mark - WARNING_LATE_S <= countdown.remaining() <= mark + 0.5
+
+
 def _positive(value, what: str, allow_zero: bool = False) -> float:
     try:
         v = float(value)

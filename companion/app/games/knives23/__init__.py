@@ -20,6 +20,7 @@ PHASE_SCREEN = {"setup": "checklist", "turn": "board", "exile_called": "board", 
                 "issue_resolve": "issue", "eyes_closed": "issue", "end_abilities": "curia",
                 "curia_reveal": "curia", "tableaux": "tableaux", "opportunists": "tableaux",
                 "over": "result"}
+CURIA_SAID = "curia_total_said"  # the mark after the last Curia total is spoken
 SCREENS = ("checklist", "board", "decision", "issue", "curia", "tableaux", "result")
 
 
@@ -49,6 +50,7 @@ class Knives23UI(GameUI):
         self._bribe_key = None
         self._eyes_key = None
         self._last = None   # (game id, events folded, state): the state after the last batch
+        self._narrator = None
 
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
         o = dict(options)
@@ -72,11 +74,18 @@ class Knives23UI(GameUI):
         return [m.make(app) for m in (checklist, board, decision, issue, curia, tableaux, result)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
+        # The verdict waits for the voice: the Curia screen stays until the last total is said
+        # (the app shows the play screen again when the narrator reaches the mark).
+        narrator = self._narrator
+        if narrator is not None and narrator.has_pending_mark(CURIA_SAID) \
+                and view.get("phase") in ("tableaux", "opportunists", "over"):
+            return "knives23.curia"
         return "knives23." + PHASE_SCREEN.get(view.get("phase"), "board")
 
     # narration ---------------------------------------------------------------------------
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         session = app.session
+        self._narrator = app.narrator
         if any(e.kind == "undo" for e in events):
             app.narrator.cancel()   # an undone action's lines are no longer true
             app.narrator.stop_background()
@@ -97,7 +106,8 @@ class Knives23UI(GameUI):
             for name, ctx in k23cues.cues(state, ev, after):
                 if name == "eyes_closed":
                     self._eyes_key = (session.game_id, ev.seq)
-                app.narrator.enqueue_script(k23cues.load(name), ctx)
+                app.narrator.enqueue_script(k23cues.load(name), ctx,
+                                            still_true=_still_true(app, name, ctx))
             state = after
         self._last = (session.game_id, len(session.events), session.state)
         self._refresh(app)
@@ -144,6 +154,16 @@ class Knives23UI(GameUI):
 
     def bribe_remaining(self) -> float | None:
         return self.bribe.remaining() if self.bribe is not None else None
+
+
+def _still_true(app, name: str, ctx: dict):
+    """What keeps a report true until it is said (None: its key alone, a newer one replaces it)."""
+    if name == "turn":
+        def turn_still_true() -> bool:
+            view = app.view or {}
+            return view.get("phase") == "turn" and (view.get("turn") or {}).get("player") == ctx["player"]
+        return turn_still_true
+    return None
 
 
 def _eyes_open(app) -> None:

@@ -1,0 +1,185 @@
+"""Narration that keeps pace with the table, in the real app under X.
+
+- The Curia reveal on the REAL clock with real espeak-ng: 10 cards tapped 1 s apart; the voice
+  says the current total within 3 s of the last tap, the last total it says is the screen's,
+  and the verdict's screen shows only after the voice has said it.
+- One narration state: Settings saved mid-Hidden-Phase keep the step; a pause ends with the
+  phase (pause, then "end the Hidden Phase now": the Discussion is spoken); a warning that is no
+  longer true when its turn comes is dropped, never spoken late.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from companion.core.audio import RecordingAudioOut
+from companion.core.clock import MonotonicClock
+from companion.core.i18n import tr
+from companion.core.speakers import CaptionSpeaker, EspeakSpeaker, MAX_PACE, MIN_PACE
+from companion.games.knives23 import demo
+
+from .driver import ARTIFACTS
+from .test_masks_app import NAMES as MASKS_NAMES, hold, phase
+
+K23_NAMES = ["Ann", "Bo", "Cy", "Di"]
+K23_OPTIONS = {"curia_knowledge": True, "kalends_spaces": 4, "dagger_start": 2}
+
+
+class RealClockNarration:
+    """The app's engines on the real clock with espeak-ng for one test, then back."""
+
+    def __init__(self, app, cache_dir):
+        self.app, self.cache_dir = app, cache_dir
+
+    def __enter__(self):
+        app, n = self.app, self.app.narrator
+        self.saved = (app.engine_clock, n.clock, n.speaker, n.audio_out)
+        clock = MonotonicClock()
+        self.audio = RecordingAudioOut(str(ARTIFACTS / "app" / "curia_real_clock.wav"), clock)
+        app.engine_clock = n.clock = clock
+        n.audio_out = self.audio
+        n.set_speaker(EspeakSpeaker(cache_dir=str(self.cache_dir)))
+        return clock
+
+    def __exit__(self, *exc):
+        app, n = self.app, self.app.narrator
+        n.cancel()
+        app.engine_clock, n.clock, speaker, n.audio_out = self.saved
+        n.set_speaker(speaker)
+
+
+def _to_the_curia(driver):
+    driver.start_game("knives23", K23_NAMES, first="Ann", options=K23_OPTIONS)
+    app = driver.app
+    commands = demo.commands()
+    first = next(i for i, c in enumerate(commands) if c.kind == "curia_card")
+    for cmd in commands[:first]:
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+    app.narrator.cancel()  # what was said before the Curia is not this test's
+    app.reveal_seen()      # the table has looked at the last vote
+    driver.pump(4)
+    assert app.view["phase"] == "curia_reveal" and app.sm.current == "knives23.curia"
+    return [c.data["card"] for c in commands[first:] if c.kind == "curia_card"]
+
+
+@pytest.mark.app
+@pytest.mark.slow
+def test_the_curia_reveal_keeps_step_with_cards_tapped_once_a_second(driver, tmp_path):
+    app = driver.app
+    cards = _to_the_curia(driver)
+    assert len(cards) == 10
+    shown_at = {}
+    app.sm.bind(current=lambda sm, name: shown_at.setdefault(name, time.monotonic()))
+    with RealClockNarration(app, tmp_path / "speech"):
+        curia = app.screen("knives23.curia")
+        last_tap = None
+        for card in cards:
+            if last_tap is not None:
+                driver.wait(max(0.0, last_tap + 1.0 - time.monotonic()))
+            button = next(b for b in driver.find_all(root=curia, cls="K23Button")
+                          if getattr(b, "card", None) == card)
+            x, y = driver.settle(button, frames=3)
+            from kivy.tests.common import UnitTestTouch
+            touch = UnitTestTouch(x, y)
+            last_tap = time.monotonic()
+            touch.touch_down()
+            touch.touch_up()
+            driver.pump(1)
+            if card is cards[5]:
+                driver.screenshot("narration/curia_mid_reveal")
+        screen_total = app.view["end"]["running_total"]
+        assert curia.total == str(screen_total)
+        end = time.monotonic() + 30
+        while (app.narrator.busy or app.sm.current == "knives23.curia") and time.monotonic() < end:
+            driver.wait(0.1)
+        totals = [e for e in app.narrator.history if e.key == "curia_total"]
+        final = totals[-1]
+        lag = final.started_at - last_tap
+        print(f"curia reveal at 1 card/s: final total started {lag:.2f} s after the last tap, "
+              f"ended {final.ended_at - last_tap:.2f} s after; {len(totals)} of 10 totals said, "
+              f"{len(app.narrator.dropped)} overtaken")
+        assert final.text.endswith(f"The total is {screen_total}.")
+        assert lag <= 3.0
+        # the totals said are in the order of the cards, and each was the total when it began
+        said = [int(e.text.rsplit(" ", 1)[1].rstrip(".")) for e in totals]
+        running = []
+        t = 0
+        for c in cards:
+            (kind, v), = c.items()
+            t += v if kind == "knives" else -v
+            running.append(t)
+        assert said == [x for x in running if x in said] and said[-1] == running[-1]
+        # the verdict's screen shows only after the voice has said the last total
+        assert app.sm.current != "knives23.curia"
+        verdict_screen = app.sm.current
+        assert shown_at[verdict_screen] >= final.ended_at - 0.05
+        assert any(e.line_id == "curia_verdict" for e in app.narrator.history)
+        assert not app.narrator.errors, app.narrator.errors[-3:]
+
+
+def _masks_hidden_phase(driver):
+    driver.start_game("masks", MASKS_NAMES)
+    app = driver.app
+    driver.tap(driver.screen.ids.start_button)
+    assert app.sm.current == "masks.hidden"
+    return app, driver.screen
+
+
+@pytest.mark.app
+def test_settings_saved_mid_hidden_phase_keep_the_step_and_the_narration(driver):
+    app, hidden = _masks_hidden_phase(driver)
+    driver.advance(32)
+    assert hidden.step == 3
+    said_before = len(app.narrator.history)
+    app.goto("settings")
+    driver.pump(4)
+    settings = app.screen("settings")
+    settings.ids.voice.text = tr("settings.voice.captions")
+    settings.ids.pace.value = 1.2
+    driver.tap(settings.ids.save)
+    assert app.sm.current == "masks.hidden"
+    assert app.narrator.busy and hidden.step == 3          # not cancelled, not restarted
+    assert app.narrator.pace == pytest.approx(1.2)          # applies from the next line
+    driver.advance(20)
+    assert hidden.step > 3
+    assert not any(e.skipped for e in app.narrator.history[said_before - 1:])
+    assert "Everyone, close your eyes." not in [e.text for e in app.narrator.history[said_before:]]
+    app.settings.pace = 1.0
+    app.save_settings()
+
+
+@pytest.mark.app
+def test_a_pause_ends_with_its_phase_and_the_discussion_is_spoken(driver):
+    app, hidden = _masks_hidden_phase(driver)
+    driver.advance(10)
+    driver.tap(hidden.ids.pause_button)
+    assert app.narrator.paused and hidden.paused and app.narration_paused   # one state
+    driver.screenshot("narration/hidden_paused")
+    hold(driver, hidden.ids.finish_button)
+    assert phase(driver) == "discussion"
+    assert not app.narrator.paused and not app.narration_paused
+    driver.advance(5)
+    assert any("minutes to talk" in e.text for e in app.narrator.history)
+    driver.screenshot("narration/discussion_after_paused_hidden_phase")
+
+
+@pytest.mark.app
+def test_a_warning_that_is_no_longer_true_is_never_spoken(driver):
+    app, hidden = _masks_hidden_phase(driver)
+    hold(driver, hidden.ids.finish_button)
+    assert phase(driver) == "discussion"
+    driver.advance(420 - 125)            # 2:05 left
+    app.narration_toggle_pause()         # the table pauses the narration...
+    driver.advance(100)                  # ...while the Discussion clock runs on past 2:00 and 1:00
+    assert app.narration_paused
+    app.narration_toggle_pause()
+    driver.advance(1)
+    said = [e.text for e in app.narrator.history]
+    assert "Two minutes left." not in said and "One minute left." not in said
+    assert {d.text for d in app.narrator.dropped} >= {"Two minutes left.", "One minute left."}
+    driver.advance(10)                   # 14 s left: "Thirty seconds" fired at 25 s left, untrue
+    driver.advance(5)
+    said = [e.text for e in app.narrator.history]
+    assert "Ten seconds." in said and "Thirty seconds left." not in said
+    assert MIN_PACE <= app.narrator.pace <= MAX_PACE

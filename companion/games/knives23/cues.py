@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from companion.core.events import Event
-from companion.core.i18n import tr
+from companion.core.i18n import ntr, tr
 from companion.core.narration import Script, load_script, slug
 
 from . import scoring
@@ -21,6 +21,13 @@ SCRIPTS = Path(__file__).with_name("scripts")
 @lru_cache(maxsize=None)
 def load(name: str) -> Script:
     return load_script(str(SCRIPTS / f"{name}.txt"))
+
+
+def eyes_closed_context(group: str) -> dict:
+    """The eyes-closed script's values for a group (from the Issue, or typed by the table).
+    Its closing punctuation goes: the line goes on ("…Citizen cards, open your eyes")."""
+    words = group.strip().rstrip(".!?,;:").strip() or group
+    return {"group": words, "group_key": slug(words).lower()}
 
 
 def card_words(card) -> str:
@@ -55,14 +62,14 @@ def cues(before: State, event: Event, after: State) -> list[tuple[str, dict]]:
     if k == "vote_opened":
         out.append(("vote_open", {"question": d["question"]}))
     elif k == "exile_called" and d["bribe_seconds"]:
-        out.append(("bribe", {"target": d["target"], "seconds": d["bribe_seconds"]}))
+        out.append(("bribe", {"target": d["target"], "seconds": ntr("narration.seconds", d["bribe_seconds"])}))
     elif k == "vote_result":
         out.append(("vote_result", {"result": _result_words(before, after, d)}))
     elif k == "tie_broken":
         out.append(("decision", {"result": tr("knives23.say.tribune_decides", tribune=d["by"]) + " "
                                  + _decided_words(before, after, d["vote"], d["choice"])}))
     elif k == "eyes_closed":
-        out.append(("eyes_closed", {"group": d["group"], "group_key": slug(d["group"]).lower()}))
+        out.append(("eyes_closed", eyes_closed_context(d["group"])))
     elif k == "curia_card_revealed":
         out.append(("curia_card", {"card": card_words(d["card"]), "total": d["total"]}))
         if d["index"] == d["of"]:

@@ -145,7 +145,7 @@ class Knives23UI(GameUI):
             key = (session.game_id, last.seq if last else None)
             if self._eyes_key != key:  # a resumed game: narrate the eyes-closed Issue again
                 self._eyes_key = key
-                ctx = {"group": view["eyes_closed"], "group_key": k23cues.slug(view["eyes_closed"]).lower()}
+                ctx = k23cues.eyes_closed_context(view["eyes_closed"])
                 app.narrator.cancel()
                 app.narrator.enqueue_script(k23cues.load("eyes_closed"), ctx)
             elif not app.narrator.busy:

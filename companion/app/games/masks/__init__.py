@@ -13,7 +13,7 @@ from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
-from companion.core.i18n import tr
+from companion.core.i18n import ntr, tr
 from companion.core.narration import Say
 from companion.core.timers import Countdown
 from companion.games.masks import narration
@@ -60,8 +60,8 @@ class MasksUI(GameUI):
                 self.start_hidden_phase(app)
             elif ev.kind == "discussion_started":
                 self._stop_hidden(app)
-                app.narrator.say("masks_discussion_start", tr(
-                    "masks.say.discussion_start", minutes=_minutes_words(ev.data["seconds"])))
+                app.narrator.say("masks_discussion_start", ntr(
+                    "masks.say.discussion_start", _minutes(ev.data["seconds"])))
                 self._start_countdown(app, float(ev.data["seconds"]))
             elif ev.kind == "undo":
                 # The table stepped back: stop what belonged to the phase it left.
@@ -132,9 +132,9 @@ class MasksUI(GameUI):
             app.sm.current_screen.update_clock()
 
 
-def _minutes_words(seconds: int) -> str:
+def _minutes(seconds: int) -> float:
     minutes = seconds / 60
-    return str(int(minutes)) if minutes == int(minutes) else f"{minutes:.1f}"
+    return int(minutes) if minutes == int(minutes) else round(minutes, 1)
 
 
 def _refresh(app, screen_name: str) -> None:

@@ -670,3 +670,17 @@ def test_speech_is_prepared_on_a_worker_thread_and_the_tick_never_waits_for_it(t
         if n.history:
             break
     assert n.history[0].text == "Hello there."
+
+
+@pytest.mark.slow
+def test_the_masking_bed_never_falls_silent_on_the_real_sdl_audio_path():
+    """Captured with SDL's disk audio driver from the app's own KivyAudioOut (SDL2 mixer):
+    the looped bed has no digital silence over 5 ms across its 6 s seams; Kivy's Sound.loop,
+    measured the same way, does (so the measurement can fail)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import narration_pace
+    silence, info = narration_pace.bed_silence(13.0)
+    assert info["mixer_loop"] and info["captured_s"] > 12.5
+    assert silence < 0.005
+    old, info = narration_pace.bed_silence(13.0, "kivy")
+    assert not info["mixer_loop"] and old > 0.005

@@ -412,7 +412,8 @@ class Narrator:
 
     @pace.setter
     def pace(self, value: float) -> None:
-        self._pace = check_pace(value)
+        self._asked_pace = check_pace(value)
+        self._pace = min(self._asked_pace, self.speaker.max_pace)
         self._prefetch_queued()
 
     @property
@@ -439,7 +440,7 @@ class Narrator:
             return
         self.speaker = speaker
         self._prefetch.clear()
-        self._prefetch_queued()
+        self.pace = self._asked_pace  # within what the new voice can follow
 
     def _prefetch_queued(self) -> None:
         for q in getattr(self, "_queue", ()):

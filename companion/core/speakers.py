@@ -59,7 +59,9 @@ def estimate_duration(text: str, pace: float = 1.0, wpm: float = WORDS_PER_MINUT
     Words at ``wpm`` plus the pauses a voice makes at punctuation; never under 0.6 s so a
     one-word caption stays on screen long enough to be read.
     """
-    words = len(re.findall(r"[\w']+", text))
+    # A number is read digit group by digit group ("1234": "one thousand two hundred and
+    # thirty-four"): count each digit as a word and a half, so the estimate stays an upper bound.
+    words = len(re.findall(r"[^\W\d_][\w']*", text)) + 1.5 * len(re.findall(r"\d", text))
     stops = len(re.findall(r"[.!?]+", text))
     commas = len(re.findall(r"[,;:\u2014]", text))
     seconds = (words * 60 / wpm + 0.3 * stops + 0.15 * commas) / pace
@@ -71,6 +73,8 @@ class Speaker(abc.ABC):
     # True when prepare() only estimates (no synthesis): the narrator calls it inline rather
     # than on its preparation thread.
     instant = False
+    # The fastest pace this voice can follow (a recording cannot be sped up).
+    max_pace = MAX_PACE
 
     @abc.abstractmethod
     def prepare(self, line_id: str, text: str, pace: float = 1.0) -> Utterance:
@@ -221,6 +225,9 @@ class VoicePackSpeaker(Speaker):
     """
 
     name = "voicepack"
+    # Clips play as recorded: above pace 1 the slots would shrink under them and the phase's
+    # length would depend on which lines were recorded. The narrator keeps to pace 1 at most.
+    max_pace = 1.0
 
     def __init__(self, folder: str, fallback: Speaker | None = None):
         if not os.path.isdir(folder):

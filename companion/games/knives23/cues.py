@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from companion.core.events import Event
+from companion.core.events import BadInput, Event
 from companion.core.i18n import ntr, tr
 from companion.core.narration import Script, load_script, slug
 
@@ -28,6 +28,20 @@ def eyes_closed_context(group: str) -> dict:
     Its closing punctuation goes: the line goes on ("…Citizen cards, open your eyes")."""
     words = group.strip().rstrip(".!?,;:").strip() or group
     return {"group": words, "group_key": slug(words).lower()}
+
+
+def check_spoken_group(group: str) -> None:
+    """Refuse a typed group whose eyes-closed lines would not fit their fixed slots at every
+    pace the settings allow: a longer line would lengthen the phase, and the phase's length
+    must never depend on the group (``BadInput``, one line)."""
+    from companion.core.narration import Say
+    from companion.core.speakers import MAX_PACE, MIN_PACE, CaptionSpeaker
+    estimate = CaptionSpeaker()  # an upper bound of espeak-ng's length (tests check it)
+    for step in load("eyes_closed").resolve(eyes_closed_context(group)):
+        if isinstance(step, Say) and step.slot and "{" not in step.text:
+            for pace in (MIN_PACE, 1.0, MAX_PACE):
+                if estimate.prepare(step.line_id, step.text, pace).duration_s > step.slot / pace:
+                    raise BadInput(tr("knives23.error.group_too_long", group=group))
 
 
 def card_words(card) -> str:

@@ -147,8 +147,11 @@ class CompanionApp(App):
         self.narrator = make_narrator(self, self._speaker_override, self._audio_override)
         if self.voice_problem and not getattr(self, "_voice_problem_shown", False):
             self._voice_problem_shown = True  # said once, plainly, where the table looks
-            Clock.schedule_once(lambda dt: self.toast(
-                i18n.tr("settings.voice_unavailable", problem=self.voice_problem)), 0)
+            Clock.schedule_once(lambda dt: self.toast(self.voice_problem_text()), 0)
+
+    def voice_problem_text(self) -> str:
+        key = "narration.no_voice" if self.settings.voice == "auto" else "settings.voice_unavailable"
+        return i18n.tr(key, problem=self.voice_problem)
 
     def say(self, line_id: str, text: str):
         self.narrator.say(line_id, text)
@@ -451,7 +454,7 @@ class CompanionApp(App):
         self._voice_problem_shown = True  # save_settings says it itself, now
         self._make_narrator()  # keeps the narrator: the new settings apply from the next line
         if self.voice_problem:
-            self.toast(i18n.tr("settings.voice_unavailable", problem=self.voice_problem))
+            self.toast(self.voice_problem_text())
 
 
 def main(argv=None):

@@ -162,7 +162,7 @@ def speaker_from_settings(app):
         return make_speaker(s.voice, **opts)
     except Exception as exc:  # no espeak-ng, no plyer, a missing pack: captions still work
         log.warning("voice %s unavailable (%s); showing captions only", s.voice, exc)
-        app.voice_problem = f"{s.voice}: {exc}"
+        app.voice_problem = str(exc) if s.voice == "auto" else f"{s.voice}: {exc}"
         return CaptionSpeaker()
 
 

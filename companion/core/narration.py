@@ -742,6 +742,9 @@ class Narrator:
                 except (BadInput, OSError) as exc:  # the caption still shows; the slot holds
                     self._report(step, exc)
             else:
+                set_pace = getattr(self.speaker, "set_pace", None)
+                if set_pace is not None:  # a platform voice follows the pace itself
+                    set_pace(self._pace)
                 self.speaker.speak(utt)
         elif isinstance(step, Pause):
             run.end = start + step.low / self._pace
@@ -773,8 +776,8 @@ class Narrator:
     def _done(self, cur: _Running, now: float) -> bool:
         if cur.end is None or now < cur.end - 1e-9:  # float sums of clock steps
             return False
-        if isinstance(cur.step, Say) and cur.utterance.wav_path is not None \
-                and self.audio_out.is_playing():
+        if isinstance(cur.step, Say) and (self.audio_out.is_playing() if cur.utterance.wav_path
+                                          is not None else self.speaker.is_speaking()):
             cur.overran = True  # never start the next line over this one
             return False
         return True

@@ -183,3 +183,24 @@ def test_a_warning_that_is_no_longer_true_is_never_spoken(driver):
     said = [e.text for e in app.narrator.history]
     assert "Ten seconds." in said and "Thirty seconds left." not in said
     assert MIN_PACE <= app.narrator.pace <= MAX_PACE
+
+
+@pytest.mark.app
+def test_when_no_voice_can_speak_the_screen_says_so_plainly(driver, monkeypatch):
+    from companion.core import speakers
+    app = driver.app
+    monkeypatch.setattr(speakers.EspeakSpeaker, "available", staticmethod(lambda binary="espeak-ng": False))
+    monkeypatch.setattr(speakers.PlyerSpeaker, "available", staticmethod(lambda: False))
+    saved = app.narrator.speaker
+    app.settings.voice = "auto"
+    try:
+        app.save_settings()
+        driver.pump(4)
+        message = app.root.ids.toast.message
+        assert message.startswith("No voice can speak on this device") and "captions only" in message
+        assert isinstance(app.narrator.speaker, CaptionSpeaker)
+        driver.screenshot("narration/no_voice")
+    finally:
+        app.settings.voice = "captions"
+        app.save_settings()
+        app.narrator.set_speaker(saved)

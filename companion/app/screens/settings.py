@@ -9,7 +9,7 @@ from companion.core import i18n
 from companion.core.i18n import tr
 
 load_kv(__file__)
-VOICES = ("espeak", "plyer", "voicepack", "captions")
+VOICES = ("auto", "espeak", "plyer", "voicepack", "captions")
 
 
 class SettingsScreen(Screen):

@@ -185,6 +185,11 @@ class CompanionApp(App):
         else:
             self.narrator.pause()
 
+    @property
+    def narration_progress(self):
+        from companion.app.narration import NarrationProgress
+        return NarrationProgress(self.data_dir / "narration-progress.json")
+
     def on_narration_change(self):
         """The narrator's one state, shown everywhere: the bar, the Hidden Phase screen."""
         n = self.narrator

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import glob
+import json
 import logging
 import os
 
@@ -152,6 +153,47 @@ class KivyAudioOut(AudioOut):
             self._loop.stop()
             self._loop = None
         self._loop_path = None
+
+
+class NarrationProgress:
+    """The step each game's long script (the Hidden Phase) has reached, written to disk as the
+    narrator reaches it, so a script cut short by anything — a screen change, the app killed —
+    resumes at that step rather than at step 1. A small JSON file beside the journal
+    (``narration-progress.json``), replaced atomically; a damaged file counts as no progress."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def _read(self) -> dict:
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                data = json.load(f)
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _write(self, data: dict) -> None:
+        tmp = self.path + ".tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(data, f)
+            os.replace(tmp, self.path)
+        except OSError as exc:  # a full disk must not stop the narration
+            log.warning("narration progress not saved: %s", exc)
+
+    def step(self, game_id, script: str) -> int | None:
+        value = self._read().get(f"{game_id}/{script}")
+        return value if isinstance(value, int) and value > 0 else None
+
+    def record(self, game_id, script: str, step: int) -> None:
+        data = self._read()
+        data[f"{game_id}/{script}"] = int(step)
+        self._write(data)
+
+    def clear(self, game_id, script: str) -> None:
+        data = self._read()
+        if data.pop(f"{game_id}/{script}", None) is not None:
+            self._write(data)
 
 
 def speaker_from_settings(app):

@@ -204,3 +204,26 @@ def test_when_no_voice_can_speak_the_screen_says_so_plainly(driver, monkeypatch)
         app.settings.voice = "captions"
         app.save_settings()
         app.narrator.set_speaker(saved)
+
+
+@pytest.mark.app
+def test_a_hidden_phase_cut_short_resumes_at_the_step_it_reached(driver):
+    """The app killed mid-Hidden-Phase: the game is resumed from the journal and "Start the
+    narration" goes on from the step reached (kept on disk as the narrator reached it)."""
+    app, hidden = _masks_hidden_phase(driver)
+    driver.advance(60)
+    reached = hidden.step
+    assert reached >= 4
+    game_id = app.session.game_id
+    assert app.narration_progress.step(game_id, "masks.hidden") == reached
+    app.leave_game()                      # as good as a kill for the narration: all of it dropped
+    assert not app.narrator.busy
+    assert app.resume_game(game_id)
+    driver.pump(4)
+    assert app.sm.current == "masks.hidden"
+    before = len(app.narrator.history)
+    driver.tap(driver.screen.ids.repeat_button)   # reads "Start the narration"
+    driver.advance(1)
+    first = app.narrator.history[before].line_id
+    assert first.startswith(f"step{reached}_"), first
+    assert driver.screen.step == reached

@@ -684,3 +684,15 @@ def test_the_masking_bed_never_falls_silent_on_the_real_sdl_audio_path():
     assert silence < 0.005
     old, info = narration_pace.bed_silence(13.0, "kivy")
     assert not info["mixer_loop"] and old > 0.005
+
+
+def test_a_new_phase_drops_the_last_phases_lines_still_waiting_never_the_one_sounding():
+    n, clock, captions = _narrator()
+    n.enqueue_script(parse_script("say a: Phase one, first line.\nsay b: Phase one, second line."), topic="phase")
+    n.enqueue_script(parse_script("say c: Phase one, third line."), topic="phase")
+    _run(n, clock, 0.3)
+    assert n.drop_topic("phase") == 2
+    n.enqueue_script(parse_script("say d: Phase two."), topic="phase")
+    _run(n, clock, 10)
+    assert [h.line_id for h in n.history] == ["a", "d"] and not n.history[0].skipped
+    assert "Phase one, second line." not in captions

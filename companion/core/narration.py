@@ -321,6 +321,7 @@ class _Queued:
     satisfied_at: float = 0.0
     still_true: Callable[[], bool] | None = None  # a report: checked when its turn comes
     urgent: bool = False              # goes before reports (timer warnings)
+    topic: str | None = None          # what the line is about (a game's phase): see drop_topic
 
 
 class _Prefetch:
@@ -512,13 +513,22 @@ class Narrator:
 
     # queueing
     def enqueue_script(self, script: Script, context: dict | None = None,
-                       prefetch: bool = True, still_true=None) -> None:
+                       prefetch: bool = True, still_true=None, topic: str | None = None) -> None:
         """Queue a whole script. Validated first: a missing value queues nothing.
-        ``still_true()`` is asked of the script's report lines when their turn comes."""
+        ``still_true()`` is asked of the script's report lines when their turn comes;
+        ``topic`` names what its lines are about, for ``drop_topic``."""
         steps = script.resolve(context, self._rng)
-        self.enqueue_steps(steps, still_true=still_true)
+        self.enqueue_steps(steps, still_true=still_true, topic=topic)
 
-    def enqueue_steps(self, steps, still_true=None, urgent: bool = False) -> None:
+    def drop_topic(self, topic: str) -> int:
+        """The state has moved on from ``topic`` (a game's phase): its lines still waiting are
+        dropped, never spoken late. The line sounding now finishes. Returns how many."""
+        before = len(self._queue)
+        self._drop_queued(lambda q: q.topic == topic, "overtaken")
+        return before - len(self._queue)
+
+    def enqueue_steps(self, steps, still_true=None, urgent: bool = False,
+                      topic: str | None = None) -> None:
         """Queue resolved steps (text spoken as given; pauses already drawn: low == high).
 
         A report among them overtakes every report with its key still waiting in the queue.
@@ -535,7 +545,7 @@ class Narrator:
         if keys:
             self._drop_queued(lambda q: isinstance(q.step, Say) and q.step.key in keys, "overtaken")
         items = [_Queued(s, still_true=still_true if isinstance(s, Say) and s.is_report else None,
-                         urgent=urgent) for s in steps]
+                         urgent=urgent, topic=topic) for s in steps]
         if urgent:
             cur = self._current
             if cur is not None and isinstance(cur.step, Say) and cur.step.is_report \
@@ -580,7 +590,8 @@ class Narrator:
         kept = deque()
         for q in self._queue:
             if which(q):
-                self.dropped.append(Dropped(now, q.step.line_id, q.step.text, why))
+                if isinstance(q.step, Say):
+                    self.dropped.append(Dropped(now, q.step.line_id, q.step.text, why))
             else:
                 kept.append(q)
         self._queue = kept

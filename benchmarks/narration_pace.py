@@ -4,7 +4,8 @@
   narrator scheduled as the app schedules it (woken at ``next_change_in()``), 10 cards;
   lag = when the voice starts the last total after the last tap (and when it has said it);
 - the main thread's longest block during that narration (every narrator call it makes:
-  queueing, ticking; synthesis runs on the narrator's preparation thread);
+  queueing, ticking, starting each line's sound through the app's own KivyAudioOut on SDL's
+  disk audio driver; synthesis runs on the narrator's preparation thread);
 - the masking bed's longest digital silence on the real audio path: Kivy's SDL2 mixer, with
   SDL's disk audio driver capturing what would reach the speaker (``--bed-seconds``, 60 default).
 
@@ -25,7 +26,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from companion.core.audio import RecordingAudioOut  # noqa: E402
 from companion.core.clock import MonotonicClock  # noqa: E402
 from companion.core.narration import Narrator  # noqa: E402
 from companion.core.speakers import EspeakSpeaker  # noqa: E402
@@ -49,34 +49,44 @@ class Timed:
             self.longest = max(self.longest, time.perf_counter() - t0)
 
 
-def reveal_lag(taps_per_s: float, cards: int, speaker, block: Timed) -> tuple[float, float, int]:
+def app_audio(tmp: str):
+    """The app's audio output on the real SDL path (disk driver: no sound card needed), and
+    Kivy's clock, which the app's main loop runs (Kivy's Sound reports its end through it)."""
+    os.environ.update(SDL_AUDIODRIVER="disk", SDL_DISKAUDIOFILE=os.path.join(tmp, "voice.raw"),
+                      KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1", KIVY_HOME=os.path.join(tmp, "kivy"))
+    from kivy.clock import Clock
+
+    from companion.app.narration import KivyAudioOut
+    return KivyAudioOut(), Clock
+
+
+def reveal_lag(taps_per_s: float, cards: int, speaker, block: Timed, audio,
+               kivy_clock) -> tuple[float, float, int]:
     clock = MonotonicClock()
-    with tempfile.TemporaryDirectory() as tmp:
-        n = Narrator(speaker, RecordingAudioOut(os.path.join(tmp, "out.wav"), clock), clock,
-                     threaded=True)
-        start = clock.now()
-        tap_times = [start + i / taps_per_s for i in range(cards)]
-        total, i = 0, 0
-        last_tap = None
-        while i < cards or n.busy:
-            now = clock.now()
-            if i < cards and now >= tap_times[i]:
-                (kind, v), = CARDS[i % len(CARDS)].items()
-                total += v if kind == "knives" else -v
-                card = cues.card_words(CARDS[i % len(CARDS)])
-                block(n.enqueue_script, cues.load("curia_card"), {"card": card, "total": total})
-                last_tap = clock.now()
-                i += 1
-                continue
-            block(n.tick)
-            due = n.next_change_in()
-            wake = [0.5] + ([due] if due is not None else []) + \
-                ([tap_times[i] - now] if i < cards else [])
-            time.sleep(max(0.001, min(wake)))
-        final = [e for e in n.history if e.key == "curia_total"][-1]
-        assert final.text.endswith(f"The total is {total}."), final.text
-        return final.started_at - last_tap, final.ended_at - last_tap, \
-            sum(1 for e in n.history if e.key == "curia_total")
+    n = Narrator(speaker, audio, clock, threaded=True)
+    start = clock.now()
+    tap_times = [start + i / taps_per_s for i in range(cards)]
+    total, i = 0, 0
+    last_tap = None
+    while i < cards or n.busy:
+        now = clock.now()
+        if i < cards and now >= tap_times[i]:
+            card = CARDS[i % len(CARDS)]
+            (kind, v), = card.items()
+            total += v if kind == "knives" else -v
+            block(n.enqueue_script, cues.load("curia_card"), {"card": cues.card_words(card), "total": total})
+            last_tap = clock.now()
+            i += 1
+            continue
+        kivy_clock.tick()
+        block(n.tick)
+        due = n.next_change_in()  # woken as the app wakes it: when something is due
+        wake = [0.5] + ([due] if due is not None else []) + ([tap_times[i] - now] if i < cards else [])
+        time.sleep(max(0.001, min(wake)))
+    final = [e for e in n.history if e.key == "curia_total"][-1]
+    assert final.text.endswith(f"The total is {total}."), final.text
+    return final.started_at - last_tap, final.ended_at - last_tap, \
+        sum(1 for e in n.history if e.key == "curia_total")
 
 
 BED_PROBE = r"""
@@ -149,9 +159,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         speaker = EspeakSpeaker(cache_dir=tmp)
+        audio, kivy_clock = app_audio(tmp)
         block = Timed()
         for rate in (1, 2, 4):
-            start_lag, end_lag, said = reveal_lag(rate, args.cards, speaker, block)
+            start_lag, end_lag, said = reveal_lag(rate, args.cards, speaker, block, audio, kivy_clock)
             print(f"reveal lag at {rate} taps/s ({args.cards} cards, espeak-ng, real clock): "
                   f"last total starts {start_lag:.2f} s after the last tap, said by "
                   f"{end_lag:.2f} s; {said} of {args.cards} totals spoken")

@@ -619,6 +619,7 @@ class Narrator:
         cur = self._current
         if cur is not None and isinstance(cur.step, Say):
             self._silence()
+            self.on_caption(None)  # nothing is being said: the line shows again when it is
             cur.entry.interrupted = True
             cur.entry.ended_at = self._paused_at
         self.on_change()

@@ -696,3 +696,16 @@ def test_a_new_phase_drops_the_last_phases_lines_still_waiting_never_the_one_sou
     _run(n, clock, 10)
     assert [h.line_id for h in n.history] == ["a", "d"] and not n.history[0].skipped
     assert "Phase one, second line." not in captions
+
+
+def test_a_report_being_said_when_it_stops_being_true_is_cut_with_its_caption():
+    n, clock, captions = _narrator()
+    state = {"player": "Ann"}
+    n.report("turn", "turn", "Ann, it is your turn. Move to a new Location.",
+             still_true=lambda: state["player"] == "Ann")
+    _run(n, clock, 0.5)
+    assert captions[-1].startswith("Ann")
+    state["player"] = "Bo"
+    n.tick()
+    assert captions[-1] is None and not n.busy and n.history[-1].skipped
+    assert n.dropped[-1].why == "no longer true"

@@ -312,6 +312,7 @@ class _Running:
     utterance: Utterance | None = None
     entry: Spoken | None = None
     overran: bool = False             # the audio outlasted the slot
+    still_true: Callable[[], bool] | None = None  # a report: cut short once it is not
 
 
 @dataclass
@@ -637,6 +638,7 @@ class Narrator:
         elif isinstance(cur.step, Say):  # said again in full: half a line is no use
             self._current = None
             self._begin(cur.step, now, now, utterance=cur.utterance)
+            self._current.still_true = cur.still_true
         elif isinstance(cur.step, Pause):
             cur.end += gap
         elif isinstance(cur.step, WaitFor) and cur.end is not None:
@@ -659,14 +661,15 @@ class Narrator:
         self._anchor = now
         self.tick()
 
-    def _cut_current(self) -> None:
-        """A report overtaken by an urgent line stops at once (its caption with it)."""
+    def _cut_current(self, why: str = "cut") -> None:
+        """A report overtaken by an urgent line, or no longer true, stops at once (its caption
+        with it)."""
         cur = self._current
         now = self.clock.now()
         self._silence()
         self.on_caption(None)
         cur.entry.ended_at, cur.entry.skipped = now, True
-        self.dropped.append(Dropped(now, cur.step.line_id, cur.step.text, "cut"))
+        self.dropped.append(Dropped(now, cur.step.line_id, cur.step.text, why))
         self._current = None
         self._anchor = now
 
@@ -731,13 +734,16 @@ class Narrator:
                 start = self._anchor if self._anchor is not None else now
                 self._begin(queued.step, start, now, queued, utterance)
                 continue
+            if cur.still_true is not None and not cur.still_true():
+                self._cut_current("no longer true")  # the state moved on while it was said
+                continue
             if not self._done(cur, now):
                 return
             self._finish(cur, now)
 
     def _begin(self, step, start: float, now: float, queued: _Queued | None = None,
                utterance: Utterance | None = None) -> None:
-        run = _Running(step, start)
+        run = _Running(step, start, still_true=queued.still_true if queued is not None else None)
         self._current = run
         if isinstance(step, Say):
             utt = utterance or self._utterance(step, *self._prefetch.take(self.speaker, step, self._pace)[1:])

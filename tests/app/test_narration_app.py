@@ -112,6 +112,8 @@ def test_the_curia_reveal_keeps_step_with_cards_tapped_once_a_second(driver, tmp
                 driver.screenshot("narration/curia_mid_reveal")
         screen_total = app.view["end"]["running_total"]
         assert curia.total == str(screen_total)
+        assert app.view["phase"] == "tableaux" and app.sm.current == "knives23.curia"
+        driver.screenshot("narration/curia_last_card_voice_catching_up")
         end = time.monotonic() + 30
         while (app.narrator.busy or app.sm.current == "knives23.curia") and time.monotonic() < end:
             driver.wait(0.1)
@@ -251,3 +253,25 @@ def test_a_hidden_phase_cut_short_resumes_at_the_step_it_reached(driver):
     first = app.narrator.history[before].line_id
     assert first.startswith(f"step{reached}_"), first
     assert driver.screen.step == reached
+
+
+@pytest.mark.app
+def test_a_typed_group_too_long_to_speak_in_its_slot_is_refused_on_the_issue_screen(driver):
+    driver.start_game("knives23", K23_NAMES, first="Ann", options=K23_OPTIONS)
+    app = driver.app
+    commands = demo.commands()
+    n = next(i for i, c in enumerate(commands) if c.kind == "eyes_closed")
+    for cmd in commands[:n]:
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+    app.reveal_seen()
+    driver.pump(4)
+    assert app.sm.current == "knives23.issue"
+    screen = driver.screen
+    driver.type_into(screen.ids.typed, "Players 1234567890123456789")
+    driver.tap(driver.find(cls="K23Button", text=tr("knives23.ui.narrate")))
+    assert app.view["phase"] == "issue_resolve"            # refused: nothing narrated
+    assert "too long to speak in its slot" in app.root.ids.toast.message
+    driver.screenshot("narration/typed_group_refused")
+    driver.type_into(screen.ids.typed, "Players with 2 or more Daggers")
+    driver.tap(driver.find(cls="K23Button", text=tr("knives23.ui.narrate")))
+    assert app.view["phase"] == "eyes_closed"

@@ -41,8 +41,8 @@ class Knives23CuriaScreen(Screen):
             return
         # After the last card the screen stays while the voice says the last total (the app
         # moves on at the narrator's mark): it shows that total, never the verdict before it.
-        if not done:
-            self.prompt = view["prompt"]
+        self.prompt = tr("knives23.ui.curia_all_revealed", count=end["revealed_count"],
+                         total=end["running_total"]) if done else view["prompt"]
         self.total_label = tr("knives23.ui.curia_total")
         self.total = str(end["running_total"])
         last = end["revealed"][-1]["card"] if end["revealed"] else None

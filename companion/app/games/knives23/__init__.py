@@ -163,6 +163,12 @@ def _still_true(app, name: str, ctx: dict):
             view = app.view or {}
             return view.get("phase") == "turn" and (view.get("turn") or {}).get("player") == ctx["player"]
         return turn_still_true
+    if name in ("vote_open", "bribe"):  # said only while that vote (or its bribe time) is on
+        phases = ("issue_vote", "exile_vote") if name == "vote_open" else ("exile_called",)
+
+        def phase_still_true() -> bool:
+            return (app.view or {}).get("phase") in phases
+        return phase_still_true
     return None
 
 

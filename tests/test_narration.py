@@ -709,3 +709,15 @@ def test_a_report_being_said_when_it_stops_being_true_is_cut_with_its_caption():
     n.tick()
     assert captions[-1] is None and not n.busy and n.history[-1].skipped
     assert n.dropped[-1].why == "no longer true"
+
+
+def test_a_timer_warning_true_when_it_began_is_said_whole():
+    n, clock, captions = _narrator()
+    left = {"s": 10.0}
+    n.report("bribe", "timer_ten_seconds", "Ten seconds, and then the vote opens.", urgent=True,
+             finish=True, still_true=lambda: 9.0 <= left["s"] <= 10.5)
+    for _ in range(100):      # untrue after 1 s; the line lasts longer
+        clock.advance(0.05)
+        left["s"] -= 0.05
+        n.tick()
+    assert not n.history[-1].skipped and n.history[-1].ended_at is not None and not n.dropped

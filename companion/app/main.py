@@ -165,7 +165,7 @@ class CompanionApp(App):
         countdown = None
 
         def warn(mark):
-            self.narrator.report(name, *spoken_warning(mark), urgent=True,
+            self.narrator.report(name, *spoken_warning(mark), urgent=True, finish=True,
                                  still_true=lambda: warning_still_true(countdown, mark))
 
         def end():

@@ -323,6 +323,7 @@ class _Queued:
     still_true: Callable[[], bool] | None = None  # a report: checked when its turn comes
     urgent: bool = False              # goes before reports (timer warnings)
     topic: str | None = None          # what the line is about (a game's phase): see drop_topic
+    finish: bool = False              # once started, said to the end even if no longer true
 
 
 class _Prefetch:
@@ -529,7 +530,7 @@ class Narrator:
         return before - len(self._queue)
 
     def enqueue_steps(self, steps, still_true=None, urgent: bool = False,
-                      topic: str | None = None) -> None:
+                      topic: str | None = None, finish: bool = False) -> None:
         """Queue resolved steps (text spoken as given; pauses already drawn: low == high).
 
         A report among them overtakes every report with its key still waiting in the queue.
@@ -546,7 +547,7 @@ class Narrator:
         if keys:
             self._drop_queued(lambda q: isinstance(q.step, Say) and q.step.key in keys, "overtaken")
         items = [_Queued(s, still_true=still_true if isinstance(s, Say) and s.is_report else None,
-                         urgent=urgent, topic=topic) for s in steps]
+                         urgent=urgent, topic=topic, finish=finish) for s in steps]
         if urgent:
             cur = self._current
             if cur is not None and isinstance(cur.step, Say) and cur.step.is_report \
@@ -577,14 +578,16 @@ class Narrator:
         self.enqueue_steps([Say(slug(line_id), text, _seconds_or_bad(slot))], urgent=interject)
 
     def report(self, key: str, line_id: str, text: str, still_true=None, urgent: bool = False,
-               slot: float = 0.0) -> None:
+               slot: float = 0.0, finish: bool = False) -> None:
         """Queue a report of state: it replaces any waiting report with the same ``key`` and is
-        dropped if ``still_true()`` says False when its turn comes. ``urgent`` (a timer
-        warning): before other waiting lines, cutting short a report being spoken."""
+        dropped if ``still_true()`` says False when its turn comes (and cut short if it stops
+        being true while said, unless ``finish``: a timer warning true when it began is said
+        whole). ``urgent`` (a timer warning): before other waiting lines, cutting short a
+        report being spoken."""
         if not text.strip():
             raise BadInput(f"line {line_id!r} has no words to speak")
         step = Say(slug(line_id), text, _seconds_or_bad(slot), key=slug(key))
-        self.enqueue_steps([step], still_true=still_true, urgent=urgent)
+        self.enqueue_steps([step], still_true=still_true, urgent=urgent, finish=finish)
 
     def _drop_queued(self, which, why: str) -> None:
         now = self.clock.now()
@@ -743,7 +746,8 @@ class Narrator:
 
     def _begin(self, step, start: float, now: float, queued: _Queued | None = None,
                utterance: Utterance | None = None) -> None:
-        run = _Running(step, start, still_true=queued.still_true if queued is not None else None)
+        run = _Running(step, start, still_true=queued.still_true
+                       if queued is not None and not queued.finish else None)
         self._current = run
         if isinstance(step, Say):
             utt = utterance or self._utterance(step, *self._prefetch.take(self.speaker, step, self._pace)[1:])

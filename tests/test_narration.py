@@ -537,3 +537,187 @@ def test_script_checker_command(tmp_path):
     bad = subprocess.run(cmd + ["group=spies"], capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr == f"error: {script} line 4: no value for {{group_spoken}} (context has: group)\n"
+
+
+# --- plural forms from the catalogue (issue 12) ------------------------------------------------
+
+def test_plural_forms_come_from_the_catalogue_with_the_languages_own_rule(tmp_path, monkeypatch):
+    import json
+
+    from companion.core import i18n
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "a.json").write_text(json.dumps({
+        "_plural_forms": "nplurals=2; plural=(n != 1);",
+        "x.cards": ["{n} card", "{n} cards"]}))
+    (tmp_path / "pl").mkdir()   # Polish: three forms (1; 2-4, 22-24…; the rest)
+    (tmp_path / "pl" / "a.json").write_text(json.dumps({
+        "_plural_forms": "nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);",
+        "x.cards": ["{n} karta", "{n} karty", "{n} kart"]}))
+    monkeypatch.setattr(i18n, "_catalogues", {
+        "en": i18n.load_catalogue("en", tmp_path), "pl": i18n.load_catalogue("pl", tmp_path)})
+    monkeypatch.setattr(i18n, "_language", "en")
+    assert [i18n.ntr("x.cards", n) for n in (0, 1, 2)] == ["0 cards", "1 card", "2 cards"]
+    monkeypatch.setattr(i18n, "_language", "pl")
+    assert [i18n.ntr("x.cards", n) for n in (1, 3, 5, 22, 25)] == [
+        "1 karta", "3 karty", "5 kart", "22 karty", "25 kart"]
+    (tmp_path / "en" / "a.json").write_text(json.dumps({"_plural_forms": "plural=n"}))
+    with pytest.raises(BadInput, match="_plural_forms must read like"):
+        i18n.load_catalogue("en", tmp_path)
+
+
+def test_spoken_counts_agree_with_their_number():
+    from companion.core.i18n import ntr
+    from companion.core.timers import spoken_warning
+    from companion.games.knives23 import cues as k23
+    assert spoken_warning(1)[1] == "1 second left."
+    assert spoken_warning(45)[1] == "45 seconds left."
+    assert spoken_warning(180)[1] == "3 minutes left."
+    assert ntr("masks.say.discussion_start", 1).endswith("You have 1 minute to talk.")
+    assert ntr("masks.say.discussion_start", 7).endswith("You have 7 minutes to talk.")
+    assert ntr("cicero.say.minutes", 1) == "1 minute"
+    ctx = k23.eyes_closed_context("Liberators with three or more Blood on their Citizen cards!")
+    said = [s.text for s in k23.load("eyes_closed").resolve(ctx) if isinstance(s, Say)]
+    assert "Liberators with three or more Blood on their Citizen cards, open your eyes and look around." in said
+    assert not any("!," in t for t in said)
+
+
+# --- lines that know what they are (issue 12) ----------------------------------------------------
+
+def _run(narrator, clock, seconds, step=0.05):
+    for _ in range(int(seconds / step)):
+        clock.advance(step)
+        narrator.tick()
+
+
+def _narrator(**kw):
+    clock = FakeClock()
+    captions = []
+    n = Narrator(CaptionSpeaker(), RecordingAudioOut("/dev/null", clock), clock,
+                 on_caption=captions.append, **kw)
+    return n, clock, captions
+
+
+def test_an_urgent_warning_cuts_a_report_short_but_waits_for_a_script_line():
+    n, clock, captions = _narrator()
+    n.report("turn", "turn", "Ann, it is your turn. Move to a new Location.")
+    _run(n, clock, 0.5)
+    n.report("bribe", "timer_ten_seconds", "Ten seconds.", urgent=True)
+    assert n.history[-1].text == "Ten seconds." and n.history[0].skipped
+    assert captions[-1] == "Ten seconds."           # the caption is the line being spoken
+    _run(n, clock, 5)
+    n.say("close", "Everyone, close your eyes and keep them closed.")
+    _run(n, clock, 0.5)
+    n.report("bribe", "timer_time_up", "Time is up.", urgent=True)
+    assert n.history[-1].text.startswith("Everyone")   # a script line is finished first
+    _run(n, clock, 5)
+    assert n.history[-1].text == "Time is up." and not n.history[-2].skipped
+
+
+def test_a_report_no_longer_true_when_its_turn_comes_is_dropped_and_its_caption_never_shows():
+    n, clock, captions = _narrator()
+    state = {"player": "Ann"}
+    n.say("long", "A long line that takes a few seconds to say, as script lines do.")
+    n.report("turn", "turn", "Ann, it is your turn.", still_true=lambda: state["player"] == "Ann")
+    state["player"] = "Bo"
+    _run(n, clock, 10)
+    assert [h.text for h in n.history] == ["A long line that takes a few seconds to say, as script lines do."]
+    assert n.dropped[-1].why == "no longer true"
+    assert "Ann, it is your turn." not in captions and captions[-1] is None
+
+
+def test_cancel_ends_the_pause_and_settings_apply_from_the_next_line():
+    n, clock, _ = _narrator()
+    n.enqueue_script(parse_script("say a: One.\nsay b: Two.\nsay c: Three."))
+    n.pause()
+    n.cancel()
+    assert not n.paused and not n.busy
+    before = len(n.history)
+    n.enqueue_script(parse_script("say a: One two three four five six.\nsay b: Two.\nsay c: Three."))
+    _run(n, clock, 0.2)
+    n.set_speaker(CaptionSpeaker(wpm=90))
+    n.pace = 2.0
+    assert n.history[-1].line_id == "a" and n.busy     # nothing restarted or dropped
+    _run(n, clock, 10)
+    later = n.history[before:]
+    assert [h.line_id for h in later] == ["a", "b", "c"] and not any(h.skipped for h in later)
+
+
+def test_speech_is_prepared_on_a_worker_thread_and_the_tick_never_waits_for_it(tmp_path):
+    import threading
+    import time
+
+    gate = threading.Event()
+
+    class SlowVoice(CaptionSpeaker):
+        instant = False
+
+        def prepare(self, line_id, text, pace=1.0):
+            assert threading.current_thread() is not threading.main_thread()
+            gate.wait(5)
+            return super().prepare(line_id, text, pace)
+
+    clock = FakeClock()
+    n = Narrator(SlowVoice(), RecordingAudioOut("/dev/null", clock), clock, threaded=True)
+    t0 = time.monotonic()
+    n.say("a", "Hello there.")
+    n.tick()
+    assert time.monotonic() - t0 < 0.5 and not n.history   # not ready: not started, not blocked
+    assert n.next_change_in() is not None                   # the app looks again shortly
+    gate.set()
+    for _ in range(200):
+        time.sleep(0.005)
+        n.tick()
+        if n.history:
+            break
+    assert n.history[0].text == "Hello there."
+
+
+@pytest.mark.slow
+def test_the_masking_bed_never_falls_silent_on_the_real_sdl_audio_path():
+    """Captured with SDL's disk audio driver from the app's own KivyAudioOut (SDL2 mixer):
+    the looped bed has no digital silence over 5 ms across its 6 s seams; Kivy's Sound.loop,
+    measured the same way, does (so the measurement can fail)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import narration_pace
+    silence, info = narration_pace.bed_silence(13.0)
+    assert info["mixer_loop"] and info["captured_s"] > 12.5
+    assert silence < 0.005
+    old, info = narration_pace.bed_silence(13.0, "kivy")
+    assert not info["mixer_loop"] and old > 0.005
+
+
+def test_a_new_phase_drops_the_last_phases_lines_still_waiting_never_the_one_sounding():
+    n, clock, captions = _narrator()
+    n.enqueue_script(parse_script("say a: Phase one, first line.\nsay b: Phase one, second line."), topic="phase")
+    n.enqueue_script(parse_script("say c: Phase one, third line."), topic="phase")
+    _run(n, clock, 0.3)
+    assert n.drop_topic("phase") == 2
+    n.enqueue_script(parse_script("say d: Phase two."), topic="phase")
+    _run(n, clock, 10)
+    assert [h.line_id for h in n.history] == ["a", "d"] and not n.history[0].skipped
+    assert "Phase one, second line." not in captions
+
+
+def test_a_report_being_said_when_it_stops_being_true_is_cut_with_its_caption():
+    n, clock, captions = _narrator()
+    state = {"player": "Ann"}
+    n.report("turn", "turn", "Ann, it is your turn. Move to a new Location.",
+             still_true=lambda: state["player"] == "Ann")
+    _run(n, clock, 0.5)
+    assert captions[-1].startswith("Ann")
+    state["player"] = "Bo"
+    n.tick()
+    assert captions[-1] is None and not n.busy and n.history[-1].skipped
+    assert n.dropped[-1].why == "no longer true"
+
+
+def test_a_timer_warning_true_when_it_began_is_said_whole():
+    n, clock, captions = _narrator()
+    left = {"s": 10.0}
+    n.report("bribe", "timer_ten_seconds", "Ten seconds, and then the vote opens.", urgent=True,
+             finish=True, still_true=lambda: 9.0 <= left["s"] <= 10.5)
+    for _ in range(100):      # untrue after 1 s; the line lasts longer
+        clock.advance(0.05)
+        left["s"] -= 0.05
+        n.tick()
+    assert not n.history[-1].skipped and n.history[-1].ended_at is not None and not n.dropped

@@ -16,6 +16,7 @@ from companion.core.audio import (RecordingAudioOut, SubprocessAudioOut, make_ma
                                   read_wav, wav_duration, write_wav)
 from companion.core.clock import FakeClock
 from companion.core.events import BadInput
+from companion.core.narration import Narrator
 from companion.core.speakers import (CaptionSpeaker, EspeakSpeaker, PlyerSpeaker, SpeechError,
                                      VoicePackSpeaker, available_speakers, estimate_duration,
                                      make_speaker)
@@ -334,3 +335,90 @@ def test_subprocess_player_finishes_or_fails_without_blocking(tmp_path):
     out.stop_loop()
     assert not out.looping
     out.close()
+
+
+# --- Android's own voice (cannot run here: pyjnius and the platform are stood in for) -------
+
+class _FakeJnius:
+    """Just enough of pyjnius and android.speech.tts.TextToSpeech to drive AndroidSpeaker."""
+
+    class PythonJavaClass:
+        pass
+
+    @staticmethod
+    def java_method(signature):
+        return lambda fn: fn
+
+    def __init__(self):
+        self.engines = []
+        jn = self
+
+        class TextToSpeech:
+            QUEUE_ADD, QUEUE_FLUSH = 1, 0
+
+            class Engine:
+                KEY_PARAM_UTTERANCE_ID = "utteranceId"
+
+            def __init__(self, activity, on_init):
+                self.on_init, self.spoken, self.rates, self.stopped = on_init, [], [], 0
+                jn.engines.append(self)
+
+            def setOnUtteranceCompletedListener(self, listener):
+                self.done = listener
+
+            def speak(self, text, mode, params):
+                self.spoken.append((text, mode, dict(params)))
+                return 0
+
+            def setSpeechRate(self, rate):
+                self.rates.append(rate)
+
+            def stop(self):
+                self.stopped += 1
+
+        class HashMap(dict):
+            def put(self, k, v):
+                self[k] = v
+
+        class PythonActivity:
+            mActivity = object()
+
+        self.classes = {"android.speech.tts.TextToSpeech": TextToSpeech, "java.util.HashMap": HashMap,
+                        "org.kivy.android.PythonActivity": PythonActivity}
+
+    def autoclass(self, name):
+        return self.classes[name]
+
+
+def test_the_android_voice_uses_one_engine_queues_lines_and_waits_for_each_to_finish():
+    from companion.core.speakers import AndroidSpeaker
+    jn = _FakeJnius()
+    speaker = AndroidSpeaker(jnius=jn)
+    engine = jn.engines[0]
+    engine.on_init.onInit(0)                   # the platform reports the engine ready
+    clock = FakeClock()
+    n = Narrator(speaker, RecordingAudioOut("/dev/null", clock), clock, pace=1.5)
+    n.say("a", "Everyone, close your eyes.")
+    n.say("b", "Spy, open your eyes.")
+    assert len(jn.engines) == 1 and [s[0] for s in engine.spoken] == ["Everyone, close your eyes."]
+    text, mode, params = engine.spoken[0]
+    assert mode == engine.QUEUE_ADD and params["utteranceId"] and engine.rates == [1.5]
+    for _ in range(200):                        # the estimate runs out, the voice still speaks
+        clock.advance(0.05)
+        n.tick()
+    assert len(engine.spoken) == 1 and speaker.is_speaking()
+    engine.done.onUtteranceCompleted(params["utteranceId"])   # the platform's callback
+    n.tick()
+    assert [s[0] for s in engine.spoken] == ["Everyone, close your eyes.", "Spy, open your eyes."]
+    n.cancel()
+    assert engine.stopped == 1 and not speaker.is_speaking()
+    assert len(jn.engines) == 1
+
+
+def test_the_default_voice_is_the_platforms_then_espeak_and_says_plainly_when_none_can_speak(monkeypatch):
+    from companion.core import speakers
+    assert isinstance(speakers.make_speaker("auto"), speakers.EspeakSpeaker)   # Linux desktop here
+    monkeypatch.setattr(speakers.EspeakSpeaker, "available", staticmethod(lambda binary="espeak-ng": False))
+    monkeypatch.setattr(speakers.PlyerSpeaker, "available", staticmethod(lambda: False))
+    with pytest.raises(speakers.SpeechError, match="no platform voice and no espeak-ng"):
+        speakers.make_speaker("auto")

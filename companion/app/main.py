@@ -7,6 +7,7 @@ only post to ``self.commands``; ``_drain`` runs them on the main thread.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import shutil
 import sys
@@ -29,7 +30,7 @@ from companion.core.journal import (DataInUse, DataLock, Journal, JournalDamaged
                                     StorageUnavailable, default_data_dir, move_aside)
 from companion.core.rules import undone_seqs
 from companion.core.session import TIMER, GameSession, repair
-from companion.core.timers import END_LINE, Countdown, spoken_warning
+from companion.core.timers import END_LINE, Countdown, spoken_warning, warning_still_true
 from companion.app import games as game_registry
 from companion.app.settings import Settings
 from companion.app import widgets  # noqa: F401  (registers the shared widgets with the kv Factory)
@@ -99,6 +100,7 @@ class CompanionApp(App):
         self.damaged_journal: Path | None = None
         self._lock = None
         self._timers: dict[str, tuple] = {}  # name -> (countdown, key): the game's journaled timers
+        self._countdowns: list[Countdown] = []
 
     # -- start-up --------------------------------------------------------------------------
     def build(self):
@@ -125,7 +127,7 @@ class CompanionApp(App):
         self.bar_title = i18n.tr("app.title")
         self._make_narrator()
         Clock.schedule_interval(self._drain, 1 / 20)
-        Clock.schedule_interval(self._tick_engines, 1 / 20)
+        self._wake_engines(0)
         from companion.app.backkey import BackKey
         self.back_key = BackKey(self)
         return root
@@ -255,40 +257,64 @@ class CompanionApp(App):
     def _make_narrator(self):
         from companion.app.narration import make_narrator
         self.narrator = make_narrator(self, self._speaker_override, self._audio_override)
+        if self.voice_problem and not getattr(self, "_voice_problem_shown", False):
+            self._voice_problem_shown = True  # said once, plainly, where the table looks
+            Clock.schedule_once(lambda dt: self.toast(self.voice_problem_text()), 0)
+
+    def voice_problem_text(self) -> str:
+        key = "narration.no_voice" if self.settings.voice == "auto" else "settings.voice_unavailable"
+        return i18n.tr(key, problem=self.voice_problem)
 
     def say(self, line_id: str, text: str):
         self.narrator.say(line_id, text)
 
-    def spoken_countdown(self, seconds: float, warnings, name: str, on_end=None, say_end: bool = True):
+    def spoken_countdown(self, seconds: float, warnings, name: str, on_end=None, say_end: bool = True,
+                         restore: tuple | None = None):
         """A countdown on the engines' clock whose warnings (and, unless ``say_end`` is False,
-        its end) the narrator speaks; ``on_end`` runs after that, on the main thread."""
+        its end) the narrator speaks; ``on_end`` runs after that, on the main thread.
+
+        Warnings are reports keyed by the timer: urgent (before other waiting lines, cutting a
+        report short) and dropped if no longer true when their turn comes."""
+        countdown = None
+
+        def warn(mark):
+            self.narrator.report(name, *spoken_warning(mark), urgent=True, finish=True,
+                                 still_true=lambda: warning_still_true(countdown, mark))
+
         def end():
             if say_end:
-                self.narrator.say(*END_LINE)
+                self.narrator.report(name, *END_LINE, urgent=True)
             if on_end is not None:
                 Clock.schedule_once(lambda dt: on_end(), 0)
-        return Countdown(float(seconds), self.engine_clock, warnings=warnings, name=name,
-                         on_warning=lambda mark: self.narrator.say(*spoken_warning(mark)), on_end=end)
+        if restore is not None:  # (journaled state, seconds away): as the table last saw it
+            state, away = restore
+            countdown = Countdown.restore(state, self.engine_clock, away_s=away, on_warning=warn, on_end=end)
+        else:
+            countdown = Countdown(float(seconds), self.engine_clock, warnings=warnings, name=name,
+                                  on_warning=warn, on_end=end)
+        self._countdowns = [c for c in self._countdowns if not c.ended] + [countdown]
+        self._wake_engines(0)
+        return countdown
 
     def journaled_countdown(self, name: str, key, seconds: float, warnings, on_end=None,
                             say_end: bool = True):
         """A spoken countdown whose state (started, paused, resumed, time added, ended) is kept
         in the game's journal: if this game already ran the timer ``name`` for ``key`` (the seq
         of the event that began its phase), it comes back as the table last saw it."""
-        countdown = self.spoken_countdown(seconds, warnings, name, on_end, say_end)
         session = self.session
         key = str(key)
         last = None
         if session is not None:
             last = next((e for e in reversed(session.events) if e.kind == TIMER
                          and e.data.get("name") == name and e.data.get("key") == key), None)
+        countdown = None
         if last is not None:
             # Left with the app (quit, or back to the picker): it goes on from exactly there.
             # Otherwise the app was killed while it ran: the table talked on meanwhile.
             away = 0.0 if last.data.get("action") == "left" else max(0.0, time.time() - last.at)
             try:
-                countdown = Countdown.restore(last.data.get("state"), self.engine_clock, away_s=away,
-                                              on_warning=countdown.on_warning, on_end=countdown.on_end)
+                countdown = self.spoken_countdown(seconds, warnings, name, on_end, say_end,
+                                                  restore=(last.data.get("state"), away))
             except BadInput as exc:  # a record this version cannot read: a fresh timer
                 log.warning("timer %s not restored: %s", name, exc)
                 last = None
@@ -296,6 +322,8 @@ class CompanionApp(App):
                 if countdown.ended and on_end is not None:
                     # It ran out just before the app stopped: what follows the end still must.
                     Clock.schedule_once(lambda dt: on_end(), 0)
+        if countdown is None:
+            countdown = self.spoken_countdown(seconds, warnings, name, on_end, say_end)
         if last is None:
             self._note_timer(session, name, key, "started", countdown)
         countdown.on_change = lambda action, cd: self._note_timer(session, name, key, action, cd)
@@ -330,20 +358,72 @@ class CompanionApp(App):
             self.narrator.resume()
         else:
             self.narrator.pause()
-        self.narration_paused = self.narrator.paused
+
+    @property
+    def narration_progress(self):
+        from companion.app.narration import NarrationProgress
+        return NarrationProgress(self.data_dir / "narration-progress.json")
+
+    def on_narration_change(self):
+        """The narrator's one state, shown everywhere: the bar, the Hidden Phase screen."""
+        n = self.narrator
+        if n is None:
+            return
+        self.narration_paused = n.paused
+        self._wake_engines(n.next_change_in())
+
+    def on_narration_mark(self, name):
+        # A screen may be waiting for the voice (the verdict after the last Curia total).
+        if self.session is not None:
+            Clock.schedule_once(lambda dt: self.session is not None and self._show_play_screen(), 0)
 
     def set_caption(self, text):
         self.caption = text or ""
 
+    # The engines (narration, timers) wake when something is due, not on a poll: the narrator's
+    # next change, each timer's next warning or end, and the next second a timer's display shows.
+    # A slow safety wake catches state that arrives without a command (a resumed game).
+    SAFETY_WAKE = 1.0
+
+    def _wake_engines(self, delay):
+        if delay is None:
+            return
+        delay = max(0.0, delay)
+        due = time.monotonic() + delay
+        ev = getattr(self, "_engine_event", None)
+        if ev is not None and ev.is_triggered and self._engine_due <= due + 1e-4:
+            return
+        if ev is not None:
+            ev.cancel()
+        self._engine_due = due
+        self._engine_event = Clock.schedule_once(self._tick_engines, delay)
+
     def _tick_engines(self, dt):
+        ev = getattr(self, "_engine_event", None)
+        if ev is not None:
+            ev.cancel()
+            self._engine_event = None
+        now = self.engine_clock.now()
+        waits = [self.SAFETY_WAKE]
         if self.narrator is not None:
             self.narrator.tick()
             n = self.narrator
             last = n.history[-1].ended_at if n.history else None
-            recent = last is not None and self.engine_clock.now() - last < self.NARRATION_LINGER
+            recent = last is not None and now - last < self.NARRATION_LINGER
             self.narration_active = bool(n.busy or n.paused or recent)
+            self.narration_paused = n.paused
+            waits.append(n.next_change_in())
+            if recent and not (n.busy or n.paused):
+                waits.append(last + self.NARRATION_LINGER - now)
         if self.game_ui is not None and hasattr(self.game_ui, "tick"):
             self.game_ui.tick(self)
+        self._countdowns = [c for c in self._countdowns if not c.ended]
+        for c in self._countdowns:
+            waits.append(c.next_event_in())
+            if c.running:  # the displayed whole second changes
+                rem = c.remaining()
+                waits.append(rem - math.floor(rem) + 0.001)
+        self._wake_engines(min(w for w in waits if w is not None))
 
     # -- screens ---------------------------------------------------------------------------
     @property
@@ -547,6 +627,7 @@ class CompanionApp(App):
             for src in self.sources:
                 src.on_events(events)
         self._show_play_screen(force=force_screen)
+        self._wake_engines(0)  # a new state may start or stop a timer
 
     def _show_play_screen(self, force=False):
         current = self.sm.current
@@ -627,9 +708,10 @@ class CompanionApp(App):
             i18n.set_language(self.settings.language)
         self.voice_problem = ""
         self._speaker_override = None  # the table chose a voice: it wins over the start-up one
-        self._make_narrator()
+        self._voice_problem_shown = True  # save_settings says it itself, now
+        self._make_narrator()  # keeps the narrator: the new settings apply from the next line
         if self.voice_problem:
-            self.toast(i18n.tr("settings.voice_unavailable", problem=self.voice_problem))
+            self.toast(self.voice_problem_text())
 
 
 def export_dir() -> Path:

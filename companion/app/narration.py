@@ -1,7 +1,11 @@
 """The app's narrator: the core Narrator with the speaker the settings name and Kivy's audio."""
 from __future__ import annotations
 
+import ctypes
+import glob
+import json
 import logging
+import os
 
 from kivy.core.audio import SoundLoader
 
@@ -12,12 +16,94 @@ from companion.core.speakers import CaptionSpeaker, make_speaker
 log = logging.getLogger(__name__)
 
 
+class SDLMixerLoop:
+    """The masking bed looped by SDL_mixer itself (``Mix_PlayChannel(-1, chunk, -1)``).
+
+    Kivy's ``Sound.loop`` replays the sound from a 0.1 s poll, which leaves tens of
+    milliseconds of digital silence at every seam: exactly the card noise the bed is there to
+    hide. SDL_mixer loops a chunk inside its own audio callback, sample-exact. It is reached
+    through ctypes on the very library Kivy has loaded (same process, same open audio device),
+    after Kivy's own SoundLoader has opened the mixer.
+    """
+
+    def __init__(self, lib):
+        self.lib = lib
+        lib.SDL_RWFromFile.restype = ctypes.c_void_p
+        lib.SDL_RWFromFile.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        lib.Mix_LoadWAV_RW.restype = ctypes.c_void_p
+        lib.Mix_LoadWAV_RW.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        lib.Mix_PlayChannelTimed.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+        lib.Mix_Volume.argtypes = [ctypes.c_int, ctypes.c_int]
+        lib.Mix_HaltChannel.argtypes = [ctypes.c_int]
+        lib.Mix_FreeChunk.argtypes = [ctypes.c_void_p]
+        lib.Mix_QuerySpec.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_uint16),
+                                      ctypes.POINTER(ctypes.c_int)]
+        self._chunk = None
+        self._channel = -1
+
+    @classmethod
+    def find(cls) -> "SDLMixerLoop | None":
+        """The loop on Kivy's SDL_mixer, or None where it cannot be reached (Kivy's own loop
+        is used then)."""
+        import kivy
+        here = os.path.dirname(os.path.dirname(kivy.__file__))
+        names = sorted(glob.glob(os.path.join(here, "Kivy.libs", "libSDL2_mixer*.so*"))) + \
+            ["libSDL2_mixer.so", "libSDL2_mixer-2.0.so.0"]
+        for name in names:
+            try:
+                lib = ctypes.CDLL(name)
+                return cls(lib)
+            except (OSError, AttributeError):
+                continue
+        return None
+
+    def spec(self) -> tuple[int, int, int]:
+        """(rate, SDL format, channels) of the open mixer; rate 0 when it is not open."""
+        rate, fmt, ch = ctypes.c_int(0), ctypes.c_uint16(0), ctypes.c_int(0)
+        if not self.lib.Mix_QuerySpec(ctypes.byref(rate), ctypes.byref(fmt), ctypes.byref(ch)):
+            return 0, 0, 0
+        return rate.value, fmt.value, ch.value
+
+    def play(self, wav_path: str, volume: float) -> bool:
+        self.stop()
+        if self.spec()[0] == 0:
+            return False
+        rw = self.lib.SDL_RWFromFile(wav_path.encode(), b"rb")
+        chunk = self.lib.Mix_LoadWAV_RW(rw, 1) if rw else None
+        if not chunk:
+            return False
+        channel = self.lib.Mix_PlayChannelTimed(-1, chunk, -1, -1)  # loops=-1: for ever
+        if channel < 0:
+            self.lib.Mix_FreeChunk(chunk)
+            return False
+        self._chunk, self._channel = chunk, channel
+        self.set_volume(volume)
+        return True
+
+    def set_volume(self, volume: float) -> None:
+        if self._channel >= 0:
+            self.lib.Mix_Volume(self._channel, int(round(max(0.0, min(1.0, volume)) * 128)))
+
+    def stop(self) -> None:
+        if self._channel >= 0:
+            self.lib.Mix_HaltChannel(self._channel)
+            self._channel = -1
+        if self._chunk:
+            self.lib.Mix_FreeChunk(self._chunk)
+            self._chunk = None
+
+
 class KivyAudioOut(AudioOut):
-    """Plays WAVs through Kivy's SoundLoader (SDL2 mixer on desktop and Android)."""
+    """Plays WAVs through Kivy's SoundLoader (SDL2 mixer on desktop and Android); the masking
+    bed through SDL_mixer's own looping where it can be reached."""
+
+    use_mixer_loop = True
 
     def __init__(self):
         self._sound = None
         self._loop = None
+        self._mixer_loop: SDLMixerLoop | None = None
+        self._loop_path = None
 
     def play(self, wav_path: str, volume: float = 1.0) -> None:
         self.stop()
@@ -38,35 +124,100 @@ class KivyAudioOut(AudioOut):
         return self._sound is not None and self._sound.state == "play"
 
     def loop(self, wav_path: str, volume: float = 0.3) -> None:
+        if wav_path == self._loop_path and (self._loop is not None or self._mixer_loop is not None):
+            if self._mixer_loop is not None:
+                self._mixer_loop.set_volume(volume)   # the same bed, re-levelled: no seam
+            else:
+                self._loop.volume = volume
+            return
         self.stop_loop()
-        sound = SoundLoader.load(wav_path)
+        sound = SoundLoader.load(wav_path)  # also opens Kivy's mixer, which the bed shares
         if sound is None:
             log.warning("cannot loop %s", wav_path)
             return
+        mixer = SDLMixerLoop.find() if self.use_mixer_loop else None
+        if mixer is not None and mixer.play(wav_path, volume):
+            self._mixer_loop, self._loop_path = mixer, wav_path
+            return
+        log.info("masking bed: SDL_mixer not reachable; Kivy's loop (may gap at the seam)")
         sound.loop = True
         sound.volume = volume
         sound.play()
-        self._loop = sound
+        self._loop, self._loop_path = sound, wav_path
 
     def stop_loop(self) -> None:
+        if self._mixer_loop is not None:
+            self._mixer_loop.stop()
+            self._mixer_loop = None
         if self._loop is not None:
             self._loop.stop()
             self._loop = None
+        self._loop_path = None
+
+
+class NarrationProgress:
+    """The step each game's long script (the Hidden Phase) has reached, written to disk as the
+    narrator reaches it, so a script cut short by anything — a screen change, the app killed —
+    resumes at that step rather than at step 1. A small JSON file beside the journal
+    (``narration-progress.json``), replaced atomically; a damaged file counts as no progress."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def _read(self) -> dict:
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                data = json.load(f)
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _write(self, data: dict) -> None:
+        tmp = self.path + ".tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(data, f)
+            os.replace(tmp, self.path)
+        except OSError as exc:  # a full disk must not stop the narration
+            log.warning("narration progress not saved: %s", exc)
+
+    def step(self, game_id, script: str) -> int | None:
+        value = self._read().get(f"{game_id}/{script}")
+        return value if isinstance(value, int) and value > 0 else None
+
+    def record(self, game_id, script: str, step: int) -> None:
+        data = self._read()
+        data[f"{game_id}/{script}"] = int(step)
+        self._write(data)
+
+    def clear(self, game_id, script: str) -> None:
+        data = self._read()
+        if data.pop(f"{game_id}/{script}", None) is not None:
+            self._write(data)
+
+
+def speaker_from_settings(app):
+    """The speaker the settings name, or captions with a one-line reason in ``app.voice_problem``."""
+    s = app.settings
+    try:
+        opts = {"folder": s.voice_pack} if s.voice == "voicepack" else {}
+        return make_speaker(s.voice, **opts)
+    except Exception as exc:  # no espeak-ng, no plyer, a missing pack: captions still work
+        log.warning("voice %s unavailable (%s); showing captions only", s.voice, exc)
+        app.voice_problem = str(exc) if s.voice == "auto" else f"{s.voice}: {exc}"
+        return CaptionSpeaker()
 
 
 def make_narrator(app, speaker=None, audio_out=None) -> Narrator:
+    """The app's one narrator. Called again after Settings are saved, it keeps the narrator and
+    what it is saying: the new voice, pace and volumes apply from the next line."""
     s = app.settings
-    if speaker is None:
-        try:
-            opts = {"folder": s.voice_pack} if s.voice == "voicepack" else {}
-            speaker = make_speaker(s.voice, **opts)
-        except Exception as exc:  # no espeak-ng, no plyer, a missing pack: captions still work
-            log.warning("voice %s unavailable (%s); showing captions only", s.voice, exc)
-            app.voice_problem = f"{s.voice}: {exc}"
-            speaker = CaptionSpeaker()
-    old = getattr(app, "narrator", None)
-    if old is not None:
-        old.cancel()
-        old.stop_background()
+    speaker = speaker or speaker_from_settings(app)
+    narrator = getattr(app, "narrator", None)
+    if narrator is not None:
+        narrator.set_speaker(speaker)
+        narrator.pace, narrator.volume, narrator.loop_volume = s.pace, s.volume, s.loop_volume
+        return narrator
     return Narrator(speaker, audio_out or KivyAudioOut(), app.engine_clock, on_caption=app.set_caption,
-                    pace=s.pace, volume=s.volume, loop_volume=s.loop_volume)
+                    pace=s.pace, volume=s.volume, loop_volume=s.loop_volume, threaded=True,
+                    on_mark=app.on_narration_mark, on_change=app.on_narration_change)

@@ -12,7 +12,7 @@ from companion.core.events import BadInput
 
 @dataclass
 class Settings:
-    voice: str = "espeak"          # espeak | plyer | voicepack | captions
+    voice: str = "auto"            # auto | espeak | plyer | voicepack | captions
     voice_pack: str = ""           # folder of <line_id>.wav clips, for voice "voicepack"
     pace: float = 1.0              # 0.5 (slow) … 2.0 (fast)
     volume: float = 0.9            # narration, 0 … 1
@@ -34,8 +34,8 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not lo <= value <= hi:
                 raise BadInput(f"setting {name} = {value!r} is outside {lo} … {hi}")
-        if self.voice not in ("espeak", "plyer", "voicepack", "captions"):
-            raise BadInput(f"setting voice = {self.voice!r} is not espeak, plyer, voicepack or captions")
+        if self.voice not in ("auto", "espeak", "plyer", "voicepack", "captions"):
+            raise BadInput(f"setting voice = {self.voice!r} is not auto, espeak, plyer, voicepack or captions")
         if not isinstance(self.boxes_enabled, bool):
             raise BadInput(f"setting boxes_enabled = {self.boxes_enabled!r} is not true or false")
         for name in ("box_ports", "camera"):

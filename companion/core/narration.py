@@ -5,6 +5,7 @@ A script is a plain-text file, one step per line (see companion/narration/README
     slot 5                      # from here on, each line takes at least 5 seconds
     say check_allegiance: Everyone, check your allegiance. Then close your eyes.
     say@6 {group}_open: {group_spoken}, open your eyes and look around.
+    report curia_total: The total is {total}.   # a report of state, keyed "curia_total"
     pause 4                     # fixed
     pause 6 to 9                # random, drawn once each time the step is queued
     wait for ballots_in         # until narrator.notify("ballots_in")
@@ -17,6 +18,12 @@ schedule so tests can prove it for every context a game uses.
 
 Pace scales everything: speech is spoken ``pace`` times faster, and slots and pauses last
 ``1 / pace`` as long, so "slower" also gives the table more time to act with eyes closed.
+
+Two kinds of line. A ``say`` is part of a script that must be spoken whole (an eyes-closed
+sequence, a count-in). A ``report`` tells the table a fact of the current state (a running
+total, whose turn it is, a timer warning) and is keyed by its line id: a newer report with the
+same key replaces one still waiting, and a report whose ``still_true`` check fails when its
+turn comes is dropped, so the voice never says what is no longer so.
 """
 from __future__ import annotations
 
@@ -27,7 +34,9 @@ import re
 import string
 import subprocess
 from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from companion.core.audio import AudioOut, default_masking_loop
 from companion.core.events import BadInput
@@ -36,10 +45,11 @@ from companion.core.speakers import (CaptionSpeaker, Speaker, SpeechError, Utter
 
 log = logging.getLogger(__name__)
 
+POLL_WHILE_PREPARING = 0.02  # seconds: how soon to look again at speech still being made
 MAX_SECONDS = 3600.0  # no single step longer than an hour: a typo like "pause 600000"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LINE_ID = re.compile(r"[A-Za-z0-9_.{}-]+\Z")
-_SAY = re.compile(r"say(?:@(?P<slot>\S+))?\s+(?P<id>[^:\s]+)\s*:\s*(?P<text>.*)\Z", re.S)
+_SAY = re.compile(r"(?P<kind>say|report)(?:@(?P<slot>\S+))?\s+(?P<id>[^:\s]+)\s*:\s*(?P<text>.*)\Z", re.S)
 _COMMENT = re.compile(r"(?:^|(?<=\s))(?<!\\)#.*\Z")
 
 
@@ -51,6 +61,11 @@ class Say:
     text: str
     slot: float = 0.0   # seconds at pace 1; 0 means "as long as the speech"
     lineno: int = 0
+    key: str | None = None  # a report's key (what fact it reports); None: a script line
+
+    @property
+    def is_report(self) -> bool:
+        return self.key is not None
 
 
 @dataclass(frozen=True)
@@ -102,7 +117,8 @@ class Script:
         for step in self.steps:
             if isinstance(step, Say):
                 out.append(replace(step, line_id=slug(step.line_id.format_map(context)),
-                                   text=step.text.format_map(context)))
+                                   text=step.text.format_map(context),
+                                   key=None if step.key is None else slug(step.key.format_map(context))))
             elif isinstance(step, Pause):
                 seconds = step.low if step.high == step.low else rng.uniform(step.low, step.high)
                 out.append(Pause(seconds, seconds, step.lineno))
@@ -152,10 +168,11 @@ def _check_template(template: str, what: str) -> None:
 def _parse_step(line: str, lineno: int, default_slot: float):
     word = line.split(None, 1)[0].lower()
     rest = line[len(word):].strip()
-    if word == "say" or word.startswith("say@"):
+    if word in ("say", "report") or word.startswith(("say@", "report@")):
         m = _SAY.match(line)
         if not m:
-            raise ValueError("a say step is written 'say line_id: the words to speak'")
+            raise ValueError(f"a {word.split('@')[0]} step is written "
+                             f"'{word.split('@')[0]} line_id: the words to speak'")
         line_id, text = m["id"], m["text"].strip()
         if not _LINE_ID.match(line_id):
             raise ValueError(f"line id {line_id!r} may hold only letters, digits, _ . - and {{placeholders}}")
@@ -164,7 +181,8 @@ def _parse_step(line: str, lineno: int, default_slot: float):
         _check_template(line_id, "the line id")
         _check_template(text, "the text")
         slot = default_slot if m["slot"] is None else _seconds(m["slot"], "say@")
-        return Say(line_id, text.replace("\\#", "#"), slot, lineno)
+        return Say(line_id, text.replace("\\#", "#"), slot, lineno,
+                   key=line_id if m["kind"] == "report" else None)
     if word == "pause":
         m = re.fullmatch(r"(\S+)(?:\s+to\s+(\S+))?", rest)
         if not m:
@@ -183,7 +201,7 @@ def _parse_step(line: str, lineno: int, default_slot: float):
         if not _NAME.match(rest):
             raise ValueError("a mark is written 'mark name' (letters, digits, _)")
         return Mark(rest, lineno)
-    raise ValueError(f"unknown step {word!r} (steps are: say, pause, wait for, mark, slot)")
+    raise ValueError(f"unknown step {word!r} (steps are: say, report, pause, wait for, mark, slot)")
 
 
 def parse_script(text: str, name: str = "<script>") -> Script:
@@ -273,6 +291,17 @@ class Spoken:
     ended_at: float | None = None
     skipped: bool = False
     interrupted: bool = False  # paused mid-line; it is said again in full on resume
+    key: str | None = None     # a report's key; None for a script line
+
+
+@dataclass
+class Dropped:
+    """A report that was never spoken: a newer one overtook it, or it was no longer true."""
+
+    at: float
+    line_id: str
+    text: str
+    why: str                  # "overtaken" | "no longer true" | "cut"
 
 
 @dataclass
@@ -283,6 +312,7 @@ class _Running:
     utterance: Utterance | None = None
     entry: Spoken | None = None
     overran: bool = False             # the audio outlasted the slot
+    still_true: Callable[[], bool] | None = None  # a report: cut short once it is not
 
 
 @dataclass
@@ -290,44 +320,104 @@ class _Queued:
     step: object
     satisfied: bool = False           # a wait whose event came before it was reached
     satisfied_at: float = 0.0
+    still_true: Callable[[], bool] | None = None  # a report: checked when its turn comes
+    urgent: bool = False              # goes before reports (timer warnings)
+    topic: str | None = None          # what the line is about (a game's phase): see drop_topic
+    finish: bool = False              # once started, said to the end even if no longer true
+
+
+class _Prefetch:
+    """Speech prepared ahead of time, off the caller's thread.
+
+    Each queued line is handed to one worker thread as soon as it is queued; the narrator starts
+    a line only once its utterance is ready, so the main thread never waits for synthesis. With
+    ``threaded=False`` (tests, the CLI) or a speaker that prepares instantly (captions, the
+    platform voice's estimate), lines are prepared inline when they start.
+    """
+
+    def __init__(self, threaded: bool):
+        self._pool = (ThreadPoolExecutor(max_workers=1, thread_name_prefix="narration-prepare")
+                      if threaded else None)
+        self._jobs: dict[tuple, Future] = {}
+
+    def _inline(self, speaker: Speaker) -> bool:
+        return self._pool is None or getattr(speaker, "instant", False)
+
+    def request(self, speaker: Speaker, step: Say, pace: float) -> None:
+        key = (id(speaker), step.line_id, step.text, pace)
+        if self._inline(speaker) or key in self._jobs:
+            return
+        self._jobs[key] = self._pool.submit(speaker.prepare, step.line_id, step.text, pace)
+
+    def take(self, speaker: Speaker, step: Say, pace: float):
+        """``(True, Utterance | Exception)`` when ready, ``(False, None)`` while preparing."""
+        if self._inline(speaker):
+            try:
+                return True, speaker.prepare(step.line_id, step.text, pace)
+            except Exception as exc:  # reported by the narrator with its caption fallback
+                return True, exc
+        key = (id(speaker), step.line_id, step.text, pace)
+        job = self._jobs.get(key)
+        if job is None:
+            self.request(speaker, step, pace)
+            return False, None
+        if not job.done():
+            return False, None
+        del self._jobs[key]
+        exc = job.exception()
+        return True, exc if exc is not None else job.result()
+
+    def clear(self) -> None:
+        for job in self._jobs.values():
+            job.cancel()
+        self._jobs.clear()
 
 
 class Narrator:
-    """Plays steps from ONE strict FIFO queue: a line never starts while another sounds.
+    """Plays steps from ONE queue: a line never starts while another sounds.
 
-    Call ``tick()`` often (the app: Kivy Clock every ~50 ms; tests: after moving a FakeClock).
+    Call ``tick()`` when ``next_change_in()`` says (the app schedules it on Kivy's Clock; tests
+    call it after moving a FakeClock). ``on_change()`` is called after every change of state so
+    the app can reschedule its wake-up and show the one pause state.
     Main thread only: a device thread that learns of an event posts a Command, and the main
     thread calls ``notify``.
     """
 
     def __init__(self, speaker: Speaker, audio_out: AudioOut, clock, on_caption=None,
                  rng_seed: int | None = None, on_mark=None, on_idle=None,
-                 pace: float = 1.0, volume: float = 1.0, loop_volume: float = 0.3):
+                 pace: float = 1.0, volume: float = 1.0, loop_volume: float = 0.3,
+                 threaded: bool = False, on_change=None):
         self.speaker, self.audio_out, self.clock = speaker, audio_out, clock
         self.on_caption = on_caption or (lambda text: None)
         self.on_mark = on_mark or (lambda name: None)
         self.on_idle = on_idle or (lambda: None)
+        self.on_change = on_change or (lambda: None)
         self._rng = random.Random(rng_seed)
         self._queue: deque[_Queued] = deque()
+        self._prefetch = _Prefetch(threaded)
         self._current: _Running | None = None
         self._anchor: float | None = None     # scheduled end of the last step: next start
         self._paused_at: float | None = None
+        self._preparing = False               # the next line's speech is not ready yet
         self._last_say: Say | None = None
         self._ticking = False
         self._loop_path: str | None = None
         self.history: list[Spoken] = []
+        self.dropped: list[Dropped] = []
         self.errors: list[str] = []           # one line each: what failed and for which line
         self.last_error: str | None = None
         self.pace, self.volume, self.loop_volume = pace, volume, loop_volume
 
-    # settings
+    # settings: each applies from the next line; nothing queued is lost or restarted
     @property
     def pace(self) -> float:
         return self._pace
 
     @pace.setter
     def pace(self, value: float) -> None:
-        self._pace = check_pace(value)  # applies from the next step
+        self._asked_pace = check_pace(value)
+        self._pace = min(self._asked_pace, self.speaker.max_pace)
+        self._prefetch_queued()
 
     @property
     def volume(self) -> float:
@@ -346,6 +436,19 @@ class Narrator:
         self._loop_volume = _unit(value, "loop volume")
         if self._loop_path is not None:
             self.audio_out.loop(self._loop_path, self._loop_volume)
+
+    def set_speaker(self, speaker: Speaker) -> None:
+        """A new voice for the lines still to come; the one sounding now finishes."""
+        if speaker is self.speaker:
+            return
+        self.speaker = speaker
+        self._prefetch.clear()
+        self.pace = self._asked_pace  # within what the new voice can follow
+
+    def _prefetch_queued(self) -> None:
+        for q in getattr(self, "_queue", ()):
+            if isinstance(q.step, Say):
+                self._prefetch.request(self.speaker, q.step, self._pace)
 
     # background masking sound
     def start_background(self, wav_path: str | None = None) -> str:
@@ -379,16 +482,26 @@ class Narrator:
         return cur.step.event if cur is not None and isinstance(cur.step, WaitFor) else None
 
     def next_change_in(self) -> float | None:
-        """Seconds until the current step is due to end: when the app should tick next
-        (``Clock.schedule_once``), so lines start on time rather than up to a tick late.
-        None when idle, paused or waiting for an event."""
-        cur = self._current
-        if cur is None or cur.end is None or self._paused_at is not None:
+        """Seconds until the narrator next needs a ``tick()``: when the current step is due to
+        end, or soon when the next line's speech is being prepared or the audio ran over its
+        slot. None when idle, paused or waiting for an event."""
+        if self._paused_at is not None:
             return None
+        cur = self._current
+        if cur is None:
+            return POLL_WHILE_PREPARING if self._queue else None
+        if cur.end is None:
+            return None
+        if cur.overran:
+            return POLL_WHILE_PREPARING
         return max(0.0, cur.end - self.clock.now())
 
     def pending(self) -> list:
         return [q.step for q in self._queue]
+
+    def has_pending_mark(self, name: str) -> bool:
+        """True while a ``mark NAME`` is still to come (a screen waiting for the voice)."""
+        return any(isinstance(q.step, Mark) and q.step.name == name for q in self._queue)
 
     def transcript(self) -> str:
         if not self.history:
@@ -402,49 +515,90 @@ class Narrator:
 
     # queueing
     def enqueue_script(self, script: Script, context: dict | None = None,
-                       prefetch: bool = False) -> None:
-        """Queue a whole script. Validated first: a missing value queues nothing."""
+                       prefetch: bool = True, still_true=None, topic: str | None = None) -> None:
+        """Queue a whole script. Validated first: a missing value queues nothing.
+        ``still_true()`` is asked of the script's report lines when their turn comes;
+        ``topic`` names what its lines are about, for ``drop_topic``."""
         steps = script.resolve(context, self._rng)
-        if prefetch:  # synthesise now rather than as each line starts
-            for s in steps:
-                if isinstance(s, Say):
-                    try:
-                        self.speaker.prepare(s.line_id, s.text, self._pace)
-                    except (SpeechError, BadInput, OSError, subprocess.SubprocessError):
-                        pass  # reported, with its caption fallback, when the line starts
-        self.enqueue_steps(steps)
+        self.enqueue_steps(steps, still_true=still_true, topic=topic)
 
-    def enqueue_steps(self, steps) -> None:
-        """Queue resolved steps (text spoken as given; pauses already drawn: low == high)."""
+    def drop_topic(self, topic: str) -> int:
+        """The state has moved on from ``topic`` (a game's phase): its lines still waiting are
+        dropped, never spoken late. The line sounding now finishes. Returns how many."""
+        before = len(self._queue)
+        self._drop_queued(lambda q: q.topic == topic, "overtaken")
+        return before - len(self._queue)
+
+    def enqueue_steps(self, steps, still_true=None, urgent: bool = False,
+                      topic: str | None = None, finish: bool = False) -> None:
+        """Queue resolved steps (text spoken as given; pauses already drawn: low == high).
+
+        A report among them overtakes every report with its key still waiting in the queue.
+        ``urgent`` steps (timer warnings) go before everything else waiting, and cut short a
+        report being spoken; a script line being spoken is always finished first.
+        """
         steps = list(steps)
         for s in steps:
             if not isinstance(s, (Say, Pause, WaitFor, Mark)):
                 raise BadInput(f"not a narration step: {s!r}")
             if isinstance(s, Pause) and s.low != s.high:
                 raise BadInput("a random pause must be drawn first; use enqueue_script")
-        self._queue.extend(_Queued(s) for s in steps)
+        keys = {s.key for s in steps if isinstance(s, Say) and s.is_report}
+        if keys:
+            self._drop_queued(lambda q: isinstance(q.step, Say) and q.step.key in keys, "overtaken")
+        items = [_Queued(s, still_true=still_true if isinstance(s, Say) and s.is_report else None,
+                         urgent=urgent, topic=topic, finish=finish) for s in steps]
+        if urgent:
+            cur = self._current
+            if cur is not None and isinstance(cur.step, Say) and cur.step.is_report \
+                    and self._paused_at is None:
+                self._cut_current()
+            elif cur is not None and isinstance(cur.step, WaitFor) and cur.end is None:
+                # the wait (which makes no sound) steps aside and still takes its event after
+                self._queue.appendleft(_Queued(cur.step))
+                self._current = None
+                self._anchor = self.clock.now()
+            at = 0
+            while at < len(self._queue) and self._queue[at].urgent:
+                at += 1
+            for offset, item in enumerate(items):
+                self._queue.insert(at + offset, item)
+        else:
+            self._queue.extend(items)
+        for s in steps:
+            if isinstance(s, Say):
+                self._prefetch.request(self.speaker, s, self._pace)
         self.tick()
 
     def say(self, line_id: str, text: str, slot: float = 0.0, interject: bool = False) -> None:
-        """Queue one line after everything already queued.
-
-        ``interject=True`` (a timer warning, say) puts it right after the current step
-        instead; if the narrator is waiting for an event, the wait (which makes no sound)
-        steps aside for the line and resumes after it, still taking the event.
-        """
+        """Queue one script line after everything already queued (``interject``: before
+        everything waiting, right after the step under way)."""
         if not text.strip():
             raise BadInput(f"line {line_id!r} has no words to speak")
-        step = Say(slug(line_id), text, _seconds_or_bad(slot))
-        if not interject:
-            self.enqueue_steps([step])
-            return
-        self._queue.appendleft(_Queued(step))
-        cur = self._current
-        if cur is not None and isinstance(cur.step, WaitFor) and cur.end is None:
-            self._queue.insert(1, _Queued(cur.step))
-            self._current = None
-            self._anchor = self.clock.now()
-        self.tick()
+        self.enqueue_steps([Say(slug(line_id), text, _seconds_or_bad(slot))], urgent=interject)
+
+    def report(self, key: str, line_id: str, text: str, still_true=None, urgent: bool = False,
+               slot: float = 0.0, finish: bool = False) -> None:
+        """Queue a report of state: it replaces any waiting report with the same ``key`` and is
+        dropped if ``still_true()`` says False when its turn comes (and cut short if it stops
+        being true while said, unless ``finish``: a timer warning true when it began is said
+        whole). ``urgent`` (a timer warning): before other waiting lines, cutting short a
+        report being spoken."""
+        if not text.strip():
+            raise BadInput(f"line {line_id!r} has no words to speak")
+        step = Say(slug(line_id), text, _seconds_or_bad(slot), key=slug(key))
+        self.enqueue_steps([step], still_true=still_true, urgent=urgent, finish=finish)
+
+    def _drop_queued(self, which, why: str) -> None:
+        now = self.clock.now()
+        kept = deque()
+        for q in self._queue:
+            if which(q):
+                if isinstance(q.step, Say):
+                    self.dropped.append(Dropped(now, q.step.line_id, q.step.text, why))
+            else:
+                kept.append(q)
+        self._queue = kept
 
     # control
     def notify(self, event: str) -> bool:
@@ -469,8 +623,10 @@ class Narrator:
         cur = self._current
         if cur is not None and isinstance(cur.step, Say):
             self._silence()
+            self.on_caption(None)  # nothing is being said: the line shows again when it is
             cur.entry.interrupted = True
             cur.entry.ended_at = self._paused_at
+        self.on_change()
 
     def resume(self) -> None:
         if self._paused_at is None:
@@ -484,7 +640,8 @@ class Narrator:
                 self._anchor = now
         elif isinstance(cur.step, Say):  # said again in full: half a line is no use
             self._current = None
-            self._begin(cur.step, now, now)
+            self._begin(cur.step, now, now, utterance=cur.utterance)
+            self._current.still_true = cur.still_true
         elif isinstance(cur.step, Pause):
             cur.end += gap
         elif isinstance(cur.step, WaitFor) and cur.end is not None:
@@ -507,6 +664,18 @@ class Narrator:
         self._anchor = now
         self.tick()
 
+    def _cut_current(self, why: str = "cut") -> None:
+        """A report overtaken by an urgent line, or no longer true, stops at once (its caption
+        with it)."""
+        cur = self._current
+        now = self.clock.now()
+        self._silence()
+        self.on_caption(None)
+        cur.entry.ended_at, cur.entry.skipped = now, True
+        self.dropped.append(Dropped(now, cur.step.line_id, cur.step.text, why))
+        self._current = None
+        self._anchor = now
+
     def repeat_last(self) -> bool:
         """Say the last line again, right after the current step."""
         if self._last_say is None:
@@ -516,25 +685,32 @@ class Narrator:
         return True
 
     def cancel(self) -> None:
-        """Drop everything queued and stop the current step (a new phase or game)."""
+        """Drop everything queued, stop the current step and end any pause (a phase ended or
+        was left: its pause ends with it)."""
         self._queue.clear()
+        self._prefetch.clear()
         if self._current is not None and isinstance(self._current.step, Say):
             self._silence()
             self.on_caption(None)
-            self._current.entry.ended_at = self.clock.now()
+            if self._current.entry.ended_at is None:
+                self._current.entry.ended_at = self.clock.now()
             self._current.entry.skipped = True
         self._current = None
         self._anchor = None
+        self._paused_at = None
+        self.on_change()
 
     # the state machine
     def tick(self) -> None:
-        if self._ticking or self._paused_at is not None:
+        if self._ticking:
             return  # a callback that queues a line re-enters here: the loop below takes it
-        self._ticking = True
-        try:
-            self._advance(self.clock.now())
-        finally:
-            self._ticking = False
+        if self._paused_at is None:
+            self._ticking = True
+            try:
+                self._advance(self.clock.now())
+            finally:
+                self._ticking = False
+        self.on_change()
 
     def _advance(self, now: float) -> None:
         while self._paused_at is None:
@@ -545,23 +721,40 @@ class Narrator:
                         self._anchor = None
                         self.on_idle()
                     return
-                queued = self._queue.popleft()
+                queued = self._queue[0]
+                utterance = None
+                if isinstance(queued.step, Say):
+                    ready, result = self._prefetch.take(self.speaker, queued.step, self._pace)
+                    if not ready:
+                        return  # next_change_in() asks for a tick again shortly
+                    if queued.still_true is not None and not queued.still_true():
+                        self._queue.popleft()  # checked as it would sound: true when spoken
+                        self.dropped.append(Dropped(now, queued.step.line_id, queued.step.text,
+                                                    "no longer true"))
+                        continue
+                    utterance = self._utterance(queued.step, result)
+                self._queue.popleft()
                 start = self._anchor if self._anchor is not None else now
-                self._begin(queued.step, start, now, queued)
+                self._begin(queued.step, start, now, queued, utterance)
+                continue
+            if cur.still_true is not None and not cur.still_true():
+                self._cut_current("no longer true")  # the state moved on while it was said
                 continue
             if not self._done(cur, now):
                 return
             self._finish(cur, now)
 
-    def _begin(self, step, start: float, now: float, queued: _Queued | None = None) -> None:
-        run = _Running(step, start)
+    def _begin(self, step, start: float, now: float, queued: _Queued | None = None,
+               utterance: Utterance | None = None) -> None:
+        run = _Running(step, start, still_true=queued.still_true
+                       if queued is not None and not queued.finish else None)
         self._current = run
         if isinstance(step, Say):
-            utt = self._prepare(step)
+            utt = utterance or self._utterance(step, *self._prefetch.take(self.speaker, step, self._pace)[1:])
             run.utterance = utt
             # The slot runs from the schedule; the sound from now (a late tick starts it late).
             run.end = max(start + say_length(step, utt, self._pace), now + utt.duration_s)
-            run.entry = Spoken(step.line_id, step.text, start, now)
+            run.entry = Spoken(step.line_id, step.text, start, now, key=step.key)
             self.history.append(run.entry)
             self._last_say = step
             self.on_caption(step.text)
@@ -571,6 +764,9 @@ class Narrator:
                 except (BadInput, OSError) as exc:  # the caption still shows; the slot holds
                     self._report(step, exc)
             else:
+                set_pace = getattr(self.speaker, "set_pace", None)
+                if set_pace is not None:  # a platform voice follows the pace itself
+                    set_pace(self._pace)
                 self.speaker.speak(utt)
         elif isinstance(step, Pause):
             run.end = start + step.low / self._pace
@@ -581,14 +777,18 @@ class Narrator:
             run.end = start
             self.on_mark(step.name)
 
-    def _prepare(self, step: Say) -> Utterance:
+    def _utterance(self, step: Say, result) -> Utterance:
         """The speaker's utterance, or a silent caption of the estimated length when the
-        backend fails: a game in progress must not stop for a broken voice."""
-        try:
-            return self.speaker.prepare(step.line_id, step.text, self._pace)
-        except (SpeechError, BadInput, OSError, subprocess.SubprocessError) as exc:
-            self._report(step, exc)
-            return CaptionSpeaker().prepare(step.line_id, step.text, self._pace)
+        backend failed: a game in progress must not stop for a broken voice."""
+        if isinstance(result, Utterance):
+            return result
+        if result is None or isinstance(result, (SpeechError, BadInput, OSError,
+                                                 subprocess.SubprocessError)):
+            self._report(step, result or SpeechError("the speech was not prepared"))
+        else:
+            log.error("narration: line %r: unexpected %r", step.line_id, result)
+            self._report(step, result)
+        return CaptionSpeaker().prepare(step.line_id, step.text, self._pace)
 
     def _report(self, step: Say, exc: Exception) -> None:
         self.last_error = " ".join(f"line {step.line_id!r}: {exc}".split())
@@ -598,8 +798,8 @@ class Narrator:
     def _done(self, cur: _Running, now: float) -> bool:
         if cur.end is None or now < cur.end - 1e-9:  # float sums of clock steps
             return False
-        if isinstance(cur.step, Say) and cur.utterance.wav_path is not None \
-                and self.audio_out.is_playing():
+        if isinstance(cur.step, Say) and (self.audio_out.is_playing() if cur.utterance.wav_path
+                                          is not None else self.speaker.is_speaking()):
             cur.overran = True  # never start the next line over this one
             return False
         return True

@@ -59,7 +59,9 @@ def estimate_duration(text: str, pace: float = 1.0, wpm: float = WORDS_PER_MINUT
     Words at ``wpm`` plus the pauses a voice makes at punctuation; never under 0.6 s so a
     one-word caption stays on screen long enough to be read.
     """
-    words = len(re.findall(r"[\w']+", text))
+    # A number is read digit group by digit group ("1234": "one thousand two hundred and
+    # thirty-four"): count each digit as a word and a half, so the estimate stays an upper bound.
+    words = len(re.findall(r"[^\W\d_][\w']*", text)) + 1.5 * len(re.findall(r"\d", text))
     stops = len(re.findall(r"[.!?]+", text))
     commas = len(re.findall(r"[,;:\u2014]", text))
     seconds = (words * 60 / wpm + 0.3 * stops + 0.15 * commas) / pace
@@ -68,6 +70,11 @@ def estimate_duration(text: str, pace: float = 1.0, wpm: float = WORDS_PER_MINUT
 
 class Speaker(abc.ABC):
     name = "speaker"
+    # True when prepare() only estimates (no synthesis): the narrator calls it inline rather
+    # than on its preparation thread.
+    instant = False
+    # The fastest pace this voice can follow (a recording cannot be sped up).
+    max_pace = MAX_PACE
 
     @abc.abstractmethod
     def prepare(self, line_id: str, text: str, pace: float = 1.0) -> Utterance:
@@ -79,11 +86,17 @@ class Speaker(abc.ABC):
     def stop(self) -> None:
         """Cut a line voiced by ``speak`` short, where the backend allows it."""
 
+    def is_speaking(self) -> bool:
+        """True while a line voiced by ``speak`` still sounds (where the backend can tell):
+        the narrator never starts the next line over it."""
+        return False
+
 
 class CaptionSpeaker(Speaker):
     """Silent: the caption alone, for as long as it takes to read (or to hear it read)."""
 
     name = "captions"
+    instant = True
 
     def __init__(self, wpm: float = WORDS_PER_MINUTE):
         self.wpm = wpm
@@ -179,6 +192,7 @@ class PlyerSpeaker(Speaker):
     """
 
     name = "plyer"
+    instant = True
 
     def __init__(self, tts=None, wpm: float = WORDS_PER_MINUTE):
         self._tts, self.wpm = tts, wpm
@@ -216,6 +230,9 @@ class VoicePackSpeaker(Speaker):
     """
 
     name = "voicepack"
+    # Clips play as recorded: above pace 1 the slots would shrink under them and the phase's
+    # length would depend on which lines were recorded. The narrator keeps to pace 1 at most.
+    max_pace = 1.0
 
     def __init__(self, folder: str, fallback: Speaker | None = None):
         if not os.path.isdir(folder):
@@ -251,9 +268,117 @@ class VoicePackSpeaker(Speaker):
             self.fallback.speak(utterance)
 
 
+def on_android() -> bool:
+    return "ANDROID_ARGUMENT" in os.environ or "ANDROID_PRIVATE" in os.environ
+
+
+class AndroidSpeaker(Speaker):
+    """Android's own TextToSpeech through pyjnius: ONE engine for the app, lines queued with
+    QUEUE_ADD under an utterance id, and the engine's utterance-completed callback telling the
+    narrator when a line has really ended (``is_speaking``), so the next never starts over it.
+
+    plyer's Android backend is not used: it makes a new engine for every line, flushes the
+    queue and sleeps on the calling thread. The length is estimated (the platform gives none
+    before speaking); the platform voice follows the pace through ``setSpeechRate``.
+    Cannot run off a device: tests drive it with a stand-in for ``jnius``.
+    """
+
+    name = "android"
+    instant = True
+
+    def __init__(self, jnius=None, wpm: float = WORDS_PER_MINUTE):
+        if jnius is None:
+            try:
+                import jnius  # noqa: F401  (only on Android)
+            except ImportError as exc:
+                raise SpeechError(f"android: the platform voice needs pyjnius ({exc})") from None
+        self._jnius = jnius or __import__("jnius")
+        self.wpm = wpm
+        self.ready = False
+        self.last_error: str | None = None
+        self._speaking: str | None = None   # the utterance id still sounding
+        self._count = 0
+        self._rate = None
+        j = self._jnius
+        speaker = self
+
+        class _OnInit(j.PythonJavaClass):
+            __javainterfaces__ = ["android/speech/tts/TextToSpeech$OnInitListener"]
+            __javacontext__ = "app"
+
+            @j.java_method("(I)V")
+            def onInit(self, status):
+                speaker.ready = status == 0  # TextToSpeech.SUCCESS
+                if not speaker.ready:
+                    speaker.last_error = f"android: the voice did not start (status {status})"
+
+        class _Done(j.PythonJavaClass):
+            # an interface (pyjnius cannot subclass the abstract UtteranceProgressListener)
+            __javainterfaces__ = ["android/speech/tts/TextToSpeech$OnUtteranceCompletedListener"]
+            __javacontext__ = "app"
+
+            @j.java_method("(Ljava/lang/String;)V")
+            def onUtteranceCompleted(self, utterance_id):
+                if speaker._speaking == utterance_id:
+                    speaker._speaking = None
+
+        self._TTS = j.autoclass("android.speech.tts.TextToSpeech")
+        activity = j.autoclass("org.kivy.android.PythonActivity").mActivity
+        self._listeners = (_OnInit(), _Done())  # kept: Java holds them weakly through pyjnius
+        self._tts = self._TTS(activity, self._listeners[0])
+        self._tts.setOnUtteranceCompletedListener(self._listeners[1])
+        self._HashMap = j.autoclass("java.util.HashMap")
+
+    @staticmethod
+    def available() -> bool:
+        return on_android() and importlib.util.find_spec("jnius") is not None
+
+    def prepare(self, line_id: str, text: str, pace: float = 1.0) -> Utterance:
+        return Utterance(line_id, text, None, estimate_duration(text, check_pace(pace), self.wpm))
+
+    def speak(self, utterance: Utterance) -> None:
+        if not self.ready:
+            self.last_error = self.last_error or "android: the voice is not ready yet"
+            return
+        self._count += 1
+        uid = f"line{self._count}"
+        params = self._HashMap()
+        params.put(self._TTS.Engine.KEY_PARAM_UTTERANCE_ID, uid)
+        self._speaking = uid
+        if self._tts.speak(utterance.text, self._TTS.QUEUE_ADD, params) != 0:
+            self._speaking = None
+            self.last_error = f"android: line {utterance.line_id!r} was not accepted by the voice"
+
+    def set_pace(self, pace: float) -> None:
+        if pace != self._rate:
+            self._rate = pace
+            self._tts.setSpeechRate(float(pace))
+
+    def stop(self) -> None:
+        self._speaking = None
+        self._tts.stop()
+
+    def is_speaking(self) -> bool:
+        return self._speaking is not None
+
+
+def auto_speaker() -> Speaker:
+    """The default voice: the platform's own where it has one (Android), espeak-ng on a
+    desktop that has it, then plyer; SpeechError (one line) when no voice can speak here."""
+    if AndroidSpeaker.available():
+        return AndroidSpeaker()
+    if EspeakSpeaker.available():
+        return EspeakSpeaker()
+    if PlyerSpeaker.available():
+        return PlyerSpeaker()
+    raise SpeechError("no platform voice and no espeak-ng installed")
+
+
 SPEAKERS = {
+    "auto": auto_speaker,
     "espeak": EspeakSpeaker,
     "plyer": PlyerSpeaker,
+    "android": AndroidSpeaker,
     "voicepack": VoicePackSpeaker,
     "captions": CaptionSpeaker,
 }
@@ -261,6 +386,8 @@ SPEAKERS = {
 
 def make_speaker(name: str, **opts) -> Speaker:
     """``make_speaker("espeak", voice="en-gb")``, ``make_speaker("voicepack", folder=...)``."""
+    if name == "plyer" and AndroidSpeaker.available():
+        name = "android"  # the tablet's own voice, through one engine rather than plyer's
     cls = SPEAKERS.get(name)
     if cls is None:
         raise BadInput(f"unknown speaker {name!r}; known: {', '.join(SPEAKERS)}")
@@ -272,7 +399,9 @@ def make_speaker(name: str, **opts) -> Speaker:
 
 def available_speakers() -> list[str]:
     """Backends that can run on this machine (a voice pack also needs its folder)."""
-    names = []
+    names = ["auto"]
+    if AndroidSpeaker.available():
+        names.append("android")
     if EspeakSpeaker.available():
         names.append("espeak")
     if PlyerSpeaker.available():

@@ -11,6 +11,7 @@ import math
 from dataclasses import replace
 
 from companion.core.events import BadInput
+from companion.core.i18n import ntr
 from companion.core.narration import Mark, Say, Script, shared_script
 
 # English for now; the lead routes these through companion.core.i18n.tr later.
@@ -30,8 +31,19 @@ def spoken_warning(seconds: float) -> tuple[str, str]:
     if s in WARNING_LINES:
         return WARNING_LINES[s]
     if s % 60 == 0:
-        return f"timer_{s // 60}_minutes", f"{s // 60} minutes left."
-    return f"timer_{s}_seconds", f"{s} seconds left."
+        return f"timer_{s // 60}_minutes", ntr("narration.minutes_left", s // 60)
+    return f"timer_{s}_seconds", ntr("narration.seconds_left", s)
+
+
+# A warning may be said this late and still be true ("Ten seconds." with 9 s left), never later.
+WARNING_LATE_S = 1.0
+
+
+def warning_still_true(countdown: "Countdown | None", mark: float) -> bool:
+    """Whether "``mark`` seconds left" is still true of ``countdown`` (checked as it is spoken)."""
+    if countdown is None or countdown.ended:
+        return False
+    return mark - WARNING_LATE_S <= countdown.remaining() <= mark + 0.5
 
 
 def _positive(value, what: str, allow_zero: bool = False) -> float:

@@ -62,6 +62,8 @@ class Driver:
         app.data_dir = data
         app.journal = Journal(data / "journal.sqlite3")
         app.narrator.cancel()
+        app.narrator.history.clear()   # one narrator lives through every test: a fresh transcript
+        app.narrator.dropped.clear()
         app.caption = ""
         app.root.ids.toast._clear()  # a message from the last test is not this test's
         for src in list(app.sources):

@@ -72,12 +72,26 @@ def test_eyes_closed_recordings_last_the_same_for_any_group(espeak):
     assert a > 30 and abs(a - b) < 0.06   # the same length, to the narrator's tick
 
 
-def test_the_curia_reveal_is_slow_a_pause_after_each_card_and_total():
-    """"Reveal the cards slowly—one at a time—while adding and subtracting the total\""""
+def test_a_curia_card_is_one_report_of_the_card_and_the_running_total():
+    """"Reveal the cards slowly—one at a time—while adding and subtracting the total": the pace
+    is the table's (one card at a time); the voice says each card with the total so far, as a
+    report that a newer card overtakes while it is still waiting to be said."""
     steps = load("curia_card").resolve({"card": "5 Knives", "total": 12})
-    pauses = [s.low for s in steps if isinstance(s, Pause)]
-    assert len(pauses) == 2 and min(pauses) >= 1.5
-    assert [s.text for s in steps if not isinstance(s, Pause)] == ["5 Knives.", "The total is 12."]
+    assert [(s.text, s.key) for s in steps] == [("5 Knives. The total is 12.", "curia_total")]
+
+
+def test_a_newer_curia_card_overtakes_a_total_still_waiting():
+    clock = FakeClock()
+    narrator = Narrator(CaptionSpeaker(), RecordingAudioOut("/dev/null", clock), clock)
+    for total in (5, 8, 10, 13):
+        narrator.enqueue_script(load("curia_card"), {"card": "Some card", "total": total})
+    narrator.enqueue_script(load("curia_verdict"), {"total": 13, "fate": "Caesar lives"})
+    while narrator.busy:
+        clock.advance(0.05)
+        narrator.tick()
+    said = [h.text for h in narrator.history]
+    assert said == ["Some card. The total is 5.", "Some card. The total is 13.", "13 Knives. Caesar lives."]
+    assert [d.why for d in narrator.dropped] == ["overtaken", "overtaken"]
 
 
 def test_every_cue_of_the_scripted_game_resolves_and_the_curia_is_spoken_card_by_card():

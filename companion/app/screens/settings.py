@@ -10,7 +10,7 @@ from companion.core.i18n import tr
 from vision import cameras
 
 load_kv(__file__)
-VOICES = ("espeak", "plyer", "voicepack", "captions")
+VOICES = ("auto", "espeak", "plyer", "voicepack", "captions")
 
 
 class SettingsScreen(Screen):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from companion.core.i18n import tr
+from companion.core.i18n import ntr, tr
 from companion.core.narration import Script, load_script, shared_script
 
 from .logic import and_list, space_effect_text
@@ -34,8 +34,8 @@ def script(name: str) -> Script:
 
 def _duration(seconds: int) -> str:
     if seconds % 60 == 0:
-        return tr("cicero.say.minutes", n=seconds // 60)
-    return tr("cicero.say.seconds", n=seconds)
+        return ntr("cicero.say.minutes", seconds // 60)
+    return ntr("cicero.say.seconds", seconds)
 
 
 def context(state) -> dict:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from companion.core.events import Event
-from companion.core.i18n import tr
+from companion.core.events import BadInput, Event
+from companion.core.i18n import ntr, tr
 from companion.core.narration import Script, load_script, slug
 
 from . import scoring
@@ -21,6 +21,27 @@ SCRIPTS = Path(__file__).with_name("scripts")
 @lru_cache(maxsize=None)
 def load(name: str) -> Script:
     return load_script(str(SCRIPTS / f"{name}.txt"))
+
+
+def eyes_closed_context(group: str) -> dict:
+    """The eyes-closed script's values for a group (from the Issue, or typed by the table).
+    Its closing punctuation goes: the line goes on ("…Citizen cards, open your eyes")."""
+    words = group.strip().rstrip(".!?,;:").strip() or group
+    return {"group": words, "group_key": slug(words).lower()}
+
+
+def check_spoken_group(group: str) -> None:
+    """Refuse a typed group whose eyes-closed lines would not fit their fixed slots at every
+    pace the settings allow: a longer line would lengthen the phase, and the phase's length
+    must never depend on the group (``BadInput``, one line)."""
+    from companion.core.narration import Say
+    from companion.core.speakers import MAX_PACE, MIN_PACE, CaptionSpeaker
+    estimate = CaptionSpeaker()  # an upper bound of espeak-ng's length (tests check it)
+    for step in load("eyes_closed").resolve(eyes_closed_context(group)):
+        if isinstance(step, Say) and step.slot and "{" not in step.text:
+            for pace in (MIN_PACE, 1.0, MAX_PACE):
+                if estimate.prepare(step.line_id, step.text, pace).duration_s > step.slot / pace:
+                    raise BadInput(tr("knives23.error.group_too_long", group=group))
 
 
 def card_words(card) -> str:
@@ -55,14 +76,14 @@ def cues(before: State, event: Event, after: State) -> list[tuple[str, dict]]:
     if k == "vote_opened":
         out.append(("vote_open", {"question": d["question"]}))
     elif k == "exile_called" and d["bribe_seconds"]:
-        out.append(("bribe", {"target": d["target"], "seconds": d["bribe_seconds"]}))
+        out.append(("bribe", {"target": d["target"], "seconds": ntr("narration.seconds", d["bribe_seconds"])}))
     elif k == "vote_result":
         out.append(("vote_result", {"result": _result_words(before, after, d)}))
     elif k == "tie_broken":
         out.append(("decision", {"result": tr("knives23.say.tribune_decides", tribune=d["by"]) + " "
                                  + _decided_words(before, after, d["vote"], d["choice"])}))
     elif k == "eyes_closed":
-        out.append(("eyes_closed", {"group": d["group"], "group_key": slug(d["group"]).lower()}))
+        out.append(("eyes_closed", eyes_closed_context(d["group"])))
     elif k == "curia_card_revealed":
         out.append(("curia_card", {"card": card_words(d["card"]), "total": d["total"]}))
         if d["index"] == d["of"]:

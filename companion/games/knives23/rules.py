@@ -579,6 +579,8 @@ class Knives23Rules(GameRules):
             words = tr(f"knives23.group.{group}")
         elif isinstance(group, str) and group.strip() and len(group) <= MAX_GROUP_WORDS and "\n" not in group:
             words = group.strip()  # typed by the group from the Issue card
+            from .cues import check_spoken_group  # its lines must fit their fixed slots
+            check_spoken_group(words)
         else:
             raise BadInput(f"eyes-closed group must be picked from the list or typed in one line of up to {MAX_GROUP_WORDS} characters, got {group!r}")
         return [("eyes_closed", {"group": words})]

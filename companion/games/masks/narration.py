@@ -87,10 +87,14 @@ class HiddenPhase:
         if self.narrator.on_mark == self._mark:
             self.narrator.on_mark = self._chained
 
-    def start(self) -> None:
+    def start(self, from_step: int | None = None) -> None:
+        """From step 1, or from ``from_step`` (a phase cut short: it goes on where it was)."""
         self.narrator.cancel()
         self.step, self.done = 0, False
-        self.narrator.enqueue_script(self.script, {})
+        if from_step and from_step > 1:
+            self.narrator.enqueue_script(steps_from(self.script, from_step), {})
+        else:
+            self.narrator.enqueue_script(self.script, {})
 
     def repeat_step(self) -> int:
         """Say the current step again from its start, then go on. Returns the step."""

@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
 from companion.core.i18n import tr
+from companion.core.narration import Mark, WaitFor
 from companion.core.timers import Countdown
 from companion.games.cicero import CiceroRules
 from companion.games.cicero import narration
@@ -24,6 +25,7 @@ SCREENS = {
 }
 SCREEN_NAMES = ("start", "election", "board", "tribute", "majorities", "prestige")
 
+PHASE_TOPIC = "cicero.phase"  # narration about the phase the table is in
 
 class CiceroUI(GameUI):
     def __init__(self):
@@ -67,11 +69,16 @@ class CiceroUI(GameUI):
         if any(e.kind == "undo" for e in events):
             app.narrator.cancel()  # an undone action's lines are no longer true
             return
+        if after.phase != before.phase or after.round != before.round:
+            app.narrator.drop_topic(PHASE_TOPIC)  # the last phase's guide is no longer true
         self._speak(app, narration.cues(before, after, events))
 
     def _speak(self, app, pairs):
         for script, context in pairs:
-            app.narrator.enqueue_script(script, context)
+            # Guide lines are about the phase: a new phase overtakes those still waiting. A
+            # script with a mark or a wait (the count-in before the ballot) is spoken whole.
+            whole = any(isinstance(s, (Mark, WaitFor)) for s in script.steps)
+            app.narrator.enqueue_script(script, context, topic=None if whole else PHASE_TOPIC)
 
     # the debate timer ------------------------------------------------------------------------
     def tick(self, app) -> None:

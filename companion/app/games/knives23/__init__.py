@@ -20,6 +20,7 @@ PHASE_SCREEN = {"setup": "checklist", "turn": "board", "exile_called": "board", 
                 "issue_resolve": "issue", "eyes_closed": "issue", "end_abilities": "curia",
                 "curia_reveal": "curia", "tableaux": "tableaux", "opportunists": "tableaux",
                 "over": "result"}
+CURIA_SAID = "curia_total_said"  # the mark after the last Curia total is spoken
 SCREENS = ("checklist", "board", "decision", "issue", "curia", "tableaux", "result", "effects", "correct")
 # The panels the table opens by hand, and the phases in which they stay open.
 PANELS = {"effects": ("turn", "issue_resolve"),
@@ -53,6 +54,7 @@ class Knives23UI(GameUI):
         self._eyes_key = None
         self._last = None   # (game id, events folded, state): the state after the last batch
         self.panel = None   # "effects" or "correct" while the table has that panel open
+        self._narrator = None
 
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
         o = dict(options)
@@ -77,6 +79,12 @@ class Knives23UI(GameUI):
         return [m.make(app) for m in (checklist, board, decision, issue, curia, tableaux, result, effects, correct)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
+        # The verdict waits for the voice: the Curia screen stays until the last total is said
+        # (the app shows the play screen again when the narrator reaches the mark).
+        narrator = self._narrator
+        if narrator is not None and narrator.has_pending_mark(CURIA_SAID) \
+                and view.get("phase") in ("tableaux", "opportunists", "over"):
+            return "knives23.curia"
         if self.panel and view.get("phase") in PANELS[self.panel]:
             return "knives23." + self.panel
         self.panel = None   # the game moved on (a vote, the end): the panel closes by itself
@@ -94,6 +102,7 @@ class Knives23UI(GameUI):
     # narration ---------------------------------------------------------------------------
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         session = app.session
+        self._narrator = app.narrator
         if any(e.kind == "undo" for e in events):
             app.narrator.cancel()   # an undone action's lines are no longer true
             app.narrator.stop_background()
@@ -114,7 +123,8 @@ class Knives23UI(GameUI):
             for name, ctx in k23cues.cues(state, ev, after):
                 if name == "eyes_closed":
                     self._eyes_key = (session.game_id, ev.seq)
-                app.narrator.enqueue_script(k23cues.load(name), ctx)
+                app.narrator.enqueue_script(k23cues.load(name), ctx,
+                                            still_true=_still_true(app, name, ctx))
             state = after
         self._last = (session.game_id, len(session.events), session.state)
         self._refresh(app)
@@ -154,7 +164,7 @@ class Knives23UI(GameUI):
             key = (session.game_id, last.seq if last else None)
             if self._eyes_key != key:  # a resumed game: narrate the eyes-closed Issue again
                 self._eyes_key = key
-                ctx = {"group": view["eyes_closed"], "group_key": k23cues.slug(view["eyes_closed"]).lower()}
+                ctx = k23cues.eyes_closed_context(view["eyes_closed"])
                 app.narrator.cancel()
                 app.narrator.enqueue_script(k23cues.load("eyes_closed"), ctx)
             elif not app.narrator.busy:
@@ -163,6 +173,22 @@ class Knives23UI(GameUI):
 
     def bribe_remaining(self) -> float | None:
         return self.bribe.remaining() if self.bribe is not None else None
+
+
+def _still_true(app, name: str, ctx: dict):
+    """What keeps a report true until it is said (None: its key alone, a newer one replaces it)."""
+    if name == "turn":
+        def turn_still_true() -> bool:
+            view = app.view or {}
+            return view.get("phase") == "turn" and (view.get("turn") or {}).get("player") == ctx["player"]
+        return turn_still_true
+    if name in ("vote_open", "bribe"):  # said only while that vote (or its bribe time) is on
+        phases = ("issue_vote", "exile_vote") if name == "vote_open" else ("exile_called",)
+
+        def phase_still_true() -> bool:
+            return (app.view or {}).get("phase") in phases
+        return phase_still_true
+    return None
 
 
 def _eyes_open(app) -> None:

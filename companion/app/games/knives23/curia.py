@@ -35,10 +35,14 @@ class Knives23CuriaScreen(Screen):
     def refresh(self):
         view = self.app.view or {}
         phase = view.get("phase")
-        if phase not in ("end_abilities", "curia_reveal"):
+        end = view.get("end") or {}
+        done = phase not in ("end_abilities", "curia_reveal")
+        if done and not end.get("revealed"):
             return
-        end = view["end"]
-        self.prompt = view["prompt"]
+        # After the last card the screen stays while the voice says the last total (the app
+        # moves on at the narrator's mark): it shows that total, never the verdict before it.
+        self.prompt = tr("knives23.ui.curia_all_revealed", count=end["revealed_count"],
+                         total=end["running_total"]) if done else view["prompt"]
         self.total_label = tr("knives23.ui.curia_total")
         self.total = str(end["running_total"])
         last = end["revealed"][-1]["card"] if end["revealed"] else None
@@ -56,6 +60,8 @@ class Knives23CuriaScreen(Screen):
             b.bind(on_release=lambda *_: self.app.send("abilities_done"))
             self.abilities_button = b
             side.add_widget(b)
+        elif done:
+            self.side_heading = ""
         else:
             self.side_heading = tr("knives23.ui.tap_card")
             self.side_cols = 2

@@ -13,7 +13,7 @@ from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
-from companion.core.i18n import tr
+from companion.core.i18n import ntr, tr
 from companion.core.narration import Say
 from companion.core.timers import Countdown
 from companion.games.masks import narration
@@ -57,11 +57,13 @@ class MasksUI(GameUI):
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         for ev in events:
             if ev.kind == "hidden_phase_started":
+                if app.session is not None:  # a new Hidden Phase starts at step 1
+                    app.narration_progress.clear(app.session.game_id, "masks.hidden")
                 self.start_hidden_phase(app)
             elif ev.kind == "discussion_started":
                 self._stop_hidden(app)
-                app.narrator.say("masks_discussion_start", tr(
-                    "masks.say.discussion_start", minutes=_minutes_words(ev.data["seconds"])))
+                app.narrator.say("masks_discussion_start", ntr(
+                    "masks.say.discussion_start", _minutes(ev.data["seconds"])))
                 self._start_countdown(app, float(ev.data["seconds"]), ev.seq)
             elif ev.kind == "undo":
                 # The table stepped back: stop what belonged to the phase it left.
@@ -91,21 +93,31 @@ class MasksUI(GameUI):
                 self.hidden.detach()
             self.hidden = narration.HiddenPhase(
                 narrator, varied=app.settings.random_pauses,
-                on_step=lambda n: _refresh(app, "masks.hidden"),
+                on_step=lambda n: self._hidden_step(app, n),
                 on_done=lambda: Clock.schedule_once(lambda dt: self._hidden_done(app), 0))
         if app.settings.masking_loop:
             try:
                 narrator.start_background()
             except Exception:  # no sound device: the narration goes on with captions
                 pass
-        self.hidden.start()
+        game = app.session.game_id if app.session else None
+        self.hidden.start(from_step=app.narration_progress.step(game, "masks.hidden"))
+        _refresh(app, "masks.hidden")
+
+    def _hidden_step(self, app, step: int) -> None:
+        if app.session is not None:  # kept as it goes: a killed app resumes at this step
+            app.narration_progress.record(app.session.game_id, "masks.hidden", step)
         _refresh(app, "masks.hidden")
 
     def _hidden_done(self, app) -> None:
+        if app.session is not None:
+            app.narration_progress.clear(app.session.game_id, "masks.hidden")
         if (app.view or {}).get("phase") == "hidden":
             app.send("end_hidden_phase")
 
     def _stop_hidden(self, app) -> None:
+        if app.session is not None:
+            app.narration_progress.clear(app.session.game_id, "masks.hidden")
         if self.hidden is not None:
             app.narrator.cancel()
         app.narrator.stop_background()
@@ -137,9 +149,9 @@ class MasksUI(GameUI):
             app.sm.current_screen.update_clock()
 
 
-def _minutes_words(seconds: int) -> str:
+def _minutes(seconds: int) -> float:
     minutes = seconds / 60
-    return str(int(minutes)) if minutes == int(minutes) else f"{minutes:.1f}"
+    return int(minutes) if minutes == int(minutes) else round(minutes, 1)
 
 
 def _refresh(app, screen_name: str) -> None:

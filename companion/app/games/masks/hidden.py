@@ -25,6 +25,10 @@ class MasksHiddenScreen(Screen):
     pace = NumericProperty(1.0)
     running = BooleanProperty(False)
 
+    def on_app(self, _screen, app):
+        # One pause for the whole app: this screen's button and the bar's show the same state.
+        app.bind(narration_paused=self.setter("paused"))
+
     def on_pre_enter(self, *_):
         self.refresh()
 
@@ -55,11 +59,7 @@ class MasksHiddenScreen(Screen):
         self.refresh()
 
     def toggle_pause(self):
-        narrator = self.app.narrator
-        if narrator.paused:
-            narrator.resume()
-        else:
-            narrator.pause()
+        self.app.narration_toggle_pause()
         self.refresh()
 
     def change_pace(self, delta: float):

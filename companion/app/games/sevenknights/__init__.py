@@ -7,6 +7,7 @@ reveal are the shell's shared screens), captain (Order Phase), score (Cleanup an
 from __future__ import annotations
 
 from companion.app.gameui import GameUI, OptionField
+from companion.core.narration import Mark, WaitFor
 from companion.games.sevenknights import SevenKnightsRules
 from companion.games.sevenknights.narration import cues, script, start_cues
 
@@ -16,6 +17,7 @@ SCREENS = {
     "cleanup": "score", "game_over": "score",
 }
 
+PHASE_TOPIC = "sevenknights.phase"  # narration about the phase the table is in
 
 class SevenKnightsUI(GameUI):
     def make_setup(self, table, options):
@@ -38,11 +40,16 @@ class SevenKnightsUI(GameUI):
         # An undo walks back: narrating the phase we return to would repeat old lines.
         if before is None or any(e.kind == "undo" for e in events) or app.narrator is None:
             return
+        if getattr(after, "phase", None) != getattr(before, "phase", None):
+            app.narrator.drop_topic(PHASE_TOPIC)  # the last phase's lines are no longer true
         self._speak(app, cues(before, after))
 
     def _speak(self, app, pairs):
         for name, context in pairs:
-            app.narrator.enqueue_script(script(name), context)
+            s = script(name)
+            # A script with a mark or a wait is spoken whole; the others are about the phase.
+            whole = any(isinstance(step, (Mark, WaitFor)) for step in s.steps)
+            app.narrator.enqueue_script(s, context, topic=None if whole else PHASE_TOPIC)
 
 
 UI = SevenKnightsUI(

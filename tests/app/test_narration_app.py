@@ -1,0 +1,277 @@
+"""Narration that keeps pace with the table, in the real app under X.
+
+- The Curia reveal on the REAL clock with real espeak-ng: 10 cards tapped 1 s apart; the voice
+  says the current total within 3 s of the last tap, the last total it says is the screen's,
+  and the verdict's screen shows only after the voice has said it.
+- One narration state: Settings saved mid-Hidden-Phase keep the step; a pause ends with the
+  phase (pause, then "end the Hidden Phase now": the Discussion is spoken); a warning that is no
+  longer true when its turn comes is dropped, never spoken late.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from companion.core.audio import RecordingAudioOut
+from companion.core.clock import MonotonicClock
+from companion.core.i18n import tr
+from companion.core.speakers import CaptionSpeaker, EspeakSpeaker, MAX_PACE, MIN_PACE
+from companion.games.knives23 import demo
+
+from .driver import ARTIFACTS
+from .test_masks_app import NAMES as MASKS_NAMES, hold, phase
+
+K23_NAMES = ["Ann", "Bo", "Cy", "Di"]
+K23_OPTIONS = {"curia_knowledge": True, "kalends_spaces": 4, "dagger_start": 2}
+
+
+class RealClockNarration:
+    """The app's engines on the real clock with espeak-ng for one test, then back."""
+
+    def __init__(self, app, cache_dir):
+        self.app, self.cache_dir = app, cache_dir
+
+    def __enter__(self):
+        app, n = self.app, self.app.narrator
+        self.saved = (app.engine_clock, n.clock, n.speaker, n.audio_out)
+        clock = MonotonicClock()
+        self.audio = RecordingAudioOut(str(ARTIFACTS / "app" / "curia_real_clock.wav"), clock)
+        app.engine_clock = n.clock = clock
+        n.audio_out = self.audio
+        n.set_speaker(EspeakSpeaker(cache_dir=str(self.cache_dir)))
+        # the main thread's narration work, timed (printed, not asserted: the machine is shared)
+        self.longest = 0.0
+        self.parts = {}
+        for obj, name in ((n, "tick"), (n, "enqueue_steps"), (app, "_tick_engines"),
+                          (self.audio, "play"), (n, "on_caption"), (n, "on_change")):
+            setattr(obj, name, self._timed(getattr(obj, name), name))
+        return self
+
+    def _timed(self, fn, name):
+        def run(*args, **kw):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kw)
+            finally:
+                took = time.perf_counter() - t0
+                self.parts[name] = max(self.parts.get(name, 0.0), took)
+                if name in ("tick", "enqueue_steps", "_tick_engines"):
+                    self.longest = max(self.longest, took)
+        return run
+
+    def __exit__(self, *exc):
+        app, n = self.app, self.app.narrator
+        for obj, name in ((n, "tick"), (n, "enqueue_steps"), (app, "_tick_engines"),
+                          (self.audio, "play")):
+            del obj.__dict__[name]
+        n.on_caption, n.on_change = app.set_caption, app.on_narration_change
+        n.cancel()
+        app.engine_clock, n.clock, speaker, n.audio_out = self.saved
+        n.set_speaker(speaker)
+
+
+def _to_the_curia(driver):
+    driver.start_game("knives23", K23_NAMES, first="Ann", options=K23_OPTIONS)
+    app = driver.app
+    commands = demo.commands()
+    first = next(i for i, c in enumerate(commands) if c.kind == "curia_card")
+    for cmd in commands[:first]:
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+    app.narrator.cancel()  # what was said before the Curia is not this test's
+    app.reveal_seen()      # the table has looked at the last vote
+    driver.pump(4)
+    assert app.view["phase"] == "curia_reveal" and app.sm.current == "knives23.curia"
+    return [c.data["card"] for c in commands[first:] if c.kind == "curia_card"]
+
+
+@pytest.mark.app
+@pytest.mark.slow
+def test_the_curia_reveal_keeps_step_with_cards_tapped_once_a_second(driver, tmp_path):
+    app = driver.app
+    cards = _to_the_curia(driver)
+    assert len(cards) == 10
+    shown_at = {}
+    app.sm.bind(current=lambda sm, name: shown_at.setdefault(name, time.monotonic()))
+    with RealClockNarration(app, tmp_path / "speech") as real:
+        curia = app.screen("knives23.curia")
+        last_tap = None
+        for card in cards:
+            if last_tap is not None:
+                driver.wait(max(0.0, last_tap + 1.0 - time.monotonic()))
+            button = next(b for b in driver.find_all(root=curia, cls="K23Button")
+                          if getattr(b, "card", None) == card)
+            x, y = driver.settle(button, frames=3)
+            from kivy.tests.common import UnitTestTouch
+            touch = UnitTestTouch(x, y)
+            last_tap = time.monotonic()
+            touch.touch_down()
+            touch.touch_up()
+            driver.pump(1)
+            if card is cards[5]:
+                driver.screenshot("narration/curia_mid_reveal")
+        screen_total = app.view["end"]["running_total"]
+        assert curia.total == str(screen_total)
+        assert app.view["phase"] == "tableaux" and app.sm.current == "knives23.curia"
+        driver.screenshot("narration/curia_last_card_voice_catching_up")
+        end = time.monotonic() + 30
+        while (app.narrator.busy or app.sm.current == "knives23.curia") and time.monotonic() < end:
+            driver.wait(0.1)
+        totals = [e for e in app.narrator.history if e.key == "curia_total"]
+        final = totals[-1]
+        lag = final.started_at - last_tap
+        print(f"curia reveal at 1 card/s: final total started {lag:.2f} s after the last tap, "
+              f"ended {final.ended_at - last_tap:.2f} s after; {len(totals)} of 10 totals said, "
+              f"{len(app.narrator.dropped)} overtaken; longest narration work on the main thread "
+              f"{real.longest * 1000:.1f} ms "
+              f"({', '.join(f'{k} {v * 1000:.1f}' for k, v in sorted(real.parts.items()))})")
+        assert final.text.endswith(f"The total is {screen_total}.")
+        assert lag <= 3.0
+        # the totals said are in the order of the cards, and each was the total when it began
+        said = [int(e.text.rsplit(" ", 1)[1].rstrip(".")) for e in totals]
+        running = []
+        t = 0
+        for c in cards:
+            (kind, v), = c.items()
+            t += v if kind == "knives" else -v
+            running.append(t)
+        assert said == [x for x in running if x in said] and said[-1] == running[-1]
+        # the verdict's screen shows only after the voice has said the last total
+        assert app.sm.current != "knives23.curia"
+        verdict_screen = app.sm.current
+        assert shown_at[verdict_screen] >= final.ended_at - 0.05
+        assert any(e.line_id == "curia_verdict" for e in app.narrator.history)
+        assert not app.narrator.errors, app.narrator.errors[-3:]
+
+
+def _masks_hidden_phase(driver):
+    driver.start_game("masks", MASKS_NAMES)
+    app = driver.app
+    driver.tap(driver.screen.ids.start_button)
+    assert app.sm.current == "masks.hidden"
+    return app, driver.screen
+
+
+@pytest.mark.app
+def test_settings_saved_mid_hidden_phase_keep_the_step_and_the_narration(driver):
+    app, hidden = _masks_hidden_phase(driver)
+    driver.advance(32)
+    assert hidden.step == 3
+    said_before = len(app.narrator.history)
+    app.goto("settings")
+    driver.pump(4)
+    settings = app.screen("settings")
+    settings.ids.voice.text = tr("settings.voice.captions")
+    settings.ids.pace.value = 1.2
+    driver.tap(settings.ids.save)
+    assert app.sm.current == "masks.hidden"
+    assert app.narrator.busy and hidden.step == 3          # not cancelled, not restarted
+    assert app.narrator.pace == pytest.approx(1.2)          # applies from the next line
+    driver.advance(20)
+    assert hidden.step > 3
+    assert not any(e.skipped for e in app.narrator.history[said_before - 1:])
+    assert "Everyone, close your eyes." not in [e.text for e in app.narrator.history[said_before:]]
+    app.settings.pace = 1.0
+    app.save_settings()
+
+
+@pytest.mark.app
+def test_a_pause_ends_with_its_phase_and_the_discussion_is_spoken(driver):
+    app, hidden = _masks_hidden_phase(driver)
+    driver.advance(10)
+    driver.tap(hidden.ids.pause_button)
+    assert app.narrator.paused and hidden.paused and app.narration_paused   # one state
+    driver.screenshot("narration/hidden_paused")
+    hold(driver, hidden.ids.finish_button)
+    assert phase(driver) == "discussion"
+    assert not app.narrator.paused and not app.narration_paused
+    driver.advance(5)
+    assert any("minutes to talk" in e.text for e in app.narrator.history)
+    driver.screenshot("narration/discussion_after_paused_hidden_phase")
+
+
+@pytest.mark.app
+def test_a_warning_that_is_no_longer_true_is_never_spoken(driver):
+    app, hidden = _masks_hidden_phase(driver)
+    hold(driver, hidden.ids.finish_button)
+    assert phase(driver) == "discussion"
+    driver.advance(420 - 125)            # 2:05 left
+    app.narration_toggle_pause()         # the table pauses the narration...
+    driver.advance(100)                  # ...while the Discussion clock runs on past 2:00 and 1:00
+    assert app.narration_paused
+    app.narration_toggle_pause()
+    driver.advance(1)
+    said = [e.text for e in app.narrator.history]
+    assert "Two minutes left." not in said and "One minute left." not in said
+    assert {d.text for d in app.narrator.dropped} >= {"Two minutes left.", "One minute left."}
+    driver.advance(10)                   # 14 s left: "Thirty seconds" fired at 25 s left, untrue
+    driver.advance(5)
+    said = [e.text for e in app.narrator.history]
+    assert "Ten seconds." in said and "Thirty seconds left." not in said
+    assert MIN_PACE <= app.narrator.pace <= MAX_PACE
+
+
+@pytest.mark.app
+def test_when_no_voice_can_speak_the_screen_says_so_plainly(driver, monkeypatch):
+    from companion.core import speakers
+    app = driver.app
+    monkeypatch.setattr(speakers.EspeakSpeaker, "available", staticmethod(lambda binary="espeak-ng": False))
+    monkeypatch.setattr(speakers.PlyerSpeaker, "available", staticmethod(lambda: False))
+    saved = app.narrator.speaker
+    app.settings.voice = "auto"
+    try:
+        app.save_settings()
+        driver.pump(4)
+        message = app.root.ids.toast.message
+        assert message.startswith("No voice can speak on this device") and "captions only" in message
+        assert isinstance(app.narrator.speaker, CaptionSpeaker)
+        driver.screenshot("narration/no_voice")
+    finally:
+        app.settings.voice = "captions"
+        app.save_settings()
+        app.narrator.set_speaker(saved)
+
+
+@pytest.mark.app
+def test_a_hidden_phase_cut_short_resumes_at_the_step_it_reached(driver):
+    """The app killed mid-Hidden-Phase: the game is resumed from the journal and "Start the
+    narration" goes on from the step reached (kept on disk as the narrator reached it)."""
+    app, hidden = _masks_hidden_phase(driver)
+    driver.advance(60)
+    reached = hidden.step
+    assert reached >= 4
+    game_id = app.session.game_id
+    assert app.narration_progress.step(game_id, "masks.hidden") == reached
+    app.leave_game()                      # as good as a kill for the narration: all of it dropped
+    assert not app.narrator.busy
+    assert app.resume_game(game_id)
+    driver.pump(4)
+    assert app.sm.current == "masks.hidden"
+    before = len(app.narrator.history)
+    driver.tap(driver.screen.ids.repeat_button)   # reads "Start the narration"
+    driver.advance(1)
+    first = app.narrator.history[before].line_id
+    assert first.startswith(f"step{reached}_"), first
+    assert driver.screen.step == reached
+
+
+@pytest.mark.app
+def test_a_typed_group_too_long_to_speak_in_its_slot_is_refused_on_the_issue_screen(driver):
+    driver.start_game("knives23", K23_NAMES, first="Ann", options=K23_OPTIONS)
+    app = driver.app
+    commands = demo.commands()
+    n = next(i for i, c in enumerate(commands) if c.kind == "eyes_closed")
+    for cmd in commands[:n]:
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+    app.reveal_seen()
+    driver.pump(4)
+    assert app.sm.current == "knives23.issue"
+    screen = driver.screen
+    driver.type_into(screen.ids.typed, "Players 1234567890123456789")
+    driver.tap(driver.find(cls="K23Button", text=tr("knives23.ui.narrate")))
+    assert app.view["phase"] == "issue_resolve"            # refused: nothing narrated
+    assert "too long to speak in its slot" in app.root.ids.toast.message
+    driver.screenshot("narration/typed_group_refused")
+    driver.type_into(screen.ids.typed, "Players with 2 or more Daggers")
+    driver.tap(driver.find(cls="K23Button", text=tr("knives23.ui.narrate")))
+    assert app.view["phase"] == "eyes_closed"

@@ -71,18 +71,26 @@ class RealClockNarration:
         n.set_speaker(speaker)
 
 
-def _to_the_curia(driver):
+def _knives23_until(driver, kind: str) -> list:
+    """The scripted 23 Knives game sent as commands up to its first ``kind`` command; the
+    commands from there on are returned."""
     driver.start_game("knives23", K23_NAMES, first="Ann", options=K23_OPTIONS)
     app = driver.app
     commands = demo.commands()
-    first = next(i for i, c in enumerate(commands) if c.kind == "curia_card")
+    first = next(i for i, c in enumerate(commands) if c.kind == kind)
     for cmd in commands[:first]:
         assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
-    app.narrator.cancel()  # what was said before the Curia is not this test's
     app.reveal_seen()      # the table has looked at the last vote
     driver.pump(4)
+    return commands[first:]
+
+
+def _to_the_curia(driver):
+    app = driver.app
+    rest = _knives23_until(driver, "curia_card")
+    app.narrator.cancel()  # what was said before the Curia is not this test's
     assert app.view["phase"] == "curia_reveal" and app.sm.current == "knives23.curia"
-    return [c.data["card"] for c in commands[first:] if c.kind == "curia_card"]
+    return [c.data["card"] for c in rest if c.kind == "curia_card"]
 
 
 @pytest.mark.app
@@ -257,14 +265,8 @@ def test_a_hidden_phase_cut_short_resumes_at_the_step_it_reached(driver):
 
 @pytest.mark.app
 def test_a_typed_group_too_long_to_speak_in_its_slot_is_refused_on_the_issue_screen(driver):
-    driver.start_game("knives23", K23_NAMES, first="Ann", options=K23_OPTIONS)
     app = driver.app
-    commands = demo.commands()
-    n = next(i for i, c in enumerate(commands) if c.kind == "eyes_closed")
-    for cmd in commands[:n]:
-        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
-    app.reveal_seen()
-    driver.pump(4)
+    _knives23_until(driver, "eyes_closed")
     assert app.sm.current == "knives23.issue"
     screen = driver.screen
     driver.type_into(screen.ids.typed, "Players 1234567890123456789")

@@ -362,7 +362,7 @@ class CompanionApp(App):
     @property
     def narration_progress(self):
         from companion.app.narration import NarrationProgress
-        return NarrationProgress(self.data_dir / "narration-progress.json")
+        return NarrationProgress(self.session, on_error=self.toast)
 
     def on_narration_change(self):
         """The narrator's one state, shown everywhere: the bar, the Hidden Phase screen."""

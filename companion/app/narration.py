@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import ctypes
 import glob
-import json
 import logging
 import os
 
 from kivy.core.audio import SoundLoader
 
 from companion.core.audio import AudioOut
+from companion.core.events import BadInput
 from companion.core.narration import Narrator
+from companion.core.session import NARRATION_STEP
 from companion.core.speakers import CaptionSpeaker, make_speaker
 
 log = logging.getLogger(__name__)
@@ -156,44 +157,37 @@ class KivyAudioOut(AudioOut):
 
 
 class NarrationProgress:
-    """The step each game's long script (the Hidden Phase) has reached, written to disk as the
-    narrator reaches it, so a script cut short by anything — a screen change, the app killed —
-    resumes at that step rather than at step 1. A small JSON file beside the journal
-    (``narration-progress.json``), replaced atomically; a damaged file counts as no progress."""
+    """The step each game's long script (the Hidden Phase) has reached, kept in the game's journal
+    as the narrator reaches it (a ``narration_step`` note), so a script cut short by anything — a
+    screen change, the app killed — resumes at that step rather than at step 1. Step 0 clears."""
 
-    def __init__(self, path):
-        self.path = str(path)
-
-    def _read(self) -> dict:
-        try:
-            with open(self.path, encoding="utf-8") as f:
-                data = json.load(f)
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
-
-    def _write(self, data: dict) -> None:
-        tmp = self.path + ".tmp"
-        try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(data, f)
-            os.replace(tmp, self.path)
-        except OSError as exc:  # a full disk must not stop the narration
-            log.warning("narration progress not saved: %s", exc)
+    def __init__(self, session, on_error=None):
+        self.session = session
+        self.on_error = on_error  # storage full: the narration goes on, the table is told
 
     def step(self, game_id, script: str) -> int | None:
-        value = self._read().get(f"{game_id}/{script}")
+        session = self.session
+        if session is None or session.game_id != game_id:
+            return None
+        last = next((e for e in reversed(session.events)
+                     if e.kind == NARRATION_STEP and e.data.get("script") == script), None)
+        value = last.data.get("step") if last is not None else None
         return value if isinstance(value, int) and value > 0 else None
 
     def record(self, game_id, script: str, step: int) -> None:
-        data = self._read()
-        data[f"{game_id}/{script}"] = int(step)
-        self._write(data)
+        session = self.session
+        if session is None or session.game_id != game_id:
+            return
+        try:
+            session.note(NARRATION_STEP, {"script": script, "step": int(step)})
+        except BadInput as exc:  # a full disk must not stop the narration
+            log.warning("narration step not recorded: %s", exc)
+            if self.on_error is not None:
+                self.on_error(str(exc))
 
     def clear(self, game_id, script: str) -> None:
-        data = self._read()
-        if data.pop(f"{game_id}/{script}", None) is not None:
-            self._write(data)
+        if self.step(game_id, script) is not None:
+            self.record(game_id, script, 0)
 
 
 def speaker_from_settings(app):

@@ -52,9 +52,11 @@ class GameRules:
         return state
 
 
-# Journal bookkeeping that no game's ``evolve`` sees (``timer``: a countdown's state, so a
-# resumed game shows what it showed).
-BOOKKEEPING = frozenset({"game_started", "undo", "timer"})
+# Notes the app keeps in the journal so that a resumed game shows and says what it did:
+# ``timer`` (a countdown's state) and ``narration_step`` (how far a long script got).
+NOTES = frozenset({"timer", "narration_step"})
+# Journal bookkeeping that no game's ``evolve`` sees.
+BOOKKEEPING = frozenset({"game_started", "undo"}) | NOTES
 
 
 def fold_step(rules: GameRules, state: Any, event: Event) -> Any:

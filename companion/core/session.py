@@ -10,13 +10,14 @@ from typing import Any, Callable, Mapping
 
 from .events import BadInput, Command, Event, RuleError
 from .journal import Journal
-from .rules import BOOKKEEPING, GameRules, fold_step, undo_target, undone_seqs
+from .rules import BOOKKEEPING, NOTES, GameRules, fold_step, undo_target, undone_seqs
 
 log = logging.getLogger(__name__)
 
 # Bookkeeping a game's screens record (a timer paused, resumed, given more time): kept in the
 # journal so a resumed game shows what it showed, but no table action (undo steps over them).
 TIMER = "timer"
+NARRATION_STEP = "narration_step"
 
 
 class GameSession:
@@ -94,7 +95,8 @@ class GameSession:
         self._listeners.append(callback)
 
     def note(self, kind: str, data: Mapping[str, Any]) -> Event:
-        """Record bookkeeping that changes no state (``timer``): no rules, no listeners."""
+        """Record bookkeeping that changes no state (``timer``, ``narration_step``): no rules,
+        no listeners."""
         if kind not in BOOKKEEPING:
             raise ValueError(f"{kind} is not bookkeeping")
         (event,) = self.journal.append(self.game_id, [(kind, dict(data), "system")])
@@ -136,7 +138,7 @@ def redo_target(events: list[Event]) -> Event:
     undone = undone_seqs(events)
     by_seq = {e.seq: e for e in events}
     for ev in reversed(events):
-        if ev.kind in (TIMER, "game_started"):
+        if ev.kind in NOTES or ev.kind == "game_started":
             continue
         if ev.kind != "undo":
             break  # something was done after the undo: redo would rewrite history

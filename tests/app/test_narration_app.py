@@ -243,13 +243,15 @@ def test_when_no_voice_can_speak_the_screen_says_so_plainly(driver, monkeypatch)
 @pytest.mark.app
 def test_a_hidden_phase_cut_short_resumes_at_the_step_it_reached(driver):
     """The app killed mid-Hidden-Phase: the game is resumed from the journal and "Start the
-    narration" goes on from the step reached (kept on disk as the narrator reached it)."""
+    narration" goes on from the step reached (kept in the game's journal as the narrator reached it)."""
     app, hidden = _masks_hidden_phase(driver)
     driver.advance(60)
     reached = hidden.step
     assert reached >= 4
     game_id = app.session.game_id
     assert app.narration_progress.step(game_id, "masks.hidden") == reached
+    noted = [e.data for e in app.journal.events(game_id) if e.kind == "narration_step"]
+    assert noted[-1] == {"script": "masks.hidden", "step": reached}
     app.leave_game()                      # as good as a kill for the narration: all of it dropped
     assert not app.narrator.busy
     assert app.resume_game(game_id)

@@ -76,15 +76,28 @@ class TokenReader:
         self._faces = markers.all_faces()
         self._ids = tuple(self._faces)
         params = cv2.aruco.DetectorParameters()
-        # OpenCV's defaults, measured best on benchmarks/tokens_accuracy.py's scenes (wider
-        # threshold windows and lower constants found no more tokens and cost up to 3× the time).
+        # Measured on benchmarks/tokens_accuracy.py's scenes: wider threshold windows, corner
+        # refinement, a 2× upscale and a lower constant on the first pass found no more tokens
+        # and cost up to 3× the time (docs/tokens.md).
         params.errorCorrectionRate = 1.0  # = markers.CORRECTION_BITS of our own dictionary
         # Glare and fingers spoil border cells first; the id bits still have to decode.
         params.maxErroneousBitsInBorderRate = 0.5
         # The default (3 px) dropped whole cards lying near the frame's edge: the card's outline
         # and the marker are grouped as one candidate, and the outline is what touches the edge.
         params.minDistanceToBorder = 1
+        # Threshold windows 3 and 13 px only (the default adds 23): our markers are 24–100 px, the
+        # 23-px window found none that these two missed on the benchmark and cost a third of
+        # the time. The second look below brings it back.
+        params.adaptiveThreshWinSizeMax = 13
         self._detector = cv2.aruco.ArucoDetector(markers.detection_dictionary(self._ids), params)
+        # The second look (only for frames with a seat missing) thresholds closer to the local
+        # mean: a card foreshortened to a sliver or in a dim corner keeps too little contrast
+        # for the default constant (7). On the first pass it only costs time (more candidates).
+        second = cv2.aruco.DetectorParameters()  # default windows: 3, 13 and 23 px
+        for name in ("errorCorrectionRate", "maxErroneousBitsInBorderRate", "minDistanceToBorder"):
+            setattr(second, name, getattr(params, name))
+        second.adaptiveThreshConstant = 4
+        self._detector2 = cv2.aruco.ArucoDetector(markers.detection_dictionary(self._ids), second)
         self._clahe = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8))
         self.second_pass = True
 
@@ -95,13 +108,13 @@ class TokenReader:
             # Someone is missing: look again with local contrast evened out (CLAHE), which
             # recovers cards washed out by glare or lying in shadow. Costs a second detection,
             # only on frames that need it.
-            for extra in self._detect(self._clahe.apply(grey)):
+            for extra in self._detect(self._clahe.apply(grey), self._detector2):
                 if not any(s.face == extra.face and _near(s, extra) for s in sightings):
                     sightings.append(extra)
         return self.judge(sightings)
 
-    def _detect(self, grey: np.ndarray) -> list[Sighting]:
-        corners, idx, _rejected = self._detector.detectMarkers(grey)
+    def _detect(self, grey: np.ndarray, detector=None) -> list[Sighting]:
+        corners, idx, _rejected = (detector or self._detector).detectMarkers(grey)
         if idx is None:
             return []
         return [Sighting(self._faces[self._ids[int(i)]], c.reshape(4, 2)) for c, i in zip(corners, idx.ravel())]

@@ -13,7 +13,7 @@ import numpy as np
 
 from companion.core.events import BadInput
 
-from . import markers
+from . import markers, track
 from .markers import Face
 
 
@@ -66,8 +66,16 @@ class TokenReader:
     """Finds the plan's markers in a frame. ``kind``: "token" (Exile/Remain and Issue votes),
     "pick" (pick-a-player votes) or "all" (the CLI, calibration)."""
 
-    def __init__(self, players: int = markers.MAX_SEATS, kind: str = "all"):
+    def __init__(self, players: int = markers.MAX_SEATS, kind: str = "all", tracking: bool = False,
+                 forget_after: int = 30):
+        """``tracking``: frames come from one camera in order (a vote's video), so a seat read
+        before and missed now is re-read where its marker lay (:mod:`vision.track`); not for
+        unrelated photos. A seat unread for ``forget_after`` frames is forgotten."""
         self.players = markers.check_players(players)
+        self.tracking = tracking
+        self.forget_after = forget_after
+        self._last: dict[int, tuple[Sighting, int]] = {}  # seat -> (last sighting, frame number)
+        self._frame = 0
         if kind not in ("token", "pick", "all"):
             raise ValueError(f"marker kind {kind!r} is not token, pick or all")
         self.kind = kind
@@ -111,7 +119,27 @@ class TokenReader:
             for extra in self._detect(self._clahe.apply(grey), self._detector2):
                 if not any(s.face == extra.face and _near(s, extra) for s in sightings):
                     sightings.append(extra)
+        if self.tracking:
+            self._track(frame, grey, sightings)
         return self.judge(sightings)
+
+    def _track(self, frame, grey: np.ndarray, sightings: list[Sighting]) -> None:
+        """Re-reads remembered seats missing from this frame; remembers this frame's seats."""
+        self._frame += 1
+        read = {s.face.seat for s in sightings}
+        missing = [(seat, s) for seat, (s, _) in self._last.items() if seat not in read]
+        for seat, old in missing:
+            got = track.reread(frame, grey, old.corners, self._ids)
+            if got is not None and self._faces[self._ids[got[0]]].seat == seat:
+                sightings.append(Sighting(self._faces[self._ids[got[0]]], got[1]))
+        counts: dict[int, int] = {}
+        for s in sightings:
+            counts[s.face.seat] = counts.get(s.face.seat, 0) + 1
+        for s in sightings:
+            if counts[s.face.seat] == 1:  # an ambiguous seat is not a place to look again
+                self._last[s.face.seat] = (s, self._frame)
+        for seat in [k for k, (_, n) in self._last.items() if self._frame - n > self.forget_after]:
+            del self._last[seat]
 
     def _detect(self, grey: np.ndarray, detector=None) -> list[Sighting]:
         corners, idx, _rejected = (detector or self._detector).detectMarkers(grey)

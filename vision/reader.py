@@ -62,6 +62,9 @@ def _face_words(face: str) -> str:
     return "center" if face == markers.CENTER else f"player {face[6:]}"
 
 
+SECOND_LOOK_EVERY = 3  # with tracking: the full-frame second look on every third frame
+
+
 class TokenReader:
     """Finds the plan's markers in a frame. ``kind``: "token" (Exile/Remain and Issue votes),
     "pick" (pick-a-player votes) or "all" (the CLI, calibration)."""
@@ -112,26 +115,33 @@ class TokenReader:
     def read(self, frame) -> Reading:
         grey = as_grey(frame)
         sightings = self._detect(grey)
-        if self.second_pass and len({s.face.seat for s in sightings}) < self.players:
+        if self.tracking:
+            self._frame += 1
+            self._reread(frame, grey, sightings)
+        if (self.second_pass and len({s.face.seat for s in sightings}) < self.players
+                and (not self.tracking or self._frame % SECOND_LOOK_EVERY == 1)):
             # Someone is missing: look again with local contrast evened out (CLAHE), which
             # recovers cards washed out by glare or lying in shadow. Costs a second detection,
-            # only on frames that need it.
+            # only on frames that need it; in a video, on every third frame only (a seat it
+            # finds is then re-read by tracking on the frames between).
             for extra in self._detect(self._clahe.apply(grey), self._detector2):
                 if not any(s.face == extra.face and _near(s, extra) for s in sightings):
                     sightings.append(extra)
         if self.tracking:
-            self._track(frame, grey, sightings)
+            self._remember(sightings)
         return self.judge(sightings)
 
-    def _track(self, frame, grey: np.ndarray, sightings: list[Sighting]) -> None:
-        """Re-reads remembered seats missing from this frame; remembers this frame's seats."""
-        self._frame += 1
+    def _reread(self, frame, grey: np.ndarray, sightings: list[Sighting]) -> None:
+        """Re-reads remembered seats missing from this frame where their marker lay."""
         read = {s.face.seat for s in sightings}
-        missing = [(seat, s) for seat, (s, _) in self._last.items() if seat not in read]
-        for seat, old in missing:
+        for seat, (old, _) in list(self._last.items()):
+            if seat in read:
+                continue
             got = track.reread(frame, grey, old.corners, self._ids)
             if got is not None and self._faces[self._ids[got[0]]].seat == seat:
                 sightings.append(Sighting(self._faces[self._ids[got[0]]], got[1]))
+
+    def _remember(self, sightings: list[Sighting]) -> None:
         counts: dict[int, int] = {}
         for s in sightings:
             counts[s.face.seat] = counts.get(s.face.seat, 0) + 1

@@ -13,7 +13,7 @@ import numpy as np
 
 from companion.core.events import BadInput
 
-from . import markers
+from . import markers, track
 from .markers import Face
 
 
@@ -62,12 +62,23 @@ def _face_words(face: str) -> str:
     return "center" if face == markers.CENTER else f"player {face[6:]}"
 
 
+SECOND_LOOK_EVERY = 3  # with tracking: the full-frame second look on every third frame
+
+
 class TokenReader:
     """Finds the plan's markers in a frame. ``kind``: "token" (Exile/Remain and Issue votes),
     "pick" (pick-a-player votes) or "all" (the CLI, calibration)."""
 
-    def __init__(self, players: int = markers.MAX_SEATS, kind: str = "all"):
+    def __init__(self, players: int = markers.MAX_SEATS, kind: str = "all", tracking: bool = False,
+                 forget_after: int = 30):
+        """``tracking``: frames come from one camera in order (a vote's video), so a seat read
+        before and missed now is re-read where its marker lay (:mod:`vision.track`); not for
+        unrelated photos. A seat unread for ``forget_after`` frames is forgotten."""
         self.players = markers.check_players(players)
+        self.tracking = tracking
+        self.forget_after = forget_after
+        self._last: dict[int, tuple[Sighting, int]] = {}  # seat -> (last sighting, frame number)
+        self._frame = 0
         if kind not in ("token", "pick", "all"):
             raise ValueError(f"marker kind {kind!r} is not token, pick or all")
         self.kind = kind
@@ -76,32 +87,72 @@ class TokenReader:
         self._faces = markers.all_faces()
         self._ids = tuple(self._faces)
         params = cv2.aruco.DetectorParameters()
-        # OpenCV's defaults, measured best on benchmarks/tokens_accuracy.py's scenes (wider
-        # threshold windows and lower constants found no more tokens and cost up to 3× the time).
+        # Measured on benchmarks/tokens_accuracy.py's scenes: wider threshold windows, corner
+        # refinement, a 2× upscale and a lower constant on the first pass found no more tokens
+        # and cost up to 3× the time (docs/tokens.md).
         params.errorCorrectionRate = 1.0  # = markers.CORRECTION_BITS of our own dictionary
         # Glare and fingers spoil border cells first; the id bits still have to decode.
         params.maxErroneousBitsInBorderRate = 0.5
         # The default (3 px) dropped whole cards lying near the frame's edge: the card's outline
         # and the marker are grouped as one candidate, and the outline is what touches the edge.
         params.minDistanceToBorder = 1
+        # Threshold windows 3 and 13 px only (the default adds 23): our markers are 24–100 px, the
+        # 23-px window found none that these two missed on the benchmark and cost a third of
+        # the time. The second look below brings it back.
+        params.adaptiveThreshWinSizeMax = 13
         self._detector = cv2.aruco.ArucoDetector(markers.detection_dictionary(self._ids), params)
+        # The second look (only for frames with a seat missing) thresholds closer to the local
+        # mean: a card foreshortened to a sliver or in a dim corner keeps too little contrast
+        # for the default constant (7). On the first pass it only costs time (more candidates).
+        second = cv2.aruco.DetectorParameters()  # default windows: 3, 13 and 23 px
+        for name in ("errorCorrectionRate", "maxErroneousBitsInBorderRate", "minDistanceToBorder"):
+            setattr(second, name, getattr(params, name))
+        second.adaptiveThreshConstant = 4
+        self._detector2 = cv2.aruco.ArucoDetector(markers.detection_dictionary(self._ids), second)
         self._clahe = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8))
         self.second_pass = True
 
     def read(self, frame) -> Reading:
         grey = as_grey(frame)
         sightings = self._detect(grey)
-        if self.second_pass and len({s.face.seat for s in sightings}) < self.players:
+        if self.tracking:
+            self._frame += 1
+            self._reread(frame, grey, sightings)
+        if (self.second_pass and len({s.face.seat for s in sightings}) < self.players
+                and (not self.tracking or self._frame % SECOND_LOOK_EVERY == 1)):
             # Someone is missing: look again with local contrast evened out (CLAHE), which
             # recovers cards washed out by glare or lying in shadow. Costs a second detection,
-            # only on frames that need it.
-            for extra in self._detect(self._clahe.apply(grey)):
+            # only on frames that need it; in a video, on every third frame only (a seat it
+            # finds is then re-read by tracking on the frames between).
+            for extra in self._detect(self._clahe.apply(grey), self._detector2):
                 if not any(s.face == extra.face and _near(s, extra) for s in sightings):
                     sightings.append(extra)
+        if self.tracking:
+            self._remember(sightings)
         return self.judge(sightings)
 
-    def _detect(self, grey: np.ndarray) -> list[Sighting]:
-        corners, idx, _rejected = self._detector.detectMarkers(grey)
+    def _reread(self, frame, grey: np.ndarray, sightings: list[Sighting]) -> None:
+        """Re-reads remembered seats missing from this frame where their marker lay."""
+        read = {s.face.seat for s in sightings}
+        for seat, (old, _) in list(self._last.items()):
+            if seat in read:
+                continue
+            got = track.reread(frame, grey, old.corners, self._ids)
+            if got is not None and self._faces[self._ids[got[0]]].seat == seat:
+                sightings.append(Sighting(self._faces[self._ids[got[0]]], got[1]))
+
+    def _remember(self, sightings: list[Sighting]) -> None:
+        counts: dict[int, int] = {}
+        for s in sightings:
+            counts[s.face.seat] = counts.get(s.face.seat, 0) + 1
+        for s in sightings:
+            if counts[s.face.seat] == 1:  # an ambiguous seat is not a place to look again
+                self._last[s.face.seat] = (s, self._frame)
+        for seat in [k for k, (_, n) in self._last.items() if self._frame - n > self.forget_after]:
+            del self._last[seat]
+
+    def _detect(self, grey: np.ndarray, detector=None) -> list[Sighting]:
+        corners, idx, _rejected = (detector or self._detector).detectMarkers(grey)
         if idx is None:
             return []
         return [Sighting(self._faces[self._ids[int(i)]], c.reshape(4, 2)) for c, i in zip(corners, idx.ravel())]

@@ -102,7 +102,7 @@ class CameraSource(InputSource):
         self.preview_width = preview_width
         self._lock = threading.Lock()
         self._spec = None
-        self._reader = TokenReader(players, "token")
+        self._reader = TokenReader(players, "token", tracking=True)
         self._stabiliser = Stabiliser(stable_frames, max_gap)
         self._armed = True  # casting ballots; the app calls expect() as each vote opens
         self._posted: dict[int, dict] = {}  # seat -> ballot data last posted, so each is posted once
@@ -128,7 +128,8 @@ class CameraSource(InputSource):
         with self._lock:
             self._spec = spec
             self._armed = True
-            self._reader = TokenReader(self.players, "token" if kind == "binary" else "pick")
+            self._reader = TokenReader(self.players, "token" if kind == "binary" else "pick",
+                                       tracking=True)
             self._stabiliser.reset()
             self._posted.clear()
 

@@ -144,13 +144,16 @@ def _finger(img, rng, quad, mode):
 def make_scene(rng: np.random.Generator, level: str = "moderate", players: int = 8,
                faces: dict[int, str] | None = None, kind: str = "token", spin: float | None = None,
                extra: tuple[tuple[int, str], ...] = (),
-               **overrides) -> Scene:
+               look: np.random.Generator | None = None, **overrides) -> Scene:
     """One table scene. ``faces`` fixes what each seat shows (seats left out are not on the
     table); otherwise random sides. ``extra``: more cards (seat, face) — a second token, the
     other side — for the warnings; ``truth`` keeps the first card of a seat. ``spin`` fixes every
     card's turn in degrees; ``overrides`` replace the level's settings (side, tilt, blur, light,
-    glare, noise, finger)."""
+    glare, noise, finger). ``look``, if given, draws what changes from one video frame to the
+    next (fingers, glare, blur, noise, JPEG) while ``rng`` draws the table, cards and light: one
+    ``rng`` seed with several ``look`` seeds is one table filmed over several frames."""
     p = {**LEVELS[level], **overrides}
+    look = rng if look is None else look
     img = table_background(rng).astype(np.float32)
     truth: dict[int, str] = {}
     placed: list[Placed] = []
@@ -197,37 +200,37 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
     out = np.clip(img, 0, 255).astype(np.uint8)
     if p["finger"] != "none":
         for pl in placed:
-            if rng.random() < p.get("finger_p", 0.4):
-                _finger(out, rng, pl.quad, p["finger"])
+            if look.random() < p.get("finger_p", 0.4):
+                _finger(out, look, pl.quad, p["finger"])
     out = out.astype(np.float32)
     lo, hi = p["glare"]
     if hi > 0:
-        for _ in range(int(rng.integers(1, 3))):
-            target = placed[int(rng.integers(len(placed)))].quad.mean(axis=0) if placed else (W / 2, H / 2)
-            gxy = np.array(target) + rng.normal(0, 30, 2)
-            rad = rng.uniform(20, 60)
+        for _ in range(int(look.integers(1, 3))):
+            target = placed[int(look.integers(len(placed)))].quad.mean(axis=0) if placed else (W / 2, H / 2)
+            gxy = np.array(target) + look.normal(0, 30, 2)
+            rad = look.uniform(20, 60)
             # The blob is negligible beyond 4 radii: add it in that window only.
             bx0, by0 = (max(int(gxy[0] - 4 * rad), 0), max(int(gxy[1] - 4 * rad), 0))
             bx1, by1 = (min(int(gxy[0] + 4 * rad), W), min(int(gxy[1] + 4 * rad), H))
             if bx1 > bx0 and by1 > by0:
                 yy, xx = np.mgrid[by0:by1, bx0:bx1].astype(np.float32)
                 blob = np.exp(-(((xx - gxy[0]) ** 2 + (yy - gxy[1]) ** 2) / (2 * rad * rad)))
-                out[by0:by1, bx0:bx1] += (rng.uniform(lo, hi) * blob)[:, :, None]
+                out[by0:by1, bx0:bx1] += (look.uniform(lo, hi) * blob)[:, :, None]
     if p["blur"]:
-        length = int(rng.integers(1, p["blur"] + 1))
+        length = int(look.integers(1, p["blur"] + 1))
         if length > 1:
             k = np.zeros((length, length), np.float32)
             k[length // 2, :] = 1.0 / length
-            rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1.0)
+            rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), look.uniform(0, 180), 1.0)
             k = cv2.warpAffine(k, rot, (length, length))
             k /= max(k.sum(), 1e-6)
             out = cv2.filter2D(out, -1, k)
     noise = np.empty(out.shape, np.float32)
-    cv2.setRNGSeed(int(rng.integers(2 ** 31)))  # cv2.randn is ~10× quicker than numpy here
+    cv2.setRNGSeed(int(look.integers(2 ** 31)))  # cv2.randn is ~10× quicker than numpy here
     cv2.randn(noise, 0.0, float(p["noise"]))
     out += noise
     out = np.clip(out, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 95))])
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(look.integers(70, 95))])
     return Scene(cv2.imdecode(buf, cv2.IMREAD_COLOR), truth, placed)
 
 

@@ -20,7 +20,7 @@ def _decode(args) -> int:
     status = 0
     for path in args.images:
         try:
-            texts = decode_file(path, preprocess=not args.raw)
+            texts = decode_file(path, args.method)
         except BadInput as exc:
             print(f"decode: {exc}", file=sys.stderr)
             status = 1
@@ -52,8 +52,9 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("decode", help="read the QR codes in images")
     d.add_argument("images", nargs="+", metavar="IMAGE")
-    d.add_argument("--raw", action="store_true",
-                   help="OpenCV's detectors only, without this package's pre-processing")
+    d.add_argument("--method", choices=("best", "zxing", "opencv", "opencv-raw"), default="best",
+                   help="best (default): zxing-cpp, then fallbacks; zxing: zxing-cpp alone; "
+                   "opencv: OpenCV with pre-processing; opencv-raw: OpenCV's detectors alone")
     d.set_defaults(run=_decode)
     s = sub.add_parser("stickers", help="write a printable sticker sheet PDF")
     s.add_argument("--out", required=True, help="PDF file to write")

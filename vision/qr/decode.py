@@ -1,20 +1,28 @@
-"""Read QR codes from phone photos: OpenCV's two detectors behind a chain of pre-processing.
+"""Read QR codes from phone photos: zxing-cpp first, then OpenCV and pre-processing as a fallback.
 
-Each stage is tried only while the photo still has codes left to read: first the photo as it is
-(most photos stop here), then fixes for what goes wrong in phone photos: local contrast (CLAHE)
-and flattened lighting for glare and shadow, sharpening for blur, upscaling and tiles for a code
-small in the frame, and, for a code the detector found but could not read, a straightened crop
-that is binarised several ways. ``benchmarks/qr_decode.py`` measures what each stage is worth.
+zxing-cpp reads most photos on its own in about a millisecond. Each later stage runs only while
+the photo still has codes left to read: nothing read yet, or a code zxing found but could not
+decode (it reports those with ``return_errors``). The stages, cheapest first: a straightened,
+re-binarised crop of each found-but-unread code; zxing on the photo with fixes for what goes
+wrong in phone photos (sharpening for blur, local contrast and flattened lighting for glare and
+shadow); enlarged crops of sticker-like patches (small codes); then OpenCV's two detectors with
+the same fixes, where they add reads zxing misses. ``benchmarks/qr_decode.py`` and
+``benchmarks/qr_real.py`` measure what each part is worth.
+
+Nothing read here is trusted as a card: the phone server still checks every text's keyed check
+(``payload.parse``), so a misread cannot count.
 """
 from __future__ import annotations
 
 import io
 import os
 import threading
+import time
 import warnings
 
 import cv2
 import numpy as np
+import zxingcpp
 from PIL import Image
 
 from companion.core.events import BadInput
@@ -84,6 +92,29 @@ def _run(img: np.ndarray, found: _Found, scale=1.0, offset=(0, 0), which=(0, 1))
                       quads if quads is not None else [], scale, offset)
 
 
+_QR = zxingcpp.BarcodeFormat.QRCode
+
+
+def _quad_of(position) -> np.ndarray:
+    return np.float32([[p.x, p.y] for p in (position.top_left, position.top_right,
+                                           position.bottom_right, position.bottom_left)])
+
+
+def _zx(img: np.ndarray, found: "_Found", scale=1.0, offset=(0, 0),
+        binarizer=zxingcpp.Binarizer.LocalAverage) -> None:
+    """zxing-cpp on one image; codes it found but could not decode become ``unread`` quads."""
+    res = zxingcpp.read_barcodes(img, formats=_QR, return_errors=True, binarizer=binarizer)
+    if res:
+        found.add([b.text if b.valid else "" for b in res], [_quad_of(b.position) for b in res],
+                  scale, offset)
+
+
+def _zx_text(img: np.ndarray) -> str:
+    for b in zxingcpp.read_barcodes(img, formats=_QR):
+        return b.text
+    return ""
+
+
 def _clahe(g):
     return cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8)).apply(g)
 
@@ -115,25 +146,29 @@ def _straighten(gray, quad, size=231):
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def _read_unread(gray: np.ndarray, found: _Found) -> None:
+def _read_unread(gray: np.ndarray, found: _Found, opencv: bool = True) -> None:
     for quad in list(found.unread):
         crop = _straighten(gray, quad)
-        for variant in (crop, _sharpen(crop), _clahe(crop),
-                        cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1],
-                        _adaptive(_sharpen(crop))):
-            for det in _detectors():
+        variants = (crop, _sharpen(crop), _clahe(crop),
+                    cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1],
+                    _adaptive(_sharpen(crop)))
+        # zxing on every variant first (a fraction of a millisecond each), OpenCV after
+        tries = [(v, None) for v in variants]
+        if opencv:
+            tries += [(v, d) for v in variants for d in _detectors()]
+        for variant, det in tries:
+            if det is None:
+                text = _zx_text(variant)
+            else:
                 try:
                     text, _, _ = det.detectAndDecode(variant)
                 except cv2.error:
                     text = ""
-                if text:
-                    if text not in found.texts:
-                        found.texts.append(text)
-                    found.unread = [u for u in found.unread if u is not quad]
-                    break
-            else:
-                continue
-            break
+            if text:
+                if text not in found.texts:
+                    found.texts.append(text)
+                found.unread = [u for u in found.unread if u is not quad]
+                break
 
 
 def _candidates(gray: np.ndarray, max_n: int = 8) -> list[tuple[int, int, int, int]]:
@@ -199,66 +234,118 @@ def _unskewed(crop: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _read_candidates(gray: np.ndarray, found: _Found, side: int = 500) -> None:
+def _read_candidates(gray: np.ndarray, found: _Found, run=None, side: int = 500,
+                     max_n: int = 8) -> None:
+    """Enlarged crops of sticker-like patches, read with ``run`` (zxing or OpenCV).
+
+    zxing needs neither the contrast variants nor the unskewing OpenCV does (its binariser is
+    local and its detector takes any perspective): only the plain and sharpened crops."""
+    run = run or _run
+    light = run is _zx
     H, W = gray.shape[:2]
-    for x, y, w, h in _candidates(gray):
+    for x, y, w, h in _candidates(gray, max_n):
         m = int(0.25 * max(w, h))
         x0, y0 = max(0, x - m), max(0, y - m)
         x1, y1 = min(W, x + w + m), min(H, y + h + m)
         crop = gray[y0:y1, x0:x1]
         z = max(1.0, side / max(crop.shape[:2]))
         big = cv2.resize(crop, None, fx=z, fy=z, interpolation=cv2.INTER_CUBIC) if z > 1 else crop
-        for variant in (big, _sharpen(big, 2.0, 1.5), _clahe(big), _sharpen(big, 4.0, 2.5),
-                        cv2.threshold(_sharpen(big, 3.0, 2.0), 0, 255,
-                                      cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]):
+        variants = (lambda: big, lambda: _sharpen(big, 2.0, 1.5), lambda: _sharpen(big, 4.0, 2.5))
+        if not light:
+            variants += (lambda: _clahe(big), lambda: cv2.threshold(
+                _sharpen(big, 3.0, 2.0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1])
+        for variant in variants:
             before = len(found.texts)
-            _run(variant, found, z, (x0, y0))
+            run(variant(), found, z, (x0, y0))
             if len(found.texts) > before:
                 break
         else:
+            if light:
+                continue
             for variant in _unskewed(big):
                 # positions in an unskewed crop do not map back: keep only what was read
                 here = _Found()
-                _run(variant, here)
+                run(variant, here)
                 if here.texts:
                     found.texts += [t for t in here.texts if t not in found.texts]
                     break
 
 
-def decode_array(img: np.ndarray, preprocess: bool = True) -> list[str]:
+METHODS = ("best", "zxing", "opencv", "opencv-raw")
+
+
+def _opencv_stages(gray, work, f, found):
+    """OpenCV's detectors behind the pre-processing chain (this package's reader before zxing)."""
+    return [
+        ("OpenCV", "left", lambda: _run(work, found, f)),
+        ("OpenCV: unread crops", "left", lambda: _read_unread(gray, found)),
+        ("OpenCV: sticker crops", "left", lambda: _read_candidates(gray, found, _run)),
+        ("OpenCV: CLAHE", "left", lambda: _run(_clahe(work), found, f)),
+        ("OpenCV: flattened light", "left", lambda: _run(_flatten(work), found, f)),
+        ("OpenCV: sharpened", "left", lambda: _run(_sharpen(work), found, f)),
+        ("OpenCV: unread crops", "left", lambda: _read_unread(gray, found)),
+        ("OpenCV: adaptive threshold", "left", lambda: _run(_adaptive(_flatten(work)), found, f)),
+        ("OpenCV: unread crops", "left", lambda: _read_unread(gray, found)),
+    ]
+
+
+def decode_array(img: np.ndarray, method: str = "best", max_codes: int | None = None,
+                 trace: list | None = None) -> list[str]:
     """Texts of the QR codes in a BGR or grayscale image; [] when none can be read.
 
-    With ``preprocess=False`` only OpenCV's two detectors run on the photo as it is (the
-    benchmark's baseline).
+    ``method``: "best" (zxing-cpp, then the fallbacks while codes are left to read), "zxing"
+    (zxing-cpp alone), "opencv" (OpenCV's detectors with this package's pre-processing, no
+    zxing) or "opencv-raw" (OpenCV's detectors on the photo as it is). ``max_codes`` stops the
+    search once that many codes are read (a photo full of codes costs no more than it should).
+    ``trace``, if given, gets one (stage name, texts it added, CPU ms) per stage run.
     """
+    if method not in METHODS:
+        raise ValueError(f"unknown decode method {method!r} (known: {', '.join(METHODS)})")
     if img is None or img.size == 0:
         return []
     gray = _gray(img)
     found = _Found()
     work, f = _scaled(gray, WORK_SIDE)
-    _run(work, found, f)
-    if not preprocess:
-        return found.texts
+    # When a stage runs: "left" while codes are left to read (nothing read yet, or a code found
+    # but not decoded); "none" only while nothing at all is read (whole-crop passes cost tens of
+    # milliseconds: worth it for a photo zxing reads nothing in, not for the last of many codes);
+    # "located" only while nothing is read but zxing located a code it could not decode (OpenCV's
+    # pass costs a few hundred milliseconds: not for every photo without a code).
+    if method in ("best", "zxing"):
+        stages = [("zxing", "left", lambda: _zx(gray, found))]
+        if method == "best":
+            stages += [
+                ("zxing: unread crops", "left", lambda: _read_unread(gray, found, opencv=False)),
+                ("zxing: sharpened", "left", lambda: _zx(_sharpen(work), found, f)),
+                ("zxing: flattened light", "left", lambda: _zx(_flatten(work), found, f)),
+                ("zxing: global threshold", "left", lambda: _zx(
+                    gray, found, binarizer=zxingcpp.Binarizer.GlobalHistogram)),
+                ("zxing: sticker crops", "none", lambda: _read_candidates(gray, found, _zx)),
+                # Of OpenCV's stages only this one added reads after zxing's (a couple per
+                # hundred generated card photos, none on the real ones); the whole-photo passes
+                # added none and its unread-crop pass made the only misread seen
+                # (benchmarks/qr_decode.py --trace).
+                ("OpenCV: sticker crops", "located", lambda: _read_candidates(
+                    gray, found, _run, max_n=3)),
+            ]
+    else:
+        stages = _opencv_stages(gray, work, f, found)
+        if method == "opencv-raw":
+            stages = stages[:1]
 
-    def done():
-        return found.texts and not found.unread
-
-    # cheapest and most often useful first; each runs only while something is left to read
-    stages = [
-        lambda: _read_unread(gray, found),
-        lambda: _read_candidates(gray, found),
-        lambda: _run(_clahe(work), found, f),
-        lambda: _run(_flatten(work), found, f),
-        lambda: _run(_sharpen(work), found, f),
-        lambda: _read_unread(gray, found),
-        lambda: _run(_adaptive(_flatten(work)), found, f),
-        lambda: _read_unread(gray, found),
-    ]
-    for stage in stages:
-        if done():
+    for name, when, stage in stages:
+        if max_codes is not None and len(found.texts) >= max_codes:
             break
+        if found.texts and (when != "left" or not found.unread):
+            continue
+        if when == "located" and not found.unread:
+            continue
+        before, c0 = len(found.texts), time.process_time()
         stage()
-    return found.texts
+        if trace is not None:
+            trace.append((name, found.texts[before:], (time.process_time() - c0) * 1000))
+    return found.texts[:max_codes] if max_codes is not None else found.texts
+
 
 def read_image(path: str | os.PathLike) -> np.ndarray:
     """Load an image file; BadInput (one line) if it is missing, too big, or not an image."""
@@ -298,5 +385,5 @@ def image_from_bytes(data: bytes, name: str = "upload") -> np.ndarray:
     return img
 
 
-def decode_file(path: str | os.PathLike, preprocess: bool = True) -> list[str]:
-    return decode_array(read_image(path), preprocess)
+def decode_file(path: str | os.PathLike, method: str = "best") -> list[str]:
+    return decode_array(read_image(path), method)

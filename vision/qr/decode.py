@@ -22,8 +22,12 @@ import warnings
 
 import cv2
 import numpy as np
-import zxingcpp
 from PIL import Image
+
+try:
+    import zxingcpp
+except ImportError:  # no python-for-android recipe: on the tablet, OpenCV's stages read alone
+    zxingcpp = None
 
 from companion.core.events import BadInput
 
@@ -301,6 +305,10 @@ def decode_array(img: np.ndarray, method: str = "best", max_codes: int | None = 
     """
     if method not in METHODS:
         raise ValueError(f"unknown decode method {method!r} (known: {', '.join(METHODS)})")
+    if zxingcpp is None:
+        if method == "zxing":
+            raise ValueError("the zxing method needs the zxing-cpp package, which is not installed")
+        method = "opencv"
     if img is None or img.size == 0:
         return []
     gray = _gray(img)

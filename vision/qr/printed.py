@@ -23,10 +23,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import zxingcpp
 
 from . import payload, stickers
 from .synth import Photo, _table
+
+try:  # a benchmark generator's tool, not the app's: the tablet (no recipe) does without it
+    import zxingcpp
+except ImportError:
+    zxingcpp = None
 
 PROFILES = {
     "tune": dict(layout="L7160", size=(1600, 1200), code_px=(26, 160), tilt=50, bow=(0, 0.05),
@@ -66,6 +70,8 @@ def sheet_page(layout_name: str, key: bytes) -> Page:
     layout = stickers.layout_named(layout_name)
     cards = payload.deck_cards(payload.load_deck(), ("fate", "sway"))[:layout.per_page]
     gray = _rasterise(layout, cards, key)
+    if zxingcpp is None:
+        raise RuntimeError("printed sticker photos are located with zxing-cpp: pip install zxing-cpp")
     found = zxingcpp.read_barcodes(gray, formats=zxingcpp.BarcodeFormat.QRCode)
     want = {payload.encode(c, key) for c in cards}
     codes = tuple((b.text, np.float32([[p.x, p.y] for p in (

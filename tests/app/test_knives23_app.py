@@ -14,6 +14,16 @@ K, D = demo.K, demo.D
 OPTIONS = {"curia_knowledge": True, "kalends_spaces": 4, "dagger_start": 2}
 
 
+
+def until_the_voice_has_said_the_total(driver):
+    """The verdict's screen waits until the voice has said the last Curia total (and the table's
+    physical steps queued before it: flushes, Dagger moves, deck passes)."""
+    app, spent = driver.app, 0
+    while app.sm.current == "knives23.curia" and spent < 240:
+        driver.advance(2)
+        spent += 2
+    assert app.sm.current != "knives23.curia", "the voice never said the last total"
+
 def phase(driver):
     return driver.app.view.get("phase", "")
 
@@ -163,11 +173,7 @@ def play(driver, commands, shots, tap_until=None):
                 driver.advance(3)
                 shots.setdefault("curia", driver.screenshot("knives23/7_curia_reveal"))
             if app.view.get("phase") == "tableaux" and app.sm.current == "knives23.curia":
-                # the verdict's screen waits until the voice has said the last total
-                spent = 0
-                while app.sm.current == "knives23.curia" and spent < 60:
-                    driver.advance(1)
-                    spent += 1
+                until_the_voice_has_said_the_total(driver)
                 assert any(f"The total is {app.view['end']['running_total']}." in e.text
                            for e in app.narrator.history)
         elif k == "tableau":
@@ -492,6 +498,7 @@ def test_card_effects_and_a_corrected_miscount_keep_the_curia_equal_to_the_board
         tap_text(driver, card_label(card))
     assert app.view["phase"] == "tableaux"
     assert app.view["end"]["running_total"] == sum(c.get("knives", 0) - c.get("doves", 0) for c in real.curia)
+    until_the_voice_has_said_the_total(driver)
     # the tableaux, Cy's Citizen being Cicero (2 Sway sets)
     screen = driver.screen
     for p, t in (("Ann", {"laurels": 2}), ("Bo", {"blood": 1})):
@@ -576,6 +583,7 @@ def test_the_curia_reveal_takes_the_real_last_card_after_a_correction(driver):
     assert app.view["phase"] == "curia_reveal" and app.view["curia"]["count"] == 2
     for card in (K(5), K(5)):
         tap_text(driver, card_label(card))
+    until_the_voice_has_said_the_total(driver)
     assert app.sm.current == "knives23.tableaux"
     driver.tap(driver.screen.ids.correct_button)
     correct = driver.screen

@@ -126,6 +126,14 @@ class Script:
                 out.append(step)
         return out
 
+    def from_mark(self, name: str) -> "Script":
+        """The script from ``mark NAME`` to its end: a script cut short goes on from the step
+        it had reached (the journal keeps the mark's name)."""
+        for i, s in enumerate(self.steps):
+            if isinstance(s, Mark) and s.name == name:
+                return Script(self.name, self.steps[i:])
+        raise BadInput(f"{self.name}: no 'mark {name}'")
+
     def line_ids(self, context: dict | None = None) -> list[str]:
         """The filled line ids, e.g. to check a voice pack covers them all."""
         return [s.line_id for s in self.resolve(context) if isinstance(s, Say)]

@@ -29,14 +29,14 @@ K23_OPTIONS = {"curia_knowledge": True, "kalends_spaces": 4, "dagger_start": 2}
 class RealClockNarration:
     """The app's engines on the real clock with espeak-ng for one test, then back."""
 
-    def __init__(self, app, cache_dir):
-        self.app, self.cache_dir = app, cache_dir
+    def __init__(self, app, cache_dir, name="curia_real_clock"):
+        self.app, self.cache_dir, self.name = app, cache_dir, name
 
     def __enter__(self):
         app, n = self.app, self.app.narrator
         self.saved = (app.engine_clock, n.clock, n.speaker, n.audio_out)
         clock = MonotonicClock()
-        self.audio = RecordingAudioOut(str(ARTIFACTS / "app" / "curia_real_clock.wav"), clock)
+        self.audio = RecordingAudioOut(str(ARTIFACTS / "app" / f"{self.name}.wav"), clock)
         app.engine_clock = n.clock = clock
         n.audio_out = self.audio
         n.set_speaker(EspeakSpeaker(cache_dir=str(self.cache_dir)))
@@ -279,3 +279,104 @@ def test_a_typed_group_too_long_to_speak_in_its_slot_is_refused_on_the_issue_scr
     driver.type_into(screen.ids.typed, "Players with 2 or more Daggers")
     driver.tap(driver.find(cls="K23Button", text=tr("knives23.ui.narrate")))
     assert app.view["phase"] == "eyes_closed"
+
+
+@pytest.mark.app
+def test_a_resumed_eyes_closed_issue_goes_on_from_the_step_it_reached(driver):
+    """The app killed with eyes closed: the resumed game does not ask everyone to close their
+    eyes again; it goes on from the step the journal kept."""
+    app = driver.app
+    rest = _knives23_until(driver, "eyes_closed")
+    app.narrator.cancel()  # what was said before the Issue is not this test's
+    assert app.send_command(rest[0])
+    assert app.view["phase"] == "eyes_closed"
+    driver.advance(25)       # "..., open your eyes and look around." (step 3) is being said
+    game_id = app.session.game_id
+    noted = [e.data for e in app.journal.events(game_id) if e.kind == "narration_step"]
+    assert noted and noted[-1]["step"] == 3 and noted[-1]["script"].startswith("knives23.eyes_closed.")
+    app.leave_game()
+    assert not app.narrator.busy
+    assert app.resume_game(game_id)
+    driver.pump(4)
+    assert app.sm.current == "knives23.issue"
+    t0 = driver.clock.now()
+    driver.advance(2)
+    resumed = [e.line_id for e in app.narrator.history if e.started_at >= t0]
+    assert resumed and resumed[0].endswith("_open") and resumed[0] != "everyone_open", resumed
+    driver.advance(40)
+    said = [e.line_id for e in app.narrator.history if e.started_at >= t0]
+    assert "check_allegiance" not in said and "close_eyes" not in said
+    assert said[-1] == "everyone_open"
+    driver.advance(2)
+    assert app.view["phase"] != "eyes_closed"           # eyes open: the Issue goes on
+
+
+# what a line is about, and whether the table is still there when it is heard
+def _k23_line_true(app, key: str | None, text: str, since_result: int) -> bool:
+    view = app.view or {}
+    if key == "turn":
+        return view.get("phase") == "turn" and text.startswith(f"{(view.get('turn') or {}).get('player')},")
+    if key == "vote_open":
+        return view.get("phase") in ("issue_vote", "exile_vote")
+    if key in ("vote_reveal", "vote_result", "tie_decision"):
+        return since_result == 0     # news only until the table acts again
+    return True
+
+
+@pytest.mark.app
+@pytest.mark.slow
+def test_a_fast_tapped_turn_vote_and_reveal_never_shows_or_says_a_past_state(driver, tmp_path):
+    """Ann's turn, an Exile vote, its reveal and the next turns, tapped faster than the voice
+    (0.4 s apart) on the real clock with espeak-ng: at every moment the caption is the line
+    being spoken or nothing, and no line about a past turn, vote or result is heard."""
+    app = driver.app
+    rest = _knives23_until(driver, "move")
+    app.narrator.cancel()
+    segment = rest[:12]         # move, two Fate cards, call an Exile, 4 ballots, 3 steps, move
+    assert [c.kind for c in segment][3:8] == ["call_exile"] + ["cast_ballot"] * 4
+    heard = []                  # (text, key, was it true when it started)
+    state = {"since_result": 1}  # commands sent since the last vote's result (1: no result yet)
+    with RealClockNarration(app, tmp_path / "speech", name="k23_fast_taps"):
+        n = app.narrator
+        shown = n.on_caption
+
+        def caption(text, shown=shown):
+            if text:
+                cur = n.history[-1] if n.history else None
+                key = cur.key if cur is not None and cur.text == text else None
+                heard.append((text, key, _k23_line_true(app, key, text, state["since_result"])))
+            shown(text)
+        n.on_caption = caption
+
+        def check_now(moment):
+            cur = n.current_line
+            assert app.caption in ("", cur.text if cur is not None else ""), (moment, app.caption)
+            if app.caption:
+                entry = n.history[-1]
+                assert _k23_line_true(app, entry.key, entry.text, state["since_result"]), \
+                    (moment, entry.text, app.view["phase"])
+
+        for i, cmd in enumerate(segment):
+            votes = len(app.view.get("vote_history", []))
+            assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+            state["since_result"] += 1
+            if len(app.view.get("vote_history", [])) > votes:   # this ballot revealed the vote
+                state["since_result"] = 0
+                app.reveal_seen()
+            for _ in range(4):
+                driver.wait(0.1)
+                check_now(cmd.kind)
+            if i == 8:
+                driver.screenshot("narration/k23_fast_taps_after_the_reveal")
+        driver.screenshot("narration/k23_fast_taps_last_tap")
+        end = time.monotonic() + 25
+        while n.busy and time.monotonic() < end:
+            driver.wait(0.1)
+            check_now("after the taps")
+    said = [(t, k) for t, k, _ in heard]
+    print("heard:", *said, sep="\n  ")
+    print("dropped:", *[(d.line_id, d.why) for d in n.dropped], sep="\n  ")
+    assert all(ok for _, _, ok in heard), [h for h in heard if not h[2]]
+    turns = [t for t, k, _ in heard if k == "turn"]
+    assert turns and turns[-1].startswith(f"{app.view['turn']['player']},")   # the current turn is said
+    assert {"vote_result"} & {d.line_id for d in n.dropped}    # the result the table moved past

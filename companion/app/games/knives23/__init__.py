@@ -10,6 +10,7 @@ from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
+from companion.core.rules import NOTES
 from companion.core.timers import Countdown
 from companion.games.knives23 import cues as k23cues
 from companion.games.knives23.rules import Knives23Rules
@@ -202,7 +203,21 @@ def _still_true(app, name: str, ctx: dict):
         def phase_still_true() -> bool:
             return (app.view or {}).get("phase") in phases
         return phase_still_true
+    if name in ("vote_result", "decision"):
+        # a result is news until the table acts again (moves, calls an Exile, opens a vote):
+        # then it is a past state, dropped rather than said late
+        session = app.session
+        acted = _actions(session)
+
+        def result_still_true() -> bool:
+            return app.session is session and _actions(session) == acted
+        return result_still_true
     return None
+
+
+def _actions(session) -> int:
+    """How many of the table's actions the journal holds (its bookkeeping notes left out)."""
+    return sum(1 for e in session.events if e.kind not in NOTES)
 
 
 def _eyes_script(seq) -> str:

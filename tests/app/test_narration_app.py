@@ -3,9 +3,11 @@
 - The Curia reveal on the REAL clock with real espeak-ng: 10 cards tapped 1 s apart; the voice
   says the current total within 3 s of the last tap, the last total it says is the screen's,
   and the verdict's screen shows only after the voice has said it.
-- One narration state: Settings saved mid-Hidden-Phase keep the step; a pause ends with the
-  phase (pause, then "end the Hidden Phase now": the Discussion is spoken); a warning that is no
-  longer true when its turn comes is dropped, never spoken late.
+- One narration state, on the real clock with espeak-ng too: Settings saved mid-Hidden-Phase
+  keep the step; a pause ends with the phase (pause, then "end the Hidden Phase now": the
+  Discussion is spoken); a resumed timer's warning that is no longer true is dropped.
+- A resumed eyes-closed Issue (23 Knives) goes on from the step the journal kept.
+- A fast-tapped 23 Knives turn, Exile vote and reveal never shows or says a past state.
 """
 from __future__ import annotations
 
@@ -160,63 +162,144 @@ def _masks_hidden_phase(driver):
     return app, driver.screen
 
 
+class Heard:
+    """What the table hears and sees, moment by moment: every line as it starts (with what the
+    test's ``about()`` says of the table then), and checks that the caption is the line being
+    spoken or nothing."""
+
+    def __init__(self, app, about=lambda: None):
+        self.app, self.about, self.lines = app, about, []
+        n = app.narrator
+        shown = n.on_caption
+
+        def caption(text):
+            if text:
+                self.lines.append((time.monotonic(), text, self.about()))
+            shown(text)
+        n.on_caption = caption
+
+    def texts(self) -> list[str]:
+        return [t for _, t, _ in self.lines]
+
+    def check(self, moment=""):
+        n = self.app.narrator
+        cur = n.current_line
+        assert self.app.caption in ("", cur.text if cur is not None else ""), (moment, self.app.caption)
+
+    def watch(self, driver, seconds: float, until=None, moment=""):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not (until is not None and until()):
+            driver.wait(0.1)
+            self.check(moment)
+
+
 @pytest.mark.app
-def test_settings_saved_mid_hidden_phase_keep_the_step_and_the_narration(driver):
+@pytest.mark.slow
+def test_settings_saved_mid_hidden_phase_keep_the_step_and_the_narration(driver, tmp_path):
+    """Real clock, espeak-ng: the Hidden Phase at step 3 (kept in the journal, as after a
+    resume); Settings saved mid-step (espeak-ng, pace 1.2) neither cut nor restart it."""
     app, hidden = _masks_hidden_phase(driver)
-    driver.advance(32)
-    assert hidden.step == 3
-    said_before = len(app.narrator.history)
-    app.goto("settings")
-    driver.pump(4)
-    settings = app.screen("settings")
-    settings.ids.voice.text = tr("settings.voice.captions")
-    settings.ids.pace.value = 1.2
-    driver.tap(settings.ids.save)
-    assert app.sm.current == "masks.hidden"
-    assert app.narrator.busy and hidden.step == 3          # not cancelled, not restarted
-    assert app.narrator.pace == pytest.approx(1.2)          # applies from the next line
-    driver.advance(20)
-    assert hidden.step > 3
-    assert not any(e.skipped for e in app.narrator.history[said_before - 1:])
-    assert "Everyone, close your eyes." not in [e.text for e in app.narrator.history[said_before:]]
-    app.settings.pace = 1.0
+    with RealClockNarration(app, tmp_path / "speech", name="hidden_settings"):
+        heard = Heard(app, about=lambda: hidden.step)
+        app.narrator.cancel()
+        app.narration_progress.record(app.session.game_id, "masks.hidden", 3)
+        app.game_ui.start_hidden_phase(app)   # from the journal's step, as a resumed game does
+        heard.watch(driver, 4, moment="step 3 begins")
+        assert hidden.step == 3 and heard.texts()[0] == "Spy, open your eyes."
+        said_before = len(app.narrator.history)
+        app.goto("settings")
+        driver.pump(4)
+        settings = app.screen("settings")
+        settings.ids.voice.text = tr("settings.voice.espeak")
+        settings.ids.pace.value = 1.2
+        driver.tap(settings.ids.save)
+        assert app.sm.current == "masks.hidden"
+        assert app.narrator.busy and hidden.step == 3          # not cancelled, not restarted
+        assert app.narrator.pace == pytest.approx(1.2)          # applies from the next line
+        assert isinstance(app.narrator.speaker, EspeakSpeaker)
+        heard.check("just saved")
+        heard.watch(driver, 30, until=lambda: hidden.step == 4, moment="after the save")
+        assert hidden.step == 4
+        driver.screenshot("narration/hidden_settings_saved_step4")
+        history = app.narrator.history[said_before - 1:]
+        assert not any(e.skipped or e.interrupted for e in history)
+        assert heard.texts()[:3] == ["Spy, open your eyes.", heard.texts()[1], "Spy, close your eyes."]
+        assert "Everyone, close your eyes." not in heard.texts()
+        assert [s for _, _, s in heard.lines] == sorted(s for _, _, s in heard.lines)  # never back
+        assert app.narration_progress.step(app.session.game_id, "masks.hidden") == 4
+        assert not app.narrator.errors, app.narrator.errors[-3:]
+    app.settings.pace, app.settings.voice = 1.0, "captions"
     app.save_settings()
+    app.narrator.set_speaker(CaptionSpeaker())
 
 
 @pytest.mark.app
-def test_a_pause_ends_with_its_phase_and_the_discussion_is_spoken(driver):
+@pytest.mark.slow
+def test_a_pause_ends_with_its_phase_and_the_discussion_is_spoken(driver, tmp_path):
+    """Real clock, espeak-ng: pause on the Hidden Phase screen, then "end the Hidden Phase now":
+    the pause ends with the phase and the Discussion's start is heard at once."""
     app, hidden = _masks_hidden_phase(driver)
-    driver.advance(10)
-    driver.tap(hidden.ids.pause_button)
-    assert app.narrator.paused and hidden.paused and app.narration_paused   # one state
-    driver.screenshot("narration/hidden_paused")
-    hold(driver, hidden.ids.finish_button)
-    assert phase(driver) == "discussion"
-    assert not app.narrator.paused and not app.narration_paused
-    driver.advance(5)
-    assert any("minutes to talk" in e.text for e in app.narrator.history)
-    driver.screenshot("narration/discussion_after_paused_hidden_phase")
+    with RealClockNarration(app, tmp_path / "speech", name="pause_then_end"):
+        heard = Heard(app, about=lambda: phase(driver))
+        app.narrator.cancel()
+        app.game_ui.start_hidden_phase(app)
+        heard.watch(driver, 2, moment="hidden phase")
+        assert heard.texts() == ["Everyone, close your eyes."]
+        driver.tap(hidden.ids.pause_button)
+        assert app.narrator.paused and hidden.paused and app.narration_paused   # one state
+        assert app.caption == ""                                  # nothing is being said
+        heard.watch(driver, 2, moment="paused")
+        assert heard.texts() == ["Everyone, close your eyes."]    # silence while paused
+        driver.screenshot("narration/hidden_paused")
+        hold(driver, hidden.ids.finish_button)
+        assert phase(driver) == "discussion"
+        assert not app.narrator.paused and not app.narration_paused
+        heard.watch(driver, 3, moment="discussion")
+        start = "The Discussion begins. Masks are in effect. You have 7 minutes to talk."
+        assert heard.lines[-1][1:] == (start, "discussion")
+        assert app.caption == start                               # being said now
+        driver.screenshot("narration/discussion_after_paused_hidden_phase")
+        heard.watch(driver, 8, until=lambda: not app.narrator.busy, moment="discussion")
+        assert any(e.text == start and e.ended_at and not e.interrupted for e in app.narrator.history)
+        assert not app.narrator.errors, app.narrator.errors[-3:]
 
 
 @pytest.mark.app
-def test_a_warning_that_is_no_longer_true_is_never_spoken(driver):
+@pytest.mark.slow
+def test_a_resumed_timer_never_speaks_a_warning_that_is_no_longer_true(driver, tmp_path):
+    """Real clock, espeak-ng: a Discussion resumed from the journal with 35 s left. The table
+    pauses the narration across the 30 s mark: "Thirty seconds left" is never said late;
+    "Ten seconds." is said while true; the vote's count-in follows the end."""
     app, hidden = _masks_hidden_phase(driver)
-    hold(driver, hidden.ids.finish_button)
-    assert phase(driver) == "discussion"
-    driver.advance(420 - 125)            # 2:05 left
-    app.narration_toggle_pause()         # the table pauses the narration...
-    driver.advance(100)                  # ...while the Discussion clock runs on past 2:00 and 1:00
-    assert app.narration_paused
-    app.narration_toggle_pause()
-    driver.advance(1)
-    said = [e.text for e in app.narrator.history]
-    assert "Two minutes left." not in said and "One minute left." not in said
-    assert {d.text for d in app.narrator.dropped} >= {"Two minutes left.", "One minute left."}
-    driver.advance(10)                   # 14 s left: "Thirty seconds" fired at 25 s left, untrue
-    driver.advance(5)
-    said = [e.text for e in app.narrator.history]
-    assert "Ten seconds." in said and "Thirty seconds left." not in said
-    assert MIN_PACE <= app.narrator.pace <= MAX_PACE
+    with RealClockNarration(app, tmp_path / "speech", name="resumed_timer"):
+        hold(driver, hidden.ids.finish_button)
+        assert phase(driver) == "discussion"
+        countdown = app.game_ui.countdown
+        countdown.add(-(countdown.remaining() - 35.0))      # the table's own "take time off"
+        game_id = app.session.game_id
+        app.leave_game()                                   # kept in the journal: 35 s left
+        assert app.resume_game(game_id)
+        driver.pump(4)
+        countdown = app.game_ui.countdown
+        assert phase(driver) == "discussion" and 33 < countdown.remaining() <= 35.0
+        heard = Heard(app, about=lambda: countdown.remaining())
+        heard.watch(driver, 10, until=lambda: countdown.remaining() <= 33, moment="resumed")
+        app.narration_toggle_pause()                       # the bar's "Pause narration"
+        heard.watch(driver, 10, until=lambda: countdown.remaining() <= 27.5, moment="paused")
+        assert app.narration_paused and heard.texts() == []
+        app.narration_toggle_pause()
+        heard.watch(driver, 30, until=lambda: phase(driver) != "discussion", moment="resumed narration")
+        ended = time.monotonic()
+        heard.watch(driver, 3, moment="the vote")
+    texts = heard.texts()
+    print("heard:", *[(round(r, 2), t) for _, t, r in heard.lines], sep="\n  ")
+    assert "Thirty seconds left." not in texts
+    assert any(d.text == "Thirty seconds left." and d.why == "no longer true" for d in app.narrator.dropped)
+    ten = [r for _, t, r in heard.lines if t == "Ten seconds."]
+    assert len(ten) == 1 and 9.0 <= ten[0] <= 10.5      # true when it was said
+    assert phase(driver) != "discussion"                  # the vote follows the end
+    after = [(at, t) for at, t, _ in heard.lines if at >= ended - 0.5]
+    assert after and after[0][0] - ended < 1.5, after     # and its first line is heard at once
 
 
 @pytest.mark.app

@@ -321,6 +321,7 @@ class _Running:
     entry: Spoken | None = None
     overran: bool = False             # the audio outlasted the slot
     still_true: Callable[[], bool] | None = None  # a report: cut short once it is not
+    topic: str | None = None                      # see drop_topic
 
 
 @dataclass
@@ -532,9 +533,17 @@ class Narrator:
 
     def drop_topic(self, topic: str) -> int:
         """The state has moved on from ``topic`` (a game's phase): its lines still waiting are
-        dropped, never spoken late. The line sounding now finishes. Returns how many."""
+        dropped, never spoken late, and a line of it sounding now stops (its caption with it):
+        the caption never shows a past phase. Returns how many waiting lines were dropped."""
         before = len(self._queue)
         self._drop_queued(lambda q: q.topic == topic, "overtaken")
+        cur = self._current
+        if cur is not None and cur.topic == topic and not self.paused:
+            if isinstance(cur.step, Say) and cur.entry is not None:
+                self._cut_current("overtaken")
+            else:
+                self._current, self._anchor = None, self.clock.now()
+            self.tick()
         return before - len(self._queue)
 
     def enqueue_steps(self, steps, still_true=None, urgent: bool = False,
@@ -755,7 +764,8 @@ class Narrator:
     def _begin(self, step, start: float, now: float, queued: _Queued | None = None,
                utterance: Utterance | None = None) -> None:
         run = _Running(step, start, still_true=queued.still_true
-                       if queued is not None and not queued.finish else None)
+                       if queued is not None and not queued.finish else None,
+                       topic=queued.topic if queued is not None else None)
         self._current = run
         if isinstance(step, Say):
             utt = utterance or self._utterance(step, *self._prefetch.take(self.speaker, step, self._pace)[1:])

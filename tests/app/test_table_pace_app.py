@@ -9,6 +9,7 @@ and Exile vote, the Hidden Phase and the Discussion); Seven Knights and Cicero a
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -62,6 +63,29 @@ class PhaseListener:
                 if queued and queued[1] and queued[0] != now]
 
 
+@contextmanager
+def at_table_pace(app, tmp_path, name: str, topic: str):
+    """The real clock and espeak-ng, and a listener for the game's phase topic."""
+    with RealClockNarration(app, tmp_path / "speech", name=name):
+        listener = PhaseListener(app, topic)
+        try:
+            yield listener
+        finally:
+            listener.close()
+
+
+def finish_speaking(driver, listener, seconds: float, moment: str) -> None:
+    end = time.monotonic() + seconds
+    while listener.app.narrator.busy and time.monotonic() < end:
+        driver.wait(0.1)
+        listener.check(moment)
+
+
+def transcript(listener) -> str:
+    t0 = listener.heard[0][0] if listener.heard else 0.0
+    return "\n  ".join(f"{at - t0:5.1f} {now} {t}" for at, t, now, _ in listener.heard)
+
+
 def play_at_pace(driver, listener, actions, gap=1.0):
     """Each action (a callable) about ``gap`` seconds after the last, watching in between."""
     for i, act in enumerate(actions):
@@ -75,33 +99,25 @@ def play_at_pace(driver, listener, actions, gap=1.0):
 @pytest.mark.app
 @pytest.mark.slow
 def test_seven_knights_search_and_questions_at_table_pace(driver, tmp_path):
+    from companion.app.games.sevenknights import PHASE_TOPIC
     app = driver.app
-    with RealClockNarration(app, tmp_path / "speech", name="sevenknights_pace"):
-        from companion.app.games.sevenknights import PHASE_TOPIC
-        listener = PhaseListener(app, PHASE_TOPIC)
-        try:
-            driver.start_game("sevenknights", ["Ann", "Bo", "Cy", "Di", "Ed"], first="Ann",
-                              options={"mode": "basic"})
-            assert app.view["phase"] == "search"
-            driver.wait(3)                     # the round's start is heard
-            listener.check("round start")
-            looks = [lambda at=at: app.send("look", at=at) for at in ("Bo", "Cy", "Di", "center", "Ann")]
-            asks = [lambda t=t: app.send("ask_question", target=t, template="odd", answer="no")
-                    for t in ("Cy", "Di", "Ed", "Bo", "Cy")]
-            play_at_pace(driver, listener, looks, gap=1.0)
-            assert app.view["phase"] == "questions", app.root.ids.toast.message
-            driver.screenshot("narration/sevenknights_pace_questions")
-            play_at_pace(driver, listener, asks, gap=1.0)
-            assert app.view["phase"] == "recommendation", app.root.ids.toast.message
-            end = time.monotonic() + 30
-            while app.narrator.busy and time.monotonic() < end:
-                driver.wait(0.1)
-                listener.check("recommendation")
-            driver.screenshot("narration/sevenknights_pace_recommendation")
-        finally:
-            listener.close()
-    print("heard:", *[(round(at - listener.heard[0][0], 1), now, t) for at, t, now, _ in listener.heard],
-          sep="\n  ")
+    with at_table_pace(app, tmp_path, "sevenknights_pace", PHASE_TOPIC) as listener:
+        driver.start_game("sevenknights", ["Ann", "Bo", "Cy", "Di", "Ed"], first="Ann",
+                          options={"mode": "basic"})
+        assert app.view["phase"] == "search"
+        driver.wait(3)                     # the round's start is heard
+        listener.check("round start")
+        looks = [lambda at=at: app.send("look", at=at) for at in ("Bo", "Cy", "Di", "center", "Ann")]
+        asks = [lambda t=t: app.send("ask_question", target=t, template="odd", answer="no")
+                for t in ("Cy", "Di", "Ed", "Bo", "Cy")]
+        play_at_pace(driver, listener, looks, gap=1.0)
+        assert app.view["phase"] == "questions", app.root.ids.toast.message
+        driver.screenshot("narration/sevenknights_pace_questions")
+        play_at_pace(driver, listener, asks, gap=1.0)
+        assert app.view["phase"] == "recommendation", app.root.ids.toast.message
+        finish_speaking(driver, listener, 30, "recommendation")
+        driver.screenshot("narration/sevenknights_pace_recommendation")
+    print("heard:\n ", transcript(listener))
     assert not listener.stale(), listener.stale()
     texts = [t for _, t, _, _ in listener.heard]
     assert any(t.startswith("Recommendation Phase.") for t in texts)   # the phase now is said
@@ -112,42 +128,33 @@ def test_seven_knights_search_and_questions_at_table_pace(driver, tmp_path):
 @pytest.mark.app
 @pytest.mark.slow
 def test_cicero_draft_to_the_election_at_table_pace(driver, tmp_path):
+    from companion.app.games.cicero import PHASE_TOPIC
     app = driver.app
-    with RealClockNarration(app, tmp_path / "speech", name="cicero_pace"):
-        from companion.app.games.cicero import PHASE_TOPIC
-        listener = PhaseListener(app, PHASE_TOPIC)
-        try:
-            driver.start_game("cicero", ["Livia", "Marcus", "Octavia"], first="Octavia",
-                              seat_values={"Livia": {"age": 34}, "Marcus": {"age": 41},
-                                           "Octavia": {"age": 29}})
-            driver.wait(2)
-            listener.check("the draft")
+    with at_table_pace(app, tmp_path, "cicero_pace", PHASE_TOPIC) as listener:
+        driver.start_game("cicero", ["Livia", "Marcus", "Octavia"], first="Octavia",
+                          seat_values={"Livia": {"age": 34}, "Marcus": {"age": 41},
+                                       "Octavia": {"age": 29}})
+        driver.wait(2)
+        listener.check("the draft")
 
-            def move():
-                if app.sm.current == "reveal":
-                    driver.tap(driver.screen.ids.continue_button)
-                    return
-                v = app.view
+        def move():
+            if app.sm.current == "reveal":
+                driver.tap(driver.screen.ids.continue_button)
+                return
 
-                def send(c):
-                    app.session.rules.decide(app.session.state, c)
-                    assert app.send_command(c), app.root.ids.toast.message
-                execute_breaking_ties(send, table_move(v))
-            phases = []
-            for i in range(30):               # about 30 s of the table's actions
-                play_at_pace(driver, listener, [move], gap=1.0)
-                phases.append(app.view["phase"])
-                if i == 10:
-                    driver.screenshot("narration/cicero_pace_mid")
-            end = time.monotonic() + 20
-            while app.narrator.busy and time.monotonic() < end:
-                driver.wait(0.1)
-                listener.check("after the actions")
-        finally:
-            listener.close()
+            def send(c):
+                app.session.rules.decide(app.session.state, c)
+                assert app.send_command(c), app.root.ids.toast.message
+            execute_breaking_ties(send, table_move(app.view))
+        phases = []
+        for i in range(30):               # about 30 s of the table's actions
+            play_at_pace(driver, listener, [move], gap=1.0)
+            phases.append(app.view["phase"])
+            if i == 10:
+                driver.screenshot("narration/cicero_pace_mid")
+        finish_speaking(driver, listener, 20, "after the actions")
     print("phases:", phases)
-    print("heard:", *[(round(at - listener.heard[0][0], 1), now, t) for at, t, now, _ in listener.heard],
-          sep="\n  ")
+    print("heard:\n ", transcript(listener))
     assert len(set(phases)) >= 3                                        # the table moved on
     assert not listener.stale(), listener.stale()
     assert not app.narrator.errors, app.narrator.errors[-3:]

@@ -686,7 +686,7 @@ def test_the_masking_bed_never_falls_silent_on_the_real_sdl_audio_path():
     assert not info["mixer_loop"] and old > 0.005
 
 
-def test_a_new_phase_drops_the_last_phases_lines_still_waiting_never_the_one_sounding():
+def test_a_new_phase_drops_the_last_phases_lines_and_stops_the_one_sounding():
     n, clock, captions = _narrator()
     n.enqueue_script(parse_script("say a: Phase one, first line.\nsay b: Phase one, second line."), topic="phase")
     n.enqueue_script(parse_script("say c: Phase one, third line."), topic="phase")
@@ -694,8 +694,10 @@ def test_a_new_phase_drops_the_last_phases_lines_still_waiting_never_the_one_sou
     assert n.drop_topic("phase") == 2
     n.enqueue_script(parse_script("say d: Phase two."), topic="phase")
     _run(n, clock, 10)
-    assert [h.line_id for h in n.history] == ["a", "d"] and not n.history[0].skipped
+    assert [h.line_id for h in n.history] == ["a", "d"] and n.history[0].skipped
+    assert captions[captions.index("Phase one, first line.") + 1] in (None, "")  # stopped with it
     assert "Phase one, second line." not in captions
+    assert [d.line_id for d in n.dropped] == ["b", "c", "a"]
 
 
 def test_a_report_being_said_when_it_stops_being_true_is_cut_with_its_caption():

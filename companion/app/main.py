@@ -373,6 +373,9 @@ class CompanionApp(App):
         self._wake_engines(n.next_change_in())
 
     def on_narration_mark(self, name):
+        hook = getattr(self.game_ui, "on_narration_mark", None)
+        if hook is not None:  # a game keeps its script's step (23 Knives' eyes-closed Issue)
+            hook(self, name)
         # A screen may be waiting for the voice (the verdict after the last Curia total).
         if self.session is not None:
             Clock.schedule_once(lambda dt: self.session is not None and self._show_play_screen(), 0)

@@ -126,6 +126,14 @@ class Script:
                 out.append(step)
         return out
 
+    def from_mark(self, name: str) -> "Script":
+        """The script from ``mark NAME`` to its end: a script cut short goes on from the step
+        it had reached (the journal keeps the mark's name)."""
+        for i, s in enumerate(self.steps):
+            if isinstance(s, Mark) and s.name == name:
+                return Script(self.name, self.steps[i:])
+        raise BadInput(f"{self.name}: no 'mark {name}'")
+
     def line_ids(self, context: dict | None = None) -> list[str]:
         """The filled line ids, e.g. to check a voice pack covers them all."""
         return [s.line_id for s in self.resolve(context) if isinstance(s, Say)]
@@ -313,6 +321,7 @@ class _Running:
     entry: Spoken | None = None
     overran: bool = False             # the audio outlasted the slot
     still_true: Callable[[], bool] | None = None  # a report: cut short once it is not
+    topic: str | None = None                      # see drop_topic
 
 
 @dataclass
@@ -524,9 +533,17 @@ class Narrator:
 
     def drop_topic(self, topic: str) -> int:
         """The state has moved on from ``topic`` (a game's phase): its lines still waiting are
-        dropped, never spoken late. The line sounding now finishes. Returns how many."""
+        dropped, never spoken late, and a line of it sounding now stops (its caption with it):
+        the caption never shows a past phase. Returns how many waiting lines were dropped."""
         before = len(self._queue)
         self._drop_queued(lambda q: q.topic == topic, "overtaken")
+        cur = self._current
+        if cur is not None and cur.topic == topic and not self.paused:
+            if isinstance(cur.step, Say) and cur.entry is not None:
+                self._cut_current("overtaken")
+            else:
+                self._current, self._anchor = None, self.clock.now()
+            self.tick()
         return before - len(self._queue)
 
     def enqueue_steps(self, steps, still_true=None, urgent: bool = False,
@@ -747,7 +764,8 @@ class Narrator:
     def _begin(self, step, start: float, now: float, queued: _Queued | None = None,
                utterance: Utterance | None = None) -> None:
         run = _Running(step, start, still_true=queued.still_true
-                       if queued is not None and not queued.finish else None)
+                       if queued is not None and not queued.finish else None,
+                       topic=queued.topic if queued is not None else None)
         self._current = run
         if isinstance(step, Say):
             utt = utterance or self._utterance(step, *self._prefetch.take(self.speaker, step, self._pace)[1:])

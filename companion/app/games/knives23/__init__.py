@@ -10,6 +10,7 @@ from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
+from companion.core.rules import NOTES
 from companion.core.timers import Countdown
 from companion.games.knives23 import cues as k23cues
 from companion.games.knives23.rules import Knives23Rules
@@ -21,6 +22,7 @@ PHASE_SCREEN = {"setup": "checklist", "turn": "board", "exile_called": "board", 
                 "curia_reveal": "curia", "tableaux": "tableaux", "opportunists": "tableaux",
                 "over": "result"}
 CURIA_SAID = "curia_total_said"  # the mark after the last Curia total is spoken
+EYES_STEP = "eyes_step_"  # the eyes-closed script's marks: eyes_step_1 ... eyes_step_5
 SCREENS = ("checklist", "board", "decision", "issue", "curia", "tableaux", "result", "effects", "correct")
 # The panels the table opens by hand, and the phases in which they stay open.
 PANELS = {"effects": ("turn", "issue_resolve"),
@@ -162,14 +164,27 @@ class Knives23UI(GameUI):
         if phase == "eyes_closed":
             last = next((e for e in reversed(session.events) if e.kind == "eyes_closed"), None)
             key = (session.game_id, last.seq if last else None)
-            if self._eyes_key != key:  # a resumed game: narrate the eyes-closed Issue again
+            if self._eyes_key != key:  # a resumed game: the eyes-closed Issue goes on
                 self._eyes_key = key
                 ctx = k23cues.eyes_closed_context(view["eyes_closed"])
+                script = k23cues.load("eyes_closed")
+                # from the step the journal says it reached, not from "everyone, close your eyes"
+                reached = app.narration_progress.step(session.game_id, _eyes_script(key[1]))
+                if reached:
+                    script = script.from_mark(f"{EYES_STEP}{reached}")
                 app.narrator.cancel()
-                app.narrator.enqueue_script(k23cues.load("eyes_closed"), ctx)
+                app.narrator.enqueue_script(script, ctx)
             elif not app.narrator.busy:
                 # "finally, for everyone to reopen their eyes": the script is over
                 Clock.schedule_once(lambda dt: _eyes_open(app), 0)
+
+    def on_narration_mark(self, app, name: str) -> None:
+        """The eyes-closed narration reached a step: kept in the journal as it goes, so a
+        narration cut short (the app killed) resumes there."""
+        if name.startswith(EYES_STEP) and app.session is not None and self._eyes_key \
+                and self._eyes_key[0] == app.session.game_id:
+            app.narration_progress.record(app.session.game_id, _eyes_script(self._eyes_key[1]),
+                                          int(name[len(EYES_STEP):]))
 
     def bribe_remaining(self) -> float | None:
         return self.bribe.remaining() if self.bribe is not None else None
@@ -188,7 +203,26 @@ def _still_true(app, name: str, ctx: dict):
         def phase_still_true() -> bool:
             return (app.view or {}).get("phase") in phases
         return phase_still_true
+    if name in ("vote_result", "decision"):
+        # a result is news until the table acts again (moves, calls an Exile, opens a vote):
+        # then it is a past state, dropped rather than said late
+        session = app.session
+        acted = _actions(session)
+
+        def result_still_true() -> bool:
+            return app.session is session and _actions(session) == acted
+        return result_still_true
     return None
+
+
+def _actions(session) -> int:
+    """How many of the table's actions the journal holds (its bookkeeping notes left out)."""
+    return sum(1 for e in session.events if e.kind not in NOTES)
+
+
+def _eyes_script(seq) -> str:
+    """The name the journal keeps an eyes-closed narration's step under: one per Issue."""
+    return f"knives23.eyes_closed.{seq}"
 
 
 def _eyes_open(app) -> None:

@@ -123,27 +123,28 @@ def ntr(key: str, n: float, **values: Any) -> str:
     return forms[min(index, len(forms) - 1)].format(n=shown, **values)
 
 
+def keyed(key: str, **values: Any) -> dict:
+    """A sentence as data, for events and views: ``{"key": …, "values": {…}}`` (JSON as is);
+    ``text_of`` says it in whatever language is current when it is shown."""
+    return {"key": key, "values": values}
+
+
 def text_of(message: Any) -> str:
-    """A typed message (an error or outcome carrying ``key`` and ``values``) in the current
-    language; anything else as its ``str`` (English, for logs and the referee)."""
-    key = getattr(message, "key", None)
-    if key and has(key):
-        values = {k: _localised(v) for k, v in (getattr(message, "values", None) or {}).items()}
-        n = values.pop("n", None) if isinstance(_cat("en").get(key), tuple) else None
-        return ntr(key, n, **values) if n is not None else tr(key, **values)
-    return str(message)
-
-
-def _localised(value: Any) -> Any:
-    """A value that is itself a key-and-values pair (``{"key": …, "values": {…}}``) translated."""
-    if isinstance(value, dict) and set(value) <= {"key", "values"} and "key" in value:
-        return text_of(_Keyed(value["key"], value.get("values") or {}))
-    return value
-
-
-class _Keyed:
-    def __init__(self, key: str, values: dict):
-        self.key, self.values = key, values
+    """A message in the current language: a ``keyed`` dict, or a typed error or outcome that
+    carries ``key`` and ``values``; a plain string (typed by a person, or recorded by an older
+    version) as it is; anything else as its ``str`` (English, for logs and the referee). A
+    value that is itself keyed is translated too."""
+    if isinstance(message, dict) and "key" in message:
+        key, values = message["key"], message.get("values") or {}
+    else:
+        key, values = getattr(message, "key", None), getattr(message, "values", None) or {}
+    if not (isinstance(key, str) and has(key)):
+        return message if isinstance(message, str) else str(message)
+    values = {k: text_of(v) if isinstance(v, dict) else v for k, v in values.items()}
+    if isinstance(_cat("en").get(key), tuple):
+        values = dict(values)
+        return ntr(key, values.pop("n"), **values)
+    return tr(key, **values)
 
 
 def _cat(lang: str) -> Catalogue:

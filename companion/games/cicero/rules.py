@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from companion.core import votes
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
-from companion.core.i18n import tr
+from companion.core.i18n import keyed, tr
 from companion.core.rules import GameRules, require
 
 from . import economy, logic
@@ -242,7 +242,7 @@ class CiceroRules(GameRules):
         self._all_announced(state)
         spec = votes.VoteSpec(f"princeps-{state.round}", "weighted", state.players, state.players,
                               allow_self=True, weights=dict(state.votes_this_round()),
-                              question=tr("cicero.vote.question", round=state.round))
+                              question=keyed("cicero.vote.question", round=state.round))
         return votes.open_vote(state.book, spec)
 
     def _cmd_cast_ballot(self, state, d, command):

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from companion.core import votes
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
-from companion.core.i18n import tr
+from companion.core.i18n import keyed, tr
 from companion.core.rules import NARRATOR, TABLE, GameRules, require
 from companion.core.votes import VoteBook, VoteSpec
 
@@ -158,6 +158,12 @@ def _flag(setup: Mapping, key: str, default: bool) -> bool:
     if not isinstance(v, bool):
         raise BadInput(f"setup {key} must be true or false, got {v!r}")
     return v
+
+
+def group_words(group: str) -> str:
+    """The eyes-closed group as said and shown: a listed group's id in the current language,
+    a group typed from the Issue card as typed."""
+    return tr(f"knives23.group.{group}") if group in tables()["eyes_closed_groups"] else group
 
 
 def next_clockwise(players, name: str, by: int = 1) -> str:
@@ -460,7 +466,7 @@ class Knives23Rules(GameRules):
         ex = state.exile
         spec = VoteSpec(f"exile-{len(state.exiles) + 1}", "binary", state.players,
                         (scoring.EXILE, scoring.REMAIN),
-                        question=tr("knives23.vote.exile_question", caller=ex["caller"], target=ex["target"]))
+                        question=keyed("knives23.vote.exile_question", caller=ex["caller"], target=ex["target"]))
         return votes.open_vote(state.book, spec)
 
     def _do_sway(self, state, data, source):
@@ -519,7 +525,7 @@ class Knives23Rules(GameRules):
     def _open_issue_vote(self, state: State):
         n = sum(1 for v in state.book.history if v.spec.vote_id.startswith("issue-")) + 1
         spec = VoteSpec(f"issue-{n}", "binary", state.players, (scoring.RED, scoring.GREY),
-                        question=tr("knives23.vote.issue_question", red=state.issues["red"], grey=state.issues["grey"]))
+                        question=keyed("knives23.vote.issue_question", red=state.issues["red"], grey=state.issues["grey"]))
         return votes.open_vote(state.book, spec)
 
     # ballots from any input; the reveal is simultaneous
@@ -576,7 +582,7 @@ class Knives23Rules(GameRules):
         self._phase(state, "issue_resolve")
         group = data.get("group")
         if isinstance(group, str) and group in tables()["eyes_closed_groups"]:
-            words = tr(f"knives23.group.{group}")
+            words = group  # the group's id: said in the table's language when narrated and shown
         elif isinstance(group, str) and group.strip() and len(group) <= MAX_GROUP_WORDS and "\n" not in group:
             words = group.strip()  # typed by the group from the Issue card
             from .cues import check_spoken_group  # its lines must fit their fixed slots
@@ -989,7 +995,7 @@ class Knives23Rules(GameRules):
             colour = state.issues["colour"]
             return tr("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=tr(f"knives23.colour.{colour}"))
         if p == "eyes_closed":
-            return tr("knives23.prompt.eyes_closed", group=state.eyes_closed)
+            return tr("knives23.prompt.eyes_closed", group=group_words(state.eyes_closed))
         if p == "curia_reveal":
             return tr("knives23.prompt.curia_reveal", n=len(state.curia_revealed) + 1, count=state.curia_count,
                       total=running_total(state))

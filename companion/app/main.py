@@ -293,7 +293,7 @@ class CompanionApp(App):
         try:
             session = GameSession.start(self.journal, ui.rules, setup)
         except (BadInput, RuleError) as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return False
         self._attach(ui, session)
         return True
@@ -307,7 +307,7 @@ class CompanionApp(App):
         try:
             session = GameSession.resume(self.journal, game_id, ui.rules)
         except (BadInput, RuleError) as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return False
         self._attach(ui, session)
         return True
@@ -356,7 +356,7 @@ class CompanionApp(App):
         try:
             events = self.session.execute(command)
         except (RuleError, BadInput) as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return False
         self._publish(events)
         return True
@@ -367,7 +367,7 @@ class CompanionApp(App):
         try:
             events = self.session.undo()
         except RuleError as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return
         self._publish(events, force_screen=True)
 
@@ -376,7 +376,7 @@ class CompanionApp(App):
             src.poll()
         refused = self.commands.drain(self._handle_device_command)
         for cmd, exc in refused:
-            self.toast(f"{cmd.source}: {exc}")
+            self.toast(f"{cmd.source}: {i18n.error_text(exc)}")
             for src in self.sources:
                 src.on_refused(cmd, exc)
 
@@ -485,7 +485,7 @@ class CompanionApp(App):
         try:
             self.settings.save(self.data_dir / "settings.json")
         except BadInput as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return
         self.caption_size = self.settings.caption_size
         if self.settings.language != i18n.language():

@@ -100,7 +100,11 @@ def has(key: str) -> bool:
 
 def tr(key: str, **values: Any) -> str:
     """The text for ``key`` in the current language, with placeholders filled."""
-    text = _cat(_language).get(key)
+    return _tr(_language, key, values)
+
+
+def _tr(lang: str, key: str, values: dict) -> str:
+    text = _cat(lang).get(key)
     if text is None:
         text = _cat("en").get(key)
     if text is None:
@@ -112,7 +116,11 @@ def tr(key: str, **values: Any) -> str:
 
 def ntr(key: str, n: float, **values: Any) -> str:
     """The plural form of ``key`` for the count ``n`` (also given to the text as ``{n}``)."""
-    lang = _language if isinstance(_cat(_language).get(key), tuple) else "en"
+    return _ntr(_language, key, n, values)
+
+
+def _ntr(lang: str, key: str, n: float, values: dict) -> str:
+    lang = lang if isinstance(_cat(lang).get(key), tuple) else "en"
     forms = _cat(lang).get(key)
     if not isinstance(forms, tuple):
         raise KeyError(f"no plural catalogue entry {key!r}")
@@ -129,22 +137,30 @@ def keyed(key: str, **values: Any) -> dict:
     return {"key": key, "values": values}
 
 
-def text_of(message: Any) -> str:
-    """A message in the current language: a ``keyed`` dict, or a typed error or outcome that
-    carries ``key`` and ``values``; a plain string (typed by a person, or recorded by an older
-    version) as it is; anything else as its ``str`` (English, for logs and the referee). A
-    value that is itself keyed is translated too."""
+def text_of(message: Any, lang: str | None = None) -> str:
+    """A message in the current language (or ``lang``): a ``keyed`` dict, or a typed error or
+    outcome that carries ``key`` and ``values``; a plain string (typed by a person, or recorded
+    by an older version) as it is; anything else as its ``str`` (English, for logs and the
+    referee). A value that is itself keyed is translated too."""
+    lang = lang or _language
     if isinstance(message, dict) and "key" in message:
         key, values = message["key"], message.get("values") or {}
     else:
         key, values = getattr(message, "key", None), getattr(message, "values", None) or {}
     if not (isinstance(key, str) and has(key)):
         return message if isinstance(message, str) else str(message)
-    values = {k: text_of(v) if isinstance(v, dict) else v for k, v in values.items()}
+    values = {k: text_of(v, lang) if isinstance(v, dict) else v for k, v in values.items()}
     if isinstance(_cat("en").get(key), tuple):
-        values = dict(values)
-        return ntr(key, values.pop("n"), **values)
-    return tr(key, **values)
+        return _ntr(lang, key, values.pop("n"), values)
+    return _tr(lang, key, values)
+
+
+def error_text(exc: BaseException) -> str:
+    """A refusal as a person at the table reads it: its message in the current language, with
+    the rulebook's words it quotes (the rulebooks are English)."""
+    rule = getattr(exc, "rule", None)
+    text = text_of(exc) if getattr(exc, "key", None) else (exc.args[0] if exc.args else str(exc))
+    return f"{text} — “{rule}”" if rule else str(text)
 
 
 def _cat(lang: str) -> Catalogue:

@@ -27,8 +27,8 @@ KV_LITERAL = re.compile(r"""(['"])([a-z0-9_]+(?:\.[A-Za-z0-9_]+)+)\1""")
 
 def _is_tr(call: ast.Call) -> bool:
     f = call.func
-    return (isinstance(f, ast.Name) and f.id in ("tr", "ntr")) or \
-        (isinstance(f, ast.Attribute) and f.attr in ("tr", "ntr"))
+    return (isinstance(f, ast.Name) and f.id in ("tr", "ntr", "keyed")) or \
+        (isinstance(f, ast.Attribute) and f.attr in ("tr", "ntr", "keyed"))
 
 
 def _keys_of(node: ast.AST, literal: set, templates: set) -> None:

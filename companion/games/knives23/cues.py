@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from companion.core.events import BadInput, Event
-from companion.core.i18n import ntr, text_of, tr
+from companion.core.i18n import keyed, ntr, text_of, tr
 from companion.core.narration import Script, load_script, slug
 
 from . import scoring
@@ -41,7 +41,7 @@ def check_spoken_group(group: str) -> None:
         if isinstance(step, Say) and step.slot and "{" not in step.text:
             for pace in (MIN_PACE, 1.0, MAX_PACE):
                 if estimate.prepare(step.line_id, step.text, pace).duration_s > step.slot / pace:
-                    raise BadInput(tr("knives23.error.group_too_long", group=group))
+                    raise BadInput(keyed("knives23.error.group_too_long", group=group))
 
 
 def card_words(card) -> str:

@@ -36,8 +36,8 @@ class Catalogue(dict):
     plural_forms = "nplurals=2; plural=(n != 1);"
 
 
-def load_catalogue(lang: str, directory: Path = LOCALE_DIR) -> Catalogue:
-    folder = directory / lang
+def load_catalogue(lang: str, directory: Path | None = None) -> Catalogue:
+    folder = (directory or LOCALE_DIR) / lang
     if not folder.is_dir():
         raise BadInput(f"no catalogue for language {lang!r} ({folder} is missing)")
     merged = Catalogue()
@@ -76,8 +76,8 @@ def _plural_rule(header: str, where: str = "catalogue"):
                        f"({exc!r})") from None
 
 
-def languages(directory: Path = LOCALE_DIR) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if p.is_dir() and any(p.glob("*.po")))
+def languages(directory: Path | None = None) -> list[str]:
+    return sorted(p.name for p in (directory or LOCALE_DIR).iterdir() if p.is_dir() and any(p.glob("*.po")))
 
 
 def native_name(lang: str) -> str:

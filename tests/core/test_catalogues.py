@@ -78,7 +78,7 @@ def placeholders(text) -> set[str]:
     return {name for form in forms for _, name, _, _ in string.Formatter().parse(form) if name}
 
 
-def translation_problems(lang: str, directory: Path = i18n.LOCALE_DIR) -> list[str]:
+def translation_problems(lang: str, directory: Path | None = None) -> list[str]:
     """What is wrong with a translation against English, one line per problem."""
     en = i18n.load_catalogue("en", directory)
     other = i18n.load_catalogue(lang, directory)

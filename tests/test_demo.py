@@ -29,32 +29,6 @@ def test_the_demo_plays_a_game_and_records_its_narration(tmp_path):
     (artifacts / "narration.wav").write_bytes((out / "narration.wav").read_bytes())
 
 
-def _languages_for_the_test(tmp_path, monkeypatch):
-    """fr and de: the real catalogues once they are in the tree; until then stand-ins made
-    from English (every text marked «…» / ‹…›), so the replay mechanism is checked either way."""
-    from babel.messages.catalog import Catalog
-    from babel.messages.pofile import write_po
-
-    from companion.core import i18n
-    if all((i18n.LOCALE_DIR / lang).is_dir() for lang in ("fr", "de")):
-        return {"fr": None, "de": None}
-    en = i18n.load_catalogue("en")
-    for lang, (left, right) in {"fr": ("«", "»"), "de": ("‹", "›")}.items():
-        catalog = Catalog(locale=lang)
-        for key, text in en.items():
-            if isinstance(text, tuple):
-                catalog.add((key, key), tuple(f"{left}{t}{right}" for t in text))
-            else:
-                catalog.add(key, f"{left}{text}{right}")
-        (tmp_path / "locale" / lang).mkdir(parents=True)
-        with open(tmp_path / "locale" / lang / "all.po", "wb") as f:
-            write_po(f, catalog)
-    (tmp_path / "locale" / "en").symlink_to(i18n.LOCALE_DIR / "en")
-    monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path / "locale")
-    monkeypatch.setattr(i18n, "_catalogues", {})
-    return {"fr": "«", "de": "‹"}
-
-
 def _screens(text: str) -> list[str]:
     return [ln.strip() for ln in text.splitlines() if ln.strip().startswith(("screen:", "winners:"))]
 
@@ -62,7 +36,8 @@ def _screens(text: str) -> list[str]:
 def test_a_game_recorded_in_french_replays_in_german(tmp_path, monkeypatch, capsys):
     from companion import demo
     from companion.core import i18n
-    marks = _languages_for_the_test(tmp_path, monkeypatch)
+    from tests.languages import use_french_and_german
+    marks = use_french_and_german(tmp_path, monkeypatch)
     try:
         assert demo.main(["--lang", "fr", "--out", str(tmp_path / "fr")]) == 0
         french = capsys.readouterr().out

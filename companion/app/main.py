@@ -328,6 +328,27 @@ class CompanionApp(App):
     def abandon_game(self, game_id: int):
         self.journal.abandon(game_id)
 
+    def _rebuild_screens(self):
+        """Every screen made again in the new language: a .kv rule says tr(...) once, when its
+        widget is made. The game, its journal and the narrator carry on untouched."""
+        from companion.app.screens import load_all
+        current, old = self.sm.current, self.root
+        root = Builder.load_string("Root:\n")
+        self.root = self.root_widget = root
+        self.sm.transition = NoTransition()
+        for screen in load_all(self):
+            self.sm.add_widget(screen)
+        if self.game_ui is not None:
+            for screen in self.game_ui.build_screens(self):
+                self.sm.add_widget(screen)
+        self.bar_title = i18n.tr(self.game_ui.title if self.game_ui is not None else "app.title")
+        Window.remove_widget(old)
+        Window.add_widget(root)
+        if self.sm.has_screen(current):
+            self.sm.current = current
+        if self.session is not None:
+            self._publish([])   # the view's prompts in the new language
+
     def _attach(self, ui, session):
         for name in [s.name for s in self.sm.screens if "." in s.name]:
             self.sm.remove_widget(self.sm.get_screen(name))
@@ -490,6 +511,7 @@ class CompanionApp(App):
         self.caption_size = self.settings.caption_size
         if self.settings.language != i18n.language():
             i18n.set_language(self.settings.language)
+            self._rebuild_screens()
         self.voice_problem = ""
         self._speaker_override = None  # the table chose a voice: it wins over the start-up one
         self._voice_problem_shown = True  # save_settings says it itself, now

@@ -160,7 +160,7 @@ def error_text(exc: BaseException) -> str:
     the rulebook's words it quotes (the rulebooks are English)."""
     rule = getattr(exc, "rule", None)
     text = text_of(exc) if getattr(exc, "key", None) else (exc.args[0] if exc.args else str(exc))
-    return f"{text} — “{rule}”" if rule else str(text)
+    return f"{text} (rule: \"{rule}\")" if rule else str(text)  # as str(exc) has it in English
 
 
 def _cat(lang: str) -> Catalogue:

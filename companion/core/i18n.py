@@ -15,6 +15,7 @@ its own rule.
 from __future__ import annotations
 
 import gettext
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,17 @@ def set_language(lang: str) -> None:
 
 def language() -> str:
     return _language
+
+
+@contextmanager
+def speaking(lang: str):
+    """Words made inside are in ``lang`` (the journal's English log lines), then as before."""
+    global _language
+    before, _language = _language, _cat(lang) and lang
+    try:
+        yield
+    finally:
+        _language = before
 
 
 def has(key: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from . import i18n
 from .events import Command, Event, RuleError
 from .journal import Journal
 from .rules import GameRules, fold_step, undo_target
@@ -74,7 +75,8 @@ class GameSession:
         new = self.journal.append(self.game_id, items)
         self.events.extend(new)
         self.state = state
-        outcome = self.rules.outcome(self.state)
+        with i18n.speaking("en"):  # the games table's summary is a log line: English, whatever the table speaks
+            outcome = self.rules.outcome(self.state)
         status = self.journal.game(self.game_id).status
         if outcome is not None and status == "playing":
             self.journal.finish(self.game_id, outcome.get("winners", []), outcome.get("summary", ""))

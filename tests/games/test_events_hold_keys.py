@@ -79,3 +79,18 @@ def test_a_vote_question_is_said_in_the_language_it_is_shown_in(tmp_path, in_lan
     in_language("zz")
     assert votes.table_view(book.current)["question"] == f"«{english}»"
     assert "Tax" in english and "Games" in english
+
+
+def test_the_finished_games_summary_in_the_journal_is_english_whatever_the_table_speaks(tmp_path, in_language):
+    from companion.core.journal import Journal
+    test_knives23_golden.transcript(tmp_path / "en")
+    in_language("zz")
+    test_knives23_golden.transcript(tmp_path / "zz")
+    summaries = []
+    for folder in ("en", "zz"):
+        (db,) = [p for p in (tmp_path / folder).rglob("*") if p.suffix in (".db", ".sqlite", ".sqlite3")]
+        journal = Journal(db)
+        summaries.append([g.summary for g in journal.games()])
+        journal.close()
+    assert summaries[0] == summaries[1] and summaries[0][0] and "«" not in summaries[0][0]
+    assert i18n.language() == "zz"   # and the table's language is as it was

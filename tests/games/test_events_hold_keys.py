@@ -94,3 +94,17 @@ def test_the_finished_games_summary_in_the_journal_is_english_whatever_the_table
         journal.close()
     assert summaries[0] == summaries[1] and summaries[0][0] and "«" not in summaries[0][0]
     assert i18n.language() == "zz"   # and the table's language is as it was
+
+
+def test_eyes_closed_clip_names_are_the_same_in_every_language(in_language):
+    """A voice pack's clips are named by the group's id, not by its words in one language."""
+    from companion.games.knives23 import cues as k23
+    english = k23.eyes_closed_context("revealed_liberators")
+    in_language("zz")
+    other = k23.eyes_closed_context("revealed_liberators")
+    assert english["group"] == "Revealed Liberators" and other["group"].startswith("«")
+    assert english["group_key"] == other["group_key"] == "revealed_liberators"
+    ids = {s.line_id for s in k23.load("eyes_closed").resolve(other) if hasattr(s, "line_id")}
+    assert ids == {s.line_id for s in k23.load("eyes_closed").resolve(english) if hasattr(s, "line_id")}
+    typed = k23.eyes_closed_context("Players with 2 Daggers")   # typed words are said as typed
+    assert typed["group"] == "Players with 2 Daggers" and typed["group_key"] == "players_with_2_daggers"

@@ -924,9 +924,10 @@ def main(argv: list[str] | None = None) -> int:
             if not sep or not _NAME.match(name):
                 raise BadInput(f"placeholder values are written name=value, got {item!r}")
             context[name] = value
-        i18n.set_language(args.lang)
+        if args.lang in i18n.languages():  # its words for counts; a script may come before them
+            i18n.set_language(args.lang)
         script = load_script(args.script, args.lang)
-        speaker = make_speaker(args.speaker)
+        speaker = make_speaker(args.speaker, **({"voice": args.lang} if args.speaker == "espeak" else {}))
         timeline = script_timeline(script, context, speaker, args.pace, args.seed)
         for start, end, label in timeline:
             print(f"{start:8.2f} {end:8.2f}  {label}")

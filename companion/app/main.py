@@ -96,7 +96,12 @@ class CompanionApp(App):
         except BadInput as exc:
             log.error("%s — using default settings", exc)
             self._startup_error = str(exc)
-        i18n.set_language(self.settings.language)
+        try:
+            i18n.set_language(self.settings.language)
+        except BadInput as exc:  # a language whose catalogue is gone or broken: English, said once
+            log.error("%s — using English", exc)
+            self._startup_error = str(exc)
+            self.settings.language = "en"
         self.caption_size = self.settings.caption_size
         self.journal = Journal(self.data_dir / "journal.sqlite3")
         Builder.load_file(str(HERE / "app.kv"))

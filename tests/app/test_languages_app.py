@@ -80,3 +80,18 @@ def test_the_app_in_french_and_german(driver, tmp_path, monkeypatch):
         choose_language(driver, "English")
         assert i18n.language() == "en" and app.settings.language == "en"
         assert driver.find(root=app.root, cls="TopButton", text="Settings")
+
+
+@pytest.mark.app
+def test_a_settings_file_naming_a_missing_language_opens_in_english(tmp_path):
+    """Bad input at start-up: the real app (its own process) logs one line and opens in English."""
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "settings.json").write_text('{"language": "xx"}')
+    env = dict(os.environ, KIVY_HOME=str(tmp_path / "kivy"), KIVY_NO_ARGS="1", TABLE_COMPANION_FIRST_FRAME="1")
+    done = subprocess.run([sys.executable, "-m", "companion", "--data", str(tmp_path), "--boxes", "off"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "first-frame" in done.stdout   # it drew its first frame (then the benchmark hook quits)
+    assert "no catalogue for language 'xx'" in done.stderr + done.stdout and "using English" in done.stderr + done.stdout

@@ -90,6 +90,7 @@ def test_a_settings_file_naming_a_missing_language_opens_in_english(tmp_path):
     import sys
     (tmp_path / "settings.json").write_text('{"language": "xx"}')
     env = dict(os.environ, KIVY_HOME=str(tmp_path / "kivy"), KIVY_NO_ARGS="1", TABLE_COMPANION_FIRST_FRAME="1")
+    env.pop("KIVY_NO_CONSOLELOG", None)   # the one line is in the log
     done = subprocess.run([sys.executable, "-m", "companion", "--data", str(tmp_path), "--boxes", "off"],
                           capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -148,8 +148,8 @@ def _replay(recorded: Path, rules, narrator, clock, audio, out: Path, say) -> in
     print(f"replaying game {record.id} of {recorded} ({len(events)} events) in {i18n.native_name(i18n.language())}")
     state = rules.fold(record.setup, [])
     # one command's events were written together (one time stamp): shown as one step
-    for _, batch in groupby(enumerate(events), key=lambda ie: (ie[1].at, ie[1].source)):
-        batch = list(batch)
+    for _, grouped in groupby(enumerate(events), key=lambda ie: (ie[1].at, ie[1].source)):
+        batch = list(grouped)
         last = batch[-1][0]
         if any(ev.kind == "undo" for _, ev in batch):   # re-folds what is left, as the session does
             state = rules.fold(record.setup, events[:last + 1])

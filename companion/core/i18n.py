@@ -31,7 +31,7 @@ _language = "en"
 NATIVE_NAMES = {"en": "English", "fr": "Français", "de": "Deutsch"}
 
 
-class Catalogue(dict):
+class Catalogue(dict[str, "str | tuple[str, ...]"]):
     """key -> text (a ``str``, or a ``tuple`` of plural forms); ``plural_forms`` is the header line."""
 
     plural_forms = "nplurals=2; plural=(n != 1);"
@@ -56,11 +56,11 @@ def load_catalogue(lang: str, directory: Path | None = None) -> Catalogue:
         for message in catalog:
             if not message.id or message.fuzzy:
                 continue  # the header; a fuzzy guess is not a translation (gettext's rule)
-            key = message.id[0] if message.pluralizable else message.id
+            key = str(message.id[0] if isinstance(message.id, (tuple, list)) else message.id)
             if key in where:
                 raise BadInput(f"catalogue key {key!r} stands in both {where[key]} and {path.name}")
             where[key] = path.name
-            text = tuple(message.string) if message.pluralizable else message.string
+            text = tuple(message.string) if isinstance(message.string, (tuple, list)) else str(message.string or "")
             if (all(text) if isinstance(text, tuple) else text):  # untranslated: English fills in
                 merged[key] = text
     return merged
@@ -99,7 +99,8 @@ def language() -> str:
 def speaking(lang: str):
     """Words made inside are in ``lang`` (the journal's English log lines), then as before."""
     global _language
-    before, _language = _language, _cat(lang) and lang
+    _cat(lang)   # a missing catalogue raises before anything changes
+    before, _language = _language, lang
     try:
         yield
     finally:

@@ -36,8 +36,10 @@ import subprocess
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Callable
 
+from companion.core import i18n
 from companion.core.audio import AudioOut, default_masking_loop
 from companion.core.events import BadInput
 from companion.core.speakers import (CaptionSpeaker, Speaker, SpeechError, Utterance,
@@ -236,7 +238,28 @@ def parse_script(text: str, name: str = "<script>") -> Script:
     return Script(name, tuple(steps))
 
 
-def load_script(path: str) -> Script:
+def script_path(path: str, lang: str | None = None) -> str:
+    """The script in ``lang`` (default: the app's language): ``<folder>/<lang>/<name>.txt``
+    beside the English ``<folder>/<name>.txt``, or the English one if there is no translation."""
+    lang = lang or i18n.language()
+    if lang != "en":
+        own = os.path.join(os.path.dirname(path), lang, os.path.basename(path))
+        if os.path.isfile(own):
+            return own
+    return path
+
+
+def load_script(path: str, lang: str | None = None) -> Script:
+    """``path`` names the English script; the current language's own file is read if present."""
+    path = script_path(path, lang)
+    try:
+        return _load_script(path, os.stat(path).st_mtime_ns)
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read the script ({type(exc).__name__}: {exc})") from None
+
+
+@lru_cache(maxsize=256)
+def _load_script(path: str, mtime_ns: int) -> Script:  # parsed once per file version
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -909,6 +932,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pace", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--record", metavar="OUT.wav", help="also render it to a WAV")
+    parser.add_argument("--lang", default="en", help="the language: its scripts/<lang>/ file, "
+                        "its catalogue and (with --speaker espeak) its espeak-ng voice (en, fr, de)")
     args = parser.parse_args(argv)
     try:
         context = {}
@@ -917,8 +942,10 @@ def main(argv: list[str] | None = None) -> int:
             if not sep or not _NAME.match(name):
                 raise BadInput(f"placeholder values are written name=value, got {item!r}")
             context[name] = value
-        script = load_script(args.script)
-        speaker = make_speaker(args.speaker)
+        if args.lang in i18n.languages():  # its words for counts; a script may come before them
+            i18n.set_language(args.lang)
+        script = load_script(args.script, args.lang)
+        speaker = make_speaker(args.speaker, **({"voice": args.lang} if args.speaker == "espeak" else {}))
         timeline = script_timeline(script, context, speaker, args.pace, args.seed)
         for start, end, label in timeline:
             print(f"{start:8.2f} {end:8.2f}  {label}")

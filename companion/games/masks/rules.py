@@ -37,7 +37,7 @@ from typing import Any, Mapping, Sequence
 
 from companion.core import votes
 from companion.core.events import BadInput, Command, Event, RuleError
-from companion.core.i18n import tr
+from companion.core.i18n import keyed, tr
 from companion.core.rules import GameRules, require
 from companion.core.tally import PluralityAllTiedOut, TallyResult
 
@@ -415,7 +415,7 @@ class MasksRules(GameRules):
         spec = votes.VoteSpec(
             vote_id=VOTE_ID, kind="pick", voters=state.players,
             options=state.players + (CENTER,), allow_self=False,
-            allow_abstain=state.vanguard is not None, question=tr("masks.vote.question"))
+            allow_abstain=state.vanguard is not None, question=keyed("masks.vote.question"))
         events = [("discussion_ended", {})] + votes.open_vote(state.book, spec)
         if state.vanguard is not None:
             # The Vanguard's abstention is recorded at once, so the seats still map one to one

@@ -27,7 +27,7 @@ EN, DE = PKG / "locale" / "en", PKG / "locale" / "de"
 # Entries whose German text is rightly the English one: names, numbers and bare placeholders.
 SAME_IN_GERMAN = {
     "game.knives23", "game.masks", "game.sevenknights",
-    "game.cicero", "colour.orange", "settings.voice.espeak", "settings.pace", "devices.boxes_ports",
+    "game.cicero", "colour.orange", "storage.ok", "settings.voice.espeak", "settings.pace", "devices.boxes_ports",
     "devices.boxes_port_problem", "phone.answer.refused", "phone.card_serial",
     "knives23.title", "knives23.location.forum", "knives23.ui.extra", "knives23.ui.forum",
     "knives23.ui.player_at", "knives23.ui.opportunists", "cicero.title", "cicero.ui.less_time",

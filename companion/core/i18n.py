@@ -3,7 +3,7 @@
 A language's catalogue is the folder ``companion/locale/<lang>/``: gettext PO files (one per
 area — ``app.po``, ``knives23.po`` …) read with Babel. The msgid is the catalogue KEY
 (``picker.title``), the msgstr its text with ``{placeholders}``; a key may stand in only one
-file (docs: /work/briefs/po-format.md's format, summed up in companion/locale/README.txt).
+file (the format: companion/locale/README.txt).
 English is the reference; another language may leave keys out or untranslated (English is
 used for those). A group adds its language by adding a folder — no code changes.
 

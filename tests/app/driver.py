@@ -61,6 +61,16 @@ class Driver:
         data.mkdir(parents=True, exist_ok=True)
         app.data_dir = data
         app.journal = Journal(data / "journal.sqlite3")
+        # A test that saved Settings (a voice, a language) leaves them behind: every test starts
+        # from the defaults and the captions-only test voice on the engines' fake clock.
+        from companion.app.settings import Settings
+        from companion.core import i18n
+        from companion.core.speakers import CaptionSpeaker
+        if app.settings != Settings() or i18n.language() != "en":
+            app.settings = Settings()
+            i18n.set_language("en")
+        app._speaker_override = CaptionSpeaker()
+        app._make_narrator()
         app.narrator.cancel()
         app.narrator.history.clear()   # one narrator lives through every test: a fresh transcript
         app.narrator.dropped.clear()

@@ -1,0 +1,45 @@
+"""Random playthroughs of every game through its command table (tests/games/random_play.py)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from .random_play import play
+
+P8 = ["Ada", "Bo", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal"]
+
+
+def masks_setup(rng: random.Random) -> dict:
+    return {"players": P8[:5]}
+
+
+GAMES = {
+    "masks": ("companion.games.masks.rules", "MasksRules", masks_setup),
+}
+
+
+def _rules(game):
+    import importlib
+    module, cls, setup = GAMES[game]
+    return getattr(importlib.import_module(module), cls)(), setup
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_play(game, seed, tmp_path):
+    rules, setup = _rules(game)
+    tally = play(rules, setup, seed, 400, tmp_path / f"{game}.sqlite")
+    assert tally.legal > 150 and tally.illegal_refused > 20 and tally.wrong_type > 5
+    assert tally.replays >= 5 and tally.games >= 1
+    # the walk reaches the games' ends, and uses most of the vocabulary
+    assert tally.finished >= 1, tally
+    assert len(tally.commands) >= len(list(rules.commands)) * 0.6, sorted(tally.commands)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_random_play_long(game, tmp_path):
+    rules, setup = _rules(game)
+    for seed in range(3, 8):
+        play(rules, setup, seed, 2000, tmp_path / f"{game}-{seed}.sqlite")

@@ -142,13 +142,14 @@ def play(rules, make_setup: Callable[[random.Random], Mapping[str, Any]], seed: 
             seat = rng.choice(list(state.players)) if rng.random() < 0.2 else None
             legal = legal_commands(rules, state, seat)
             everything = legal if seat is None else legal_commands(rules, state)
-            assert everything or rules.outcome(state) is not None, \
+            # A dead end the table can only leave by undoing (see the report) is allowed.
+            assert everything or rules.outcome(state) is not None or session.can_undo(), \
                 f"seed {seed}: nothing is legal in phase {getattr(state, 'phase', '?')} and the game is not over"
             roll = rng.random()
-            if roll < undo_rate and session.can_undo():
+            if (roll < undo_rate or not everything) and session.can_undo():
                 session.undo()
                 tally.undos += 1
-            elif roll < illegal_rate or not legal:
+            elif roll < illegal_rate or not legal or not everything:
                 _try_illegal(rules, session, rng, everything, tally, seed)
             else:
                 entry = rng.choice(legal)

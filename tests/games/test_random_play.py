@@ -14,7 +14,16 @@ def masks_setup(rng: random.Random) -> dict:
     return {"players": P8[:5]}
 
 
+def sevenknights_setup(rng: random.Random) -> dict:
+    mode = rng.choice(["basic", "basic", "advanced", "unity", "groping"])
+    from companion.games.sevenknights.setup import MODES
+    m = MODES[mode]
+    n = rng.randint(m.min_players, m.max_players)
+    return {"players": P8[:n], "mode": mode, "first": rng.choice(P8[:n])}
+
+
 GAMES = {
+    "sevenknights": ("companion.games.sevenknights.rules", "SevenKnightsRules", sevenknights_setup),
     "masks": ("companion.games.masks.rules", "MasksRules", masks_setup),
 }
 

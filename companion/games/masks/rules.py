@@ -426,6 +426,8 @@ class MasksRules(GameRules):
     def _do_cast_ballot(self, state, data):
         self._phase(state, VOTING, what="Casting a vote")
         vote = state.book.current
+        # (An undo of the vote's opening alone leaves the Voting phase with no vote open.)
+        require(vote is not None, "No vote is in progress: undo once more to end the Discussion again")
         # Read the ballot leniently first, so a refusal can quote this rulebook's words.
         lenient = replace(vote.spec, allow_self=True, allow_abstain=True)
         voter, choice = votes.normalise_ballot(lenient, data)
@@ -439,6 +441,7 @@ class MasksRules(GameRules):
 
     def _do_reveal_vote(self, state, data):
         self._phase(state, VOTING, what="Revealing the votes")
+        require(state.book.current is not None, "No vote is in progress")
         waiting = state.book.current.waiting
         require(not waiting, f"still waiting for {', '.join(waiting)}", RULE_NO_ABSTAIN)
         return votes.reveal(state.book, False)

@@ -282,3 +282,18 @@ def ballot_args(choices: Callable[[Any], Sequence[Any]]) -> tuple[Arg, ...]:
 def force_arg():
     from .schema import Bool
     return Arg("force", Bool(), False, "reveal with ballots missing (where the game allows it)")
+
+
+@dataclass(frozen=True)
+class Numbers(Schema):
+    """An object of whole numbers keyed by text (a count per player): the type only; which
+    names and which ranges the rule function checks, in the rule's words."""
+
+    def check(self, value, path, ctx):
+        from .schema import Int, Text
+        if not isinstance(value, Mapping):
+            raise BadInput(f"{path}: must be an object of whole numbers per player, got {type(value).__name__}")
+        return {Text().check(k, path, ctx): Int(None, None).check(v, f"{path}.{k}", ctx) for k, v in value.items()}
+
+    def describe(self) -> str:
+        return "whole number per player"

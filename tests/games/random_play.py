@@ -118,7 +118,9 @@ def _random_illegal(rules, state, rng) -> tuple[str, dict, str | None]:
 
 def play(rules, make_setup: Callable[[random.Random], Mapping[str, Any]], seed: int, steps: int,
          path: Path, *, illegal_rate: float = 0.2, undo_rate: float = 0.03,
-         replay_every: int = 40, max_game: int = 400) -> Tally:
+         replay_every: int = 40, max_game: int = 600, side: frozenset = frozenset()) -> Tally:
+    """``side``: commands always legal that do not move the game on (corrections by hand);
+    they are picked one time in ten, so the walk reaches the games' ends."""
     rng = random.Random(seed)
     journal = Journal(path)
     tally = Tally()
@@ -152,7 +154,8 @@ def play(rules, make_setup: Callable[[random.Random], Mapping[str, Any]], seed: 
             elif roll < illegal_rate or not legal or not everything:
                 _try_illegal(rules, session, rng, everything, tally, seed)
             else:
-                entry = rng.choice(legal)
+                main = [e for e in legal if e.name not in side]
+                entry = rng.choice(main if main and rng.random() < 0.9 else legal)
                 spec = rules.commands[entry.name]
                 fresh = [c for c in rules.commands.candidates(spec, state, seat, rng=rng)
                          if rules.commands.accepts(rules, state, spec.name, c)]

@@ -29,7 +29,14 @@ def cicero_setup(rng: random.Random) -> dict:
     return {"players": players, "ages": ages, "options": {"economy": rng.random() < 0.5}}
 
 
+def knives23_setup(rng: random.Random) -> dict:
+    n = rng.randint(3, 8)
+    return {"players": P8[:n], "start_player": rng.choice(P8[:n]), "quid_pro_quo": rng.random() < 0.3,
+            "variant": rng.choice(["standard", "all-or-nothing"])}
+
+
 GAMES = {
+    "knives23": ("companion.games.knives23.rules", "Knives23Rules", knives23_setup),
     "cicero": ("companion.games.cicero.rules", "CiceroRules", cicero_setup),
     "sevenknights": ("companion.games.sevenknights.rules", "SevenKnightsRules", sevenknights_setup),
     "masks": ("companion.games.masks.rules", "MasksRules", masks_setup),

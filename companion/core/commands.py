@@ -297,3 +297,53 @@ class Numbers(Schema):
 
     def describe(self) -> str:
         return "whole number per player"
+
+
+# -- a whole game from a list of commands (the referee's ``play`` question) ----------------------
+
+def play(rules: Any, data: Mapping[str, Any]) -> dict:
+    """Play ``data["commands"]`` (each ``{"command": name, <its arguments>}``, or
+    ``{"command": "undo"}``) from ``data["setup"]`` through a real session on an in-memory
+    journal; the answer is the table's final view, the outcome and what is legal next. The
+    first refused command stops the game: ``BadInput``/``RuleError`` naming its index."""
+    from .journal import Journal
+    from .session import GameSession
+
+    journal = Journal(":memory:")
+    try:
+        try:
+            session = GameSession.start(journal, rules, data["setup"])
+        except (BadInput, RuleError) as exc:
+            raise type(exc)(f"setup: {exc}") from None
+        for i, entry in enumerate(data["commands"]):
+            if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
+                raise BadInput(f'commands[{i}]: must be an object like {{"command": "name", ...}}')
+            args = {k: v for k, v in entry.items() if k != "command"}
+            name = entry["command"]
+            try:
+                if name == "undo" and "undo" not in rules.commands:
+                    if args:
+                        raise BadInput("undo takes no arguments")
+                    session.undo()
+                else:
+                    session.execute(Command(name, args, "tablet"))
+            except RuleError as exc:
+                raise RuleError(f"commands[{i}] ({name}): {exc.args[0]}", exc.rule) from None
+            except BadInput as exc:
+                raise BadInput(f"commands[{i}] ({name}): {exc}") from None
+        return {"view": session.view(TABLE), "outcome": rules.outcome(session.state),
+                "events": len(session.events),
+                "legal": [entry.to_dict() for entry in legal_commands(rules, session.state)]}
+    finally:
+        journal.close()
+
+
+def play_question(rules_factory: Callable[[], Any]) -> Callable[[dict], dict]:
+    """The ``play`` question for a game's referee (one schema, one function for every game)."""
+    from .schema import List, Obj, Raw, question
+
+    @question(Obj({"setup": Raw(), "commands": List(Raw(), hi=20_000, why="a game is not that long")}))
+    def play_game(data: dict) -> dict:
+        return play(rules_factory(), data)
+    play_game.__doc__ = "A whole game: setup and commands in, the final view and outcome out."
+    return play_game

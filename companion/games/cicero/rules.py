@@ -589,6 +589,10 @@ def _players(state):
     return state.players
 
 
+def _or_nobody(state):
+    return (None,) + state.players
+
+
 def _numbers(lo, hi):
     """A sample of numbers, one per player (for random play and listing)."""
     return lambda state, rng: {p: rng.randint(lo, hi) for p in state.players}
@@ -649,13 +653,13 @@ COMMANDS = CommandTable("cicero", [
     _cmd("count_caste", CiceroRules._cmd_count_caste, R_MAJORITIES,
          Arg("caste", CASTE, False, "the Caste counted (the next one)", values=lambda s: CASTES),
          Arg("votes", NUMBERS, doc="each player's influence in it", sample=_numbers(0, 5)),
-         Arg("primus", Null(Text()), False, "the Princeps' choice in a tie for first", values=_players),
-         Arg("secundus", Null(Text()), False, "the Princeps' choice in a tie for second", values=_players),
+         Arg("primus", Null(Text()), False, "the Princeps' choice in a tie for first", values=_or_nobody),
+         Arg("secundus", Null(Text()), False, "the Princeps' choice in a tie for second", values=_or_nobody),
          doc="one Caste's majority"),
     _cmd("count_guild", CiceroRules._cmd_count_guild, R_MAJORITIES,
          Arg("guild", Text(), False, "the Guild counted (the next one)", values=lambda s: GUILDS),
          Arg("symbols", NUMBERS, doc="each player's symbols of it", sample=_numbers(0, 4)),
-         Arg("choice", Null(Text()), False, "the Princeps' choice in a tie", values=_players),
+         Arg("choice", Null(Text()), False, "the Princeps' choice in a tie", values=_or_nobody),
          doc="one Guild's majority"),
     _cmd("guild_use", CiceroRules._cmd_guild_use, R_GUILD_CHOICE,
          Arg("use", Text(), doc="the Guild's power or its Prestige", values=lambda s: GUILD_USES),
@@ -670,7 +674,7 @@ COMMANDS = CommandTable("cicero", [
          doc="a change of Prestige by hand"),
     _cmd("economy", CiceroRules._cmd_economy, economy.R_INFLUENCE,
          Arg("item", Text(), doc="what changes", values=lambda s: economy.ITEMS),
-         Arg("player", Null(Text()), False, "whose (none for the Legions)", values=_players),
+         Arg("player", Null(Text()), False, "whose (none for the Legions)", values=_or_nobody),
          Arg("caste", Null(CASTE), False, "the Caste (for influence)", values=lambda s: CASTES),
          Arg("delta", Int(None, None), doc="the change (not 0)", sample=lambda s, rng: rng.choice([-1, 1, 2])),
          doc="one change to the tracked economy (optional)"),

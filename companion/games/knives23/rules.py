@@ -1104,6 +1104,12 @@ def _tableau_sample(state, rng) -> dict:
     return {"player": rng.choice(waiting), "citizen": {"laurels": laurels, "blood": blood}, "sway": sway}
 
 
+def _tapped_card(state, rng):
+    """A card tapped in without a serial, the one a scan may claim (else any card)."""
+    tapped = [r["card"] for r in state.curia_revealed if r["serial"] is None]
+    return dict(rng.choice(tapped)) if tapped else _fate(rng)
+
+
 SPACES = tuple(range(1, 6))
 NOTE = Text()
 BY = Arg("by", NOTE, False, "what made it happen (the Issue or Citizen)",
@@ -1192,7 +1198,7 @@ COMMANDS = CommandTable("knives23", [
          Arg("serial", Null(Text()), False, "the card's sticker serial (a phone or the camera)"),
          who=(TABLE, DEVICE), doc="one Curia card is revealed"),
     _cmd("curia_claim", Knives23Rules._do_curia_claim, R_CURIA,
-         Arg("card", Raw(), doc="the scanned Fate card", sample=lambda s, rng: _fate(rng)),
+         Arg("card", Raw(), doc="the scanned Fate card", sample=_tapped_card),
          Arg("serial", Text(), doc="its sticker serial", sample=lambda s, rng: f"s{rng.randint(1, 86)}"),
          who=(DEVICE,), doc="a scan names the serial of a card already tapped in"),
     _cmd("tableau", Knives23Rules._do_tableau, R_TABLEAU,

@@ -281,22 +281,30 @@ def ballot_args(choices: Callable[[Any], Sequence[Any]]) -> tuple[Arg, ...]:
 
 def force_arg():
     from .schema import Bool
-    return Arg("force", Bool(), False, "reveal with ballots missing (where the game allows it)")
+    return Arg("force", Bool(), False, "reveal with ballots missing (where the game allows it)",
+               values=lambda s: (True, False))
 
 
 @dataclass(frozen=True)
-class Numbers(Schema):
-    """An object of whole numbers keyed by text (a count per player): the type only; which
-    names and which ranges the rule function checks, in the rule's words."""
+class PerPlayer(Schema):
+    """An object keyed by text (one entry per player) whose values have one type (whole numbers
+    unless told): the type only; which names and which values the rule function checks, in the
+    rule's words."""
+    value: Schema | None = None
 
     def check(self, value, path, ctx):
         from .schema import Int, Text
+        inner = self.value or Int(None, None)
         if not isinstance(value, Mapping):
-            raise BadInput(f"{path}: must be an object of whole numbers per player, got {type(value).__name__}")
-        return {Text().check(k, path, ctx): Int(None, None).check(v, f"{path}.{k}", ctx) for k, v in value.items()}
+            raise BadInput(f"{path}: must be an object with one entry per player, got {type(value).__name__}")
+        return {Text().check(k, path, ctx): inner.check(v, f"{path}.{k}", ctx) for k, v in value.items()}
 
     def describe(self) -> str:
-        return "whole number per player"
+        return f"{describe(self.value) if self.value else 'whole number'} per player"
+
+
+def Numbers() -> PerPlayer:
+    return PerPlayer()
 
 
 # -- a whole game from a list of commands (the referee's ``play`` question) ----------------------
@@ -347,3 +355,16 @@ def play_question(rules_factory: Callable[[], Any]) -> Callable[[dict], dict]:
         return play(rules_factory(), data)
     play_game.__doc__ = "A whole game: setup and commands in, the final view and outcome out."
     return play_game
+
+
+def legal_values(rules: Any, state: Any, name: str, arg: str, seat: str | None = None) -> tuple:
+    """The values of one argument the rules accept now for one command (what a screen offers);
+    empty when the command is not legal now."""
+    table = rules.commands
+    spec = table[name]
+    seen: list[Any] = []
+    for c in table.candidates(spec, state, seat):
+        v = c.get(arg, ABSENT)
+        if v is not ABSENT and v not in seen and table.accepts(rules, state, name, c):
+            seen.append(v)
+    return tuple(seen)

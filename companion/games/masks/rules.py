@@ -36,12 +36,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from companion.core import votes
-from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, CommandSpec, CommandTable, ballot_args,
-                                     force_arg)
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, CommandSpec, CommandTable, PerPlayer,
+                                     ballot_args, force_arg)
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import tr
 from companion.core.rules import GameRules, require
-from companion.core.schema import List, Map, Null, Player, Text
+from companion.core.schema import List, Null, Player, Text
 from companion.core.tally import PluralityAllTiedOut, TallyResult
 
 CENTER = votes.CENTER  # the Bystanders, as a vote option
@@ -654,9 +654,9 @@ COMMANDS = CommandTable("masks", [
          Arg("target", Player(), values=_players, doc="who is eliminated instead"),
          doc="the Executioner names another player"),
     _cmd("enter_identities", MasksRules._do_enter_identities, RULE_REVEAL,
-         Arg("identities", Map(Text(choices=IDENTITIES), all_keys=True), doc="each player's final Identity",
+         Arg("identities", PerPlayer(Text()), doc="each player's final Identity (one of the 8 cards)",
 ),
-         Arg("center", List(Text(choices=IDENTITIES), BYSTANDERS, BYSTANDERS), doc="the 3 Bystanders",
+         Arg("center", List(Text()), doc="the 3 Bystanders' Identities",
 ),
          Arg("royalist", Null(Player()), False, "the tapped Royalist, or null",
              values=lambda s: (None,) + s.players),

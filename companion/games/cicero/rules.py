@@ -10,11 +10,12 @@ commands to them and folds the events.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Mapping
 
 from companion.core import votes
-from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, CommandSpec, CommandTable, Numbers,
-                                     ballot_args, force_arg)
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
+                                     force_arg, Numbers, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
 from companion.core.rules import GameRules, require
@@ -580,13 +581,10 @@ def space_name(space: str) -> str:
 
 # -- the command table (companion.core.commands) ------------------------------------------------
 
-def _cmd(name, handler, rule, *args, who=(TABLE,), doc="", seat_arg=None):
-    return CommandSpec(name, who, tuple(args), rule, lambda rules, state, d, c: handler(rules, state, d, c),
-                       doc, seat_arg)
+_cmd = partial(command, passes="command")
 
 
-def _players(state):
-    return state.players
+_players = players_of
 
 
 def _or_nobody(state):

@@ -11,11 +11,12 @@ never leaves half a command applied.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Mapping
 
 from companion.core import votes
-from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, CommandSpec, CommandTable, ballot_args,
-                                     force_arg)
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
+                                     force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
 from companion.core.rules import NARRATOR, GameRules, require
@@ -1073,13 +1074,10 @@ R_OPPORTUNISTS = ("V. Now is the time for Opportunists to act: Opportunists may 
 R_CORRECT = R_CURIA  # a correction sets the board to what the table sees
 
 
-def _cmd(name, handler, rule, *args, who=(TABLE,), doc="", seat_arg=None, sample=None):
-    return CommandSpec(name, who, tuple(args), rule,
-                       lambda rules, state, d, c: handler(rules, state, d, c.source), doc, seat_arg, sample)
+_cmd = partial(command, passes="source")
 
 
-def _players(state):
-    return state.players
+_players = players_of
 
 
 def _fate(rng, kinds=("knives", "doves")):

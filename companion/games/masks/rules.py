@@ -33,11 +33,12 @@ Readings where the rulebook is silent (each is shown to the table when it applie
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Mapping, Sequence
 
 from companion.core import votes
-from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, CommandSpec, CommandTable, PerPlayer,
-                                     ballot_args, force_arg)
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
+                                     force_arg, PerPlayer, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import tr
 from companion.core.rules import GameRules, require
@@ -619,13 +620,10 @@ RULE_HIDDEN = ("Everyone closes their eyes. The narrator will call on specific I
 RULE_DISCUSSION_END = "Once the 7 minutes are up, proceed immediately to the Voting Phase."
 
 
-def _cmd(name, handler, rule, *args, who=(TABLE,), doc="", seat_arg=None, sample=None):
-    return CommandSpec(name, who, tuple(args), rule, lambda rules, state, d, c: handler(rules, state, d),
-                       doc, seat_arg, sample)
+_cmd = partial(command, passes="data")
 
 
-def _players(state):
-    return state.players
+_players = players_of
 
 
 def _choices(state):

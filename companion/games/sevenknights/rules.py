@@ -14,11 +14,12 @@ flags a next First player the revealed tiles rule out.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Mapping
 
 from companion.core import votes
-from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, CommandSpec, CommandTable, ballot_args,
-                                     force_arg)
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
+                                     force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import tr
 from companion.core.rules import GameRules
@@ -687,13 +688,10 @@ def setup_steps(mode: Mode, n: int) -> list[str]:
 
 # -- the command table (companion.core.commands) ------------------------------------------------
 
-def _cmd(name, handler, rule, *args, who=(TABLE,), doc="", seat_arg=None):
-    return CommandSpec(name, who, tuple(args), rule,
-                       lambda rules, state, d, c: handler(rules, state, d, c.source), doc, seat_arg)
+_cmd = partial(command, passes="source")
 
 
-def _players(state):
-    return state.players
+_players = players_of
 
 
 def _look_at(state):

@@ -61,9 +61,9 @@ def _rules(game):
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_random_play(game, tmp_path):
     rules, setup = _rules(game)
-    tally = play(rules, setup, 1, 400, tmp_path / f"{game}.sqlite", side=SIDE.get(game, frozenset()),
+    tally = play(rules, setup, 1, 750, tmp_path / f"{game}.sqlite", side=SIDE.get(game, frozenset()),
                  ignored=IGNORED.get(game, frozenset()))
-    assert tally.legal > 150 and tally.illegal_refused > 20 and tally.wrong_type > 5
+    assert tally.legal > 400 and tally.illegal_refused > 50 and tally.wrong_type > 15
     assert tally.replays >= 5 and tally.games >= 1
     # the walk reaches the games' ends, and uses most of the vocabulary
     assert tally.finished >= 1, tally

@@ -24,6 +24,7 @@ from kivy.utils import platform
 
 from companion.core import i18n
 from companion.core.clock import MonotonicClock
+from companion.core.commands import legal_values
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.inputs import CommandQueue, DeviceInfo
 from companion.core.journal import (DataInUse, DataLock, Journal, JournalDamaged, JournalError,
@@ -527,6 +528,13 @@ class CompanionApp(App):
     # -- commands --------------------------------------------------------------------------
     def send(self, kind: str, source: str = "tablet", **data) -> bool:
         return self.send_command(Command(kind, data, source))
+
+    def legal(self, name: str, arg: str) -> tuple:
+        """The values of ``arg`` the rules accept now for command ``name``: a screen offers exactly
+        these (companion.core.commands.legal_values), never its own copy of the rule."""
+        if self.session is None:
+            return ()
+        return legal_values(self.session.rules, self.session.state, name, arg)
 
     def send_command(self, command: Command) -> bool:
         """Run a command through the rules. A refusal shows its one-line reason and changes nothing."""

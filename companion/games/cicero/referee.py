@@ -187,3 +187,10 @@ def prestige(data: Mapping[str, Any]) -> dict:
 
 QUESTIONS = {"princeps": princeps, "first_princeps": first_princeps, "caste_majority": caste_majority,
              "guild_majority": guild_majority, "tribute": tribute, "prestige": prestige}
+
+# A whole game from a list of commands, through the command table (docs/commands.md).
+from companion.core.commands import play_question  # noqa: E402
+
+from .rules import CiceroRules  # noqa: E402
+
+QUESTIONS["play"] = play_question(CiceroRules)

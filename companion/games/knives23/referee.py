@@ -152,3 +152,10 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
 
 QUESTIONS = {"final": final, "exile": exile, "issue_vote": issue_vote, "cicero": cicero,
              "end_of_turn": end_of_turn}
+
+# A whole game from a list of commands, through the command table (docs/commands.md).
+from companion.core.commands import play_question  # noqa: E402
+
+from .rules import Knives23Rules  # noqa: E402
+
+QUESTIONS["play"] = play_question(Knives23Rules)

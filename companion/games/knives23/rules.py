@@ -11,12 +11,16 @@ never leaves half a command applied.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Mapping
 
 from companion.core import votes
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
+                                     force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
-from companion.core.rules import NARRATOR, TABLE, GameRules, require
+from companion.core.rules import NARRATOR, GameRules, require
+from companion.core.schema import Bool, Int, List, Null, Raw, Text
 from companion.core.votes import VoteBook, VoteSpec
 
 from . import scoring
@@ -254,11 +258,7 @@ class Knives23Rules(GameRules):
 
     # -- commands ------------------------------------------------------------------------
     def decide(self, state: State, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
-        handler = getattr(self, f"_do_{command.kind}", None)
-        if handler is None:
-            raise BadInput(f"23 Knives has no command {command.kind!r}")
-        data = command.data if isinstance(command.data, Mapping) else {}
-        return handler(state, data, command.source)
+        return COMMANDS.dispatch(self, state, command)
 
     def _phase(self, state: State, *phases: str) -> None:
         if state.phase not in phases:
@@ -1055,3 +1055,161 @@ def final_result_of(state: State, opportunist_play) -> dict:
 
 
 RULES = Knives23Rules()
+
+
+# -- the command table (companion.core.commands) ------------------------------------------------
+# Types only: which names, spaces and cards are allowed the rule functions say in the rules'
+# words; the ``values`` list them for legal_commands.
+
+R_SETUP = ("I. Place the board in the center of the play area and the Kalends stairs on the Kalends track "
+           "coming out from the Forum in the center of the board.")
+R_TURN = "II. ACTIONS: You must resolve the Location's action (to the best of your ability)."
+R_ISSUE_RESOLVE = ("iii. Resolve the instructions on the chosen Issue. Issue effects take precedence over the "
+                   "basic rules in this rulebook.")
+R_EYES = ("The Tribune then calls for all players to close their eyes. After a few seconds, they call for "
+          "the players indicated on the Issue to open their eyes and look around")
+R_ABILITIES = ("II. If Citizens have special abilities that resolve at the End of Game, check their timing "
+               "and resolve appropriately, starting with the Tribune and proceeding clockwise.")
+R_TABLEAU = "IV. All players reveal their Citizens and the Sway in their tableaus."
+R_OPPORTUNISTS = ("V. Now is the time for Opportunists to act: Opportunists may all play any number of Fate "
+                  "cards from their hands. If they can change the Fate of Caesar, they win as a team.")
+R_CORRECT = R_CURIA  # a correction sets the board to what the table sees
+
+
+_cmd = partial(command, passes="source")
+
+
+_players = players_of
+
+
+def _fate(rng, kinds=("knives", "doves")):
+    kind = rng.choice(kinds)
+    return {kind: rng.choice(tables()["fate"][kind])}
+
+
+def _forum_sample(state, rng):
+    return [None if rng.random() < 0.4 else ({"faceup": False} if rng.random() < 0.3 else
+                                             {"faceup": True, "card": _fate(rng)}) for _ in range(5)]
+
+
+def _ballot_choices(state):
+    vote = state.book.current
+    return vote.spec.options if vote is not None else (scoring.EXILE, scoring.REMAIN, scoring.RED, scoring.GREY)
+
+
+def _tableau_sample(state, rng) -> dict:
+    laurels, blood = rng.choice([(1, 0), (0, 1), (1, 1), (2, 0), (0, 2)])
+    sway = [{rng.choice(("laurels", "blood")): rng.choice(tables()["sway"])} for _ in range(rng.randint(0, 3))]
+    waiting = [p for p in state.players if p not in state.tableaux] or list(state.players)
+    return {"player": rng.choice(waiting), "citizen": {"laurels": laurels, "blood": blood}, "sway": sway}
+
+
+def _tapped_card(state, rng):
+    """A card tapped in without a serial, the one a scan may claim (else any card)."""
+    tapped = [r["card"] for r in state.curia_revealed if r["serial"] is None]
+    return dict(rng.choice(tapped)) if tapped else _fate(rng)
+
+
+SPACES = tuple(range(1, 6))
+NOTE = Text()
+BY = Arg("by", NOTE, False, "what made it happen (the Issue or Citizen)",
+         sample=lambda s, rng: rng.choice(["Issue", "Brutus"]))
+REASON = Arg("reason", NOTE, doc="why the board is corrected", sample=lambda s, rng: "miscounted")
+PLAYER = Arg("player", Text(), False, "who plays it (the current player)", values=_players)
+
+COMMANDS = CommandTable("knives23", [
+    _cmd("tick_setup", Knives23Rules._do_tick_setup, R_SETUP,
+         Arg("step", Text(), doc="the setup step done (I to VII)", values=lambda s: SETUP_STEPS),
+         doc="one step of the setup checklist is done"),
+    _cmd("confirm_board", Knives23Rules._do_confirm_board, R_BLACK,
+         Arg("spaces", Int(None, None), False, "the Kalends track's spaces"),
+         Arg("black_spaces", Raw(), False, "its black spaces"),
+         Arg("dagger_start", Int(None, None), False, "where the Dagger starts"),
+         Arg("forum", Raw(), False, "the Forum's icons {spaces, extra}"),
+         doc="the table checks the Kalends and the Forum against its own board"),
+    _cmd("begin_play", Knives23Rules._do_begin_play, R_TURN, doc="the setup is done: the first turn starts"),
+    _cmd("move", Knives23Rules._do_move, R_MOVE,
+         Arg("location", Text(), doc="the new Location", values=lambda s: tuple(tables()["locations"])),
+         doc="the current player moves"),
+    _cmd("play_fate", Knives23Rules._do_play_fate, R_FORUM,
+         Arg("card", Raw(), False, "the faceup Fate card {\"knives\": n} or {\"doves\": n}",
+             sample=lambda s, rng: _fate(rng)),
+         Arg("facedown", Bool(), False, "played facedown", values=lambda s: (True,)),
+         Arg("effect", Bool(), False, "played by an Issue or a Citizen's ability", values=lambda s: (False, True)),
+         BY, PLAYER,
+         doc="a Fate card goes into the Forum"),
+    _cmd("discard_forum", Knives23Rules._do_discard_forum, R_FORUM,
+         Arg("space", Int(None, None), doc="the Forum space (1 to 5)", values=lambda s: SPACES),
+         BY, doc="an effect discards a Forum card"),
+    _cmd("servilia_swap", Knives23Rules._do_servilia_swap, R_SERVILIA,
+         Arg("spaces", List(Int(None, None)), doc="1 or 2 faceup Forum spaces",
+             sample=lambda s, rng: rng.sample(SPACES, rng.randint(1, 2))),
+         doc="Servilia swaps faceup Forum cards for facedown ones"),
+    _cmd("sabinus_dove", Knives23Rules._do_sabinus_dove, R_SABINUS,
+         Arg("space", Int(None, None), doc="the Forum space of the Knife card", values=lambda s: SPACES),
+         Arg("card", Raw(), False, "the faceup Dove card", sample=lambda s, rng: _fate(rng, ("doves",))),
+         Arg("facedown", Bool(), False, "played facedown", values=lambda s: (True,)),
+         PLAYER, doc="Sabinus plays a Dove onto a Knife card"),
+    _cmd("correct_forum", Knives23Rules._do_correct_forum, R_CORRECT,
+         Arg("spaces", Raw(), doc="all 5 spaces (null for an empty one)", sample=_forum_sample),
+         Arg("extra", Raw(), False, "the cards on top of the 5th space"),
+         REASON, doc="the Forum is set to what the table sees"),
+    _cmd("correct_dagger", Knives23Rules._do_correct_dagger, R_CORRECT,
+         Arg("space", Int(None, None), doc="the Dagger's space", values=lambda s: tuple(range(1, s.kalends.spaces + 1))),
+         REASON, doc="the Dagger is set to where the table sees it"),
+    _cmd("correct_curia", Knives23Rules._do_correct_curia, R_CORRECT,
+         Arg("count", Int(None, None), doc="the Curia's count", sample=lambda s, rng: rng.randint(0, 20)),
+         REASON, doc="the Curia's count is set to what the table counted"),
+    _cmd("call_exile", Knives23Rules._do_call_exile, R_FORUM,
+         Arg("target", Text(), doc="the Citizen to exile", values=_players),
+         Arg("caller", Text(), False, "who calls it (the current player)"),
+         doc="the current player calls a Vote to Exile"),
+    _cmd("start_exile_vote", Knives23Rules._do_start_exile_vote, R_FORUM,
+         doc="the bribe timer is over: the Vote to Exile opens"),
+    _cmd("sway", Knives23Rules._do_sway, "you may Sway any one colocated player",
+         Arg("target", Text(), doc="the Swayed Citizen", values=_players),
+         doc="the current player Sways someone"),
+    _cmd("next_step", Knives23Rules._do_next_step, R_DISCARD, doc="the current step is done"),
+    _cmd("place_issues", Knives23Rules._do_place_issues, R_TRIBUNE,
+         Arg("red", NOTE, doc="the red Issue's name", sample=lambda s, rng: rng.choice(["Bread", "Games"])),
+         Arg("grey", NOTE, doc="the grey Issue's name", sample=lambda s, rng: rng.choice(["Roads", "Walls"])),
+         doc="the Tribune places 2 Issues on the Voting board"),
+    _cmd("hold_issue_vote", Knives23Rules._do_hold_issue_vote, R_TRIA_TRIBUNE,
+         doc="the Tribune holds the Vote on the Issues placed last time (Tria Ludio)"),
+    _cmd("cast_ballot", Knives23Rules._do_cast_ballot, R_REVEAL, *ballot_args(_ballot_choices),
+         who=(SEAT, DEVICE, TABLE), seat_arg="voter", doc="one secret vote"),
+    _cmd("reveal_vote", Knives23Rules._do_reveal_vote, R_REVEAL, force_arg(),
+         doc="every vote is in: all reveal at once"),
+    _cmd("tie_break", Knives23Rules._do_tie_break, scoring.RULE_EXILE_TIE,
+         Arg("choice", Text(), doc="the Tribune's choice",
+             values=lambda s: (scoring.RED, scoring.GREY, scoring.EXILE, scoring.REMAIN)),
+         doc="the Tribune breaks a tied vote"),
+    _cmd("eyes_closed", Knives23Rules._do_eyes_closed, R_EYES,
+         Arg("group", Text(), doc="who opens their eyes (a listed group, or the Issue's words)",
+             values=lambda s: tuple(tables()["eyes_closed_groups"])),
+         doc="the Issue asks a group to open their eyes while the others close them"),
+    _cmd("eyes_open", Knives23Rules._do_eyes_open, R_EYES, doc="everyone opens their eyes"),
+    _cmd("issue_resolved", Knives23Rules._do_issue_resolved, R_ISSUE_RESOLVE,
+         Arg("kalends", Bool(), doc="the resolved Issue shows the Kalends icon", values=lambda s: (True, False)),
+         doc="the chosen Issue is resolved"),
+    _cmd("abilities_done", Knives23Rules._do_abilities_done, R_ABILITIES, doc="the end-of-game abilities are done"),
+    _cmd("curia_card", Knives23Rules._do_curia_card, R_CURIA,
+         Arg("card", Raw(), doc="the revealed Fate card", sample=lambda s, rng: _fate(rng)),
+         Arg("serial", Null(Text()), False, "the card's sticker serial (a phone or the camera)"),
+         who=(TABLE, DEVICE), doc="one Curia card is revealed"),
+    _cmd("curia_claim", Knives23Rules._do_curia_claim, R_CURIA,
+         Arg("card", Raw(), doc="the scanned Fate card", sample=_tapped_card),
+         Arg("serial", Text(), doc="its sticker serial", sample=lambda s, rng: f"s{rng.randint(1, 86)}"),
+         who=(DEVICE,), doc="a scan names the serial of a card already tapped in"),
+    _cmd("tableau", Knives23Rules._do_tableau, R_TABLEAU,
+         Arg("player", Text(), doc="whose tableau", values=_players),
+         Arg("citizen", Raw(), doc="the Citizen card {laurels, blood}"),
+         Arg("sway", Raw(), False, "the Sway cards"),
+         Arg("cicero", Raw(), False, "the Cicero Citizen's 2 Sway sets and the claimed one"),
+         doc="one player's tableau is revealed", sample=_tableau_sample),
+    _cmd("opportunist_play", Knives23Rules._do_opportunist_play, R_OPPORTUNISTS,
+         Arg("cards", Raw(), False, "the Fate cards the Opportunists play",
+             sample=lambda s, rng: [_fate(rng) for _ in range(rng.randint(0, 2))]),
+         doc="the Opportunists' play: the game's result"),
+])
+Knives23Rules.commands = COMMANDS

@@ -14,12 +14,16 @@ flags a next First player the revealed tiles rule out.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Mapping
 
 from companion.core import votes
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
+                                     force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import tr
 from companion.core.rules import GameRules
+from companion.core.schema import Bool, Either, Int, Null, Player, Text
 from companion.core.tally import CaptainRule
 
 from .setup import MODES, SET_ASIDE, WITCH, Mode, round_points
@@ -330,18 +334,7 @@ class SevenKnightsRules(GameRules):
 
     # -- decide -------------------------------------------------------------------------------
     def decide(self, state: SevenKnightsState, command: Command):
-        d = command.data if isinstance(command.data, Mapping) else {}
-        kind = command.kind
-        handler = {
-            "look": self._look, "ask_question": self._ask,
-            "open_recommendation": self._open_recommendation,
-            "cast_ballot": self._cast, "reveal_vote": self._reveal_vote,
-            "reveal_captain_tile": self._reveal_captain_tile, "enter_result": self._enter_result,
-            "start_next_round": self._next_round,
-        }.get(kind)
-        if handler is None:
-            raise BadInput(f"unknown command {kind!r} for Seven Knights Bewitched")
-        return handler(state, d, command.source)
+        return COMMANDS.dispatch(self, state, command)
 
     def _phase(self, state, *phases, rule=None):
         if state.phase not in phases:
@@ -691,3 +684,56 @@ def setup_steps(mode: Mode, n: int) -> list[str]:
             steps.append(tr("sevenknights.setup.set_aside", aside=mode.set_aside(n)))
     steps.append(tr("sevenknights.setup.check"))
     return steps
+
+
+# -- the command table (companion.core.commands) ------------------------------------------------
+
+_cmd = partial(command, passes="source")
+
+
+_players = players_of
+
+
+def _look_at(state):
+    if state.phase != "search":
+        return state.players
+    return look_targets(state, state.order[state.turn])
+
+
+KNIGHTS = tuple(range(1, 8))
+
+COMMANDS = CommandTable("sevenknights", [
+    _cmd("look", SevenKnightsRules._look, R_SEARCH,
+         Arg("at", Text(), doc="the player (or center tile) whose tile is looked at", values=_look_at),
+         Arg("looker", Text(), False, "who looks (the player whose turn it is)"),
+         doc="the player whose turn it is looks at one tile"),
+    _cmd("ask_question", SevenKnightsRules._ask, R_QUESTION,
+         Arg("target", Player(), doc="the player asked", values=_players),
+         Arg("template", Text(choices=TEMPLATES), False, "the kind of question (default free)", values=lambda s: TEMPLATES),
+         Arg("n", Int(1, 7), False, "the Knight number the question names", values=lambda s: KNIGHTS),
+         Arg("other", Player(), False, "the other player the question names", values=_players),
+         Arg("text", Text(), False, "a free question's words",
+             sample=lambda s, rng: rng.choice(["Is your number larger than mine?", "Did you see the Witch?"])),
+         Arg("answer", Text(choices=("yes", "no")), doc="the answer given", values=lambda s: ("yes", "no")),
+         Arg("asker", Text(), False, "who asks (the player whose turn it is, or the Captain)"),
+         doc="a yes/no question and its answer"),
+    _cmd("open_recommendation", SevenKnightsRules._open_recommendation, R_RECOMMEND,
+         doc="the secret recommendation of the Captain opens"),
+    _cmd("cast_ballot", SevenKnightsRules._cast, R_RECOMMEND, *ballot_args(_players),
+         who=(SEAT, DEVICE, TABLE), seat_arg="voter", doc="one player's secret recommendation"),
+    _cmd("reveal_vote", SevenKnightsRules._reveal_vote, R_RECOMMEND, force_arg(),
+         doc="every token is placed: reveal them at once"),
+    _cmd("reveal_captain_tile", SevenKnightsRules._reveal_captain_tile, R_CAPTAIN_REVEAL,
+         Arg("tile", Either((Int(1, 7), Text(choices=(WITCH,))), f"a Knight number 1 to 7 or {WITCH!r}"),
+             doc="the Captain's own tile", values=lambda s: KNIGHTS + (WITCH,)),
+         doc="the Captain turns over their own tile"),
+    _cmd("enter_result", SevenKnightsRules._enter_result, R_CAPTAIN_REVEAL,
+         Arg("in_order", Bool(), doc="the Knights lined up in order", values=lambda s: (True, False)),
+         Arg("witch", Null(Text()), False, "where Witch Myrmamius was (null: not in play)",
+             values=lambda s: (None,) + witch_places(s)),
+         doc="the formation is revealed: the round's result"),
+    _cmd("start_next_round", SevenKnightsRules._next_round, R_NEXT_FIRST,
+         Arg("first", Player(), doc="the next First player", values=_players),
+         doc="the next round starts with its First player"),
+])
+SevenKnightsRules.commands = COMMANDS

@@ -52,12 +52,11 @@ class MasksDiscussionScreen(Screen):
         self.vanguard = view.get("vanguard") or ""
         row = self.ids.vanguard_row
         row.clear_widgets()
-        if not self.vanguard:
-            for name in view.get("players", []):
-                b = Factory.MasksVanguardButton(text=name)
-                b.player = name
-                b.bind(on_hold=lambda btn: self.app.send("use_vanguard", player=btn.player))
-                row.add_widget(b)
+        for name in self.app.legal("use_vanguard", "player"):  # none once the Mask was used
+            b = Factory.MasksVanguardButton(text=name)
+            b.player = name
+            b.bind(on_hold=lambda btn: self.app.send("use_vanguard", player=btn.player))
+            row.add_widget(b)
         self.update_clock()
 
     def update_clock(self):

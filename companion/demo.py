@@ -11,6 +11,7 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any, Mapping
 
 from companion.core.audio import RecordingAudioOut
 from companion.core.clock import FakeClock
@@ -30,7 +31,7 @@ def _speaker(cache: Path):
     return CaptionSpeaker()
 
 
-def _table_line(view: dict) -> str:
+def _table_line(view: Mapping[str, Any]) -> str:
     k, forum, curia = view["kalends"], view["forum"], view["curia"]
     vote = view.get("vote")
     dagger = "Dagger in the Curia" if k["dagger"] > k["spaces"] else f"Dagger {k['dagger']}/{k['spaces']}"

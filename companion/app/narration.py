@@ -7,7 +7,8 @@ from kivy.core.audio import SoundLoader
 
 from companion.core.audio import AudioOut
 from companion.core.narration import Narrator
-from companion.core.speakers import CaptionSpeaker, make_speaker
+from companion.core.events import BadInput
+from companion.core.speakers import CaptionSpeaker, SpeechError, make_speaker
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,8 @@ def make_narrator(app, speaker=None, audio_out=None) -> Narrator:
         try:
             opts = {"folder": s.voice_pack} if s.voice == "voicepack" else {}
             speaker = make_speaker(s.voice, **opts)
-        except Exception as exc:  # no espeak-ng, no plyer, a missing pack: captions still work
+        except (SpeechError, BadInput, OSError, ImportError) as exc:
+            # no espeak-ng, no plyer, a missing pack: captions still work
             log.warning("voice %s unavailable (%s); showing captions only", s.voice, exc)
             app.voice_problem = f"{s.voice}: {exc}"
             speaker = CaptionSpeaker()

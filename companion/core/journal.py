@@ -129,7 +129,8 @@ class Journal:
             "INSERT INTO games (game, setup, started_at) VALUES (?, ?, ?)",
             (game, _dumps(setup), self._wall()),
         )
-        return int(cur.lastrowid)
+        assert cur.lastrowid is not None  # an INSERT sets it
+        return cur.lastrowid
 
     def game(self, game_id: int) -> GameRecord:
         row = self._db.execute(_GAME_SELECT + " WHERE id = ?", (game_id,)).fetchone()

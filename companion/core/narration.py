@@ -467,7 +467,7 @@ class Narrator:
             return
         self._paused_at = self.clock.now()
         cur = self._current
-        if cur is not None and isinstance(cur.step, Say):
+        if cur is not None and isinstance(cur.step, Say) and cur.entry is not None:  # a Say has its entry
             self._silence()
             cur.entry.interrupted = True
             cur.entry.ended_at = self._paused_at
@@ -497,7 +497,7 @@ class Narrator:
         if cur is None:
             return
         now = self.clock.now()
-        if isinstance(cur.step, Say):
+        if isinstance(cur.step, Say) and cur.entry is not None:
             self._silence()
             self.on_caption(None)
             if not cur.entry.interrupted:
@@ -518,7 +518,7 @@ class Narrator:
     def cancel(self) -> None:
         """Drop everything queued and stop the current step (a new phase or game)."""
         self._queue.clear()
-        if self._current is not None and isinstance(self._current.step, Say):
+        if self._current is not None and isinstance(self._current.step, Say) and self._current.entry is not None:
             self._silence()
             self.on_caption(None)
             self._current.entry.ended_at = self.clock.now()
@@ -598,7 +598,7 @@ class Narrator:
     def _done(self, cur: _Running, now: float) -> bool:
         if cur.end is None or now < cur.end - 1e-9:  # float sums of clock steps
             return False
-        if isinstance(cur.step, Say) and cur.utterance.wav_path is not None \
+        if isinstance(cur.step, Say) and cur.utterance is not None and cur.utterance.wav_path is not None \
                 and self.audio_out.is_playing():
             cur.overran = True  # never start the next line over this one
             return False
@@ -606,7 +606,7 @@ class Narrator:
 
     def _finish(self, cur: _Running, now: float) -> None:
         end = now if cur.overran else cur.end
-        if isinstance(cur.step, Say):
+        if isinstance(cur.step, Say) and cur.entry is not None:
             self.on_caption(None)
             cur.entry.ended_at = end
         self._current = None

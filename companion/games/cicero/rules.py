@@ -140,6 +140,7 @@ class CiceroState:
         return self.senate_votes.get(self.round, {})
 
     def outgoing(self) -> str:
+        assert self.princeps is not None  # chosen before the first election
         return self.princeps  # until the election ends, the Princeps is the outgoing one
 
 

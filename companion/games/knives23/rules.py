@@ -71,7 +71,7 @@ class ForumCard:
     doves: tuple = ()   # Sabinus' Doves played onto this (Knife) card: ForumCards of their own
 
     def to_dict(self) -> dict:
-        d = {"faceup": self.faceup, "card": dict(self.card) if self.card else None}
+        d: dict[str, Any] = {"faceup": self.faceup, "card": dict(self.card) if self.card else None}
         if self.doves:
             d["doves"] = [x.to_dict() for x in self.doves]
         return d
@@ -267,6 +267,7 @@ class Knives23Rules(GameRules):
     def _step(self, state: State, *steps: str) -> Turn:
         self._phase(state, "turn")
         turn = state.turn
+        assert turn is not None  # phase "turn" has one
         if turn.step not in steps:
             raise RuleError(tr("knives23.error.wrong_step", step=tr(f"knives23.step.{turn.step}")))
         return turn
@@ -458,6 +459,7 @@ class Knives23Rules(GameRules):
 
     def _open_exile_vote(self, state: State):
         ex = state.exile
+        assert ex is not None  # phase "exile_called"
         spec = VoteSpec(f"exile-{len(state.exiles) + 1}", "binary", state.players,
                         (scoring.EXILE, scoring.REMAIN),
                         question=tr("knives23.vote.exile_question", caller=ex["caller"], target=ex["target"]))
@@ -517,6 +519,7 @@ class Knives23Rules(GameRules):
         return self._open_issue_vote(state)
 
     def _open_issue_vote(self, state: State):
+        assert state.issues is not None  # the Tribune placed them
         n = sum(1 for v in state.book.history if v.spec.vote_id.startswith("issue-")) + 1
         spec = VoteSpec(f"issue-{n}", "binary", state.players, (scoring.RED, scoring.GREY),
                         question=tr("knives23.vote.issue_question", red=state.issues["red"], grey=state.issues["grey"]))
@@ -544,11 +547,13 @@ class Knives23Rules(GameRules):
 
     def _vote_result(self, state: State, ballots: Mapping[str, str]):
         what = "issue" if state.phase == "issue_vote" else "exile"
+        assert what == "issue" or state.exile is not None  # phase "exile_vote" has one
         try:
             if what == "issue":
                 out = scoring.issue_vote_outcome(state.players, ballots)
                 winner = out["resolved"]
             else:
+                assert state.exile is not None
                 out = scoring.exile_outcome(state.players, state.exile["caller"], state.exile["target"], ballots)
                 winner = scoring.EXILE if out["exiled"] else scoring.REMAIN
             tie = False
@@ -775,10 +780,12 @@ class Knives23Rules(GameRules):
         return self._exile_decided(s, d["choice"] == scoring.EXILE, True)
 
     def _issue_chosen(self, s: State, colour: str) -> State:
+        assert s.issues is not None  # the vote was on them
         return replace(s, phase="issue_resolve", issues={**s.issues, "colour": colour})
 
     def _exile_decided(self, s: State, exiled: bool, tie: bool) -> State:
         ex = s.exile
+        assert ex is not None  # the vote was on it
         record = {"caller": ex["caller"], "target": ex["target"], "exiled": exiled, "tie": tie}
         shamed = s.shamed if exiled or ex["caller"] in s.shamed else s.shamed + (ex["caller"],)
         told = ("exiled", {"player": ex["target"]}) if exiled else ("shamed", {"player": ex["caller"]})
@@ -830,6 +837,7 @@ class Knives23Rules(GameRules):
         """The end of a turn: a Forum of 5 or more goes into the Curia and the Dagger advances;
         then the next player clockwise. In Tria Ludio a Tribune who only placed the Issues keeps
         the deck and votes on them next time."""
+        assert s.turn is not None  # a turn is ending
         player = s.turn.player
         if s.issues is not None and not s.issues.get("vote"):
             s = replace(s, issues={**s.issues, "held_over": True})
@@ -848,7 +856,7 @@ class Knives23Rules(GameRules):
 
     def _flush_forum(self, s: State, why: str) -> State:
         cards = forum_cards(s)
-        known = s.curia_known + tuple(dict(c.card) for c in cards if c.faceup)
+        known = s.curia_known + tuple(dict(c.card) for c in cards if c.faceup and c.card)
         told = s.told + ((why, {"cards": len(cards), "curia": s.curia_count + len(cards)}),) if cards else s.told
         return replace(s, curia_count=s.curia_count + len(cards), curia_known=known,
                        forum=(None,) * 5, forum_extra=(), told=told)
@@ -969,6 +977,7 @@ class Knives23Rules(GameRules):
         p = state.phase
         if p == "turn":
             t = state.turn
+            assert t is not None
             if t.step == "issue" and state.issues is not None:
                 if state.tria_ludio and not state.issues.get("vote") and not state.issues.get("held_over"):
                     return tr("knives23.prompt.tria_placed", player=t.player)
@@ -979,11 +988,14 @@ class Knives23Rules(GameRules):
                           action=tr(f"knives23.action.{loc}"))
             return tr(f"knives23.prompt.{t.step}", player=t.player)
         if p == "exile_called":
+            assert state.exile is not None
             return tr("knives23.prompt.exile_called", caller=state.exile["caller"], target=state.exile["target"],
                       seconds=state.exile["bribe_seconds"])
         if p in ("issue_vote", "exile_vote"):
+            assert state.book.current is not None  # the vote in progress
             return tr(f"knives23.prompt.{p}", waiting=len(state.book.current.waiting))
         if p == "issue_resolve":
+            assert state.issues is not None
             colour = state.issues["colour"]
             return tr("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=tr(f"knives23.colour.{colour}"))
         if p == "eyes_closed":

@@ -518,6 +518,7 @@ class MasksRules(GameRules):
             if state.checked:
                 return self._judged(state, state.executioner_target)
             # A journal from before the check: the Executioner chose after the reveal.
+            assert state.identities is not None and state.ballots is not None  # revealed after the vote
             if executioner_to_choose(state.players, state.identities, state.ballots):
                 return replace(state, phase=EXECUTIONER)
             return self._judged(state, None)
@@ -528,6 +529,7 @@ class MasksRules(GameRules):
         return state  # an event kind this version does not know: nothing to fold
 
     def _judged(self, state: MasksState, target: str | None) -> MasksState:
+        assert state.identities is not None and state.ballots is not None  # judged after both
         verdict = judge(state.players, state.identities, state.center, state.royalist,
                         state.ballots, target)
         return replace(state, phase=OVER, verdict=verdict)
@@ -556,6 +558,7 @@ class MasksRules(GameRules):
         if state.phase in (EXECUTIONER, IDENTITIES_PHASE) and state.checked:
             v["executioner"] = state.executioner
         elif state.phase == EXECUTIONER:  # a journal from before the check
+            assert state.identities is not None and state.ballots is not None
             v["executioner"] = executioner_to_choose(state.players, state.identities, state.ballots)
         if state.verdict is not None:
             vd = state.verdict
@@ -570,16 +573,20 @@ class MasksRules(GameRules):
 
     def prompt(self, state: MasksState) -> str:
         if state.phase == EXECUTIONER_CHECK:
+            assert state.ballots is not None  # the vote was revealed
             top = top_players(state.players, state.ballots)
             return tr("masks.prompt.executioner_check_one" if len(top) == 1
                       else "masks.prompt.executioner_check", names=", ".join(top))
         if state.phase == EXECUTIONER:
-            return tr("masks.prompt.executioner", name=state.executioner or executioner_to_choose(
-                state.players, state.identities, state.ballots))
+            # known from the check, or (a journal from before the check) from the identities
+            name = state.executioner or executioner_to_choose(
+                state.players, state.identities or {}, state.ballots or {})
+            return tr("masks.prompt.executioner", name=name)
         if state.phase == IDENTITIES_PHASE and state.executioner_target is not None:
             return tr("masks.prompt.identities_after_choice", name=state.executioner,
                       target=state.executioner_target)
         if state.phase == OVER:
+            assert state.verdict is not None  # the game is judged
             return result_text(state.verdict)
         return tr(f"masks.prompt.{state.phase}")
 

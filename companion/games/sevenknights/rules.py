@@ -198,6 +198,7 @@ def toriko_of(arrows, witch_place: str | None, players) -> tuple[str, ...]:
 def round_result(state: SevenKnightsState, witch_place: str | None, in_order: bool | None,
                  captain_witch: bool = False) -> Result:
     """Who won the round and what each player scores (see setup.POINTS for the reading)."""
+    assert state.round.captain is not None  # scored after the Order Phase
     return score_round(state.players, state.rules_mode, state.round.number, state.round.captain,
                        state.round.arrows, witch_place, in_order, captain_witch)
 
@@ -289,7 +290,7 @@ def round_flags(players, mode: Mode, rnd: "Round") -> tuple[Flag, ...]:
     if rnd.result is None:
         return ()
     flags = list(recommendation_flags(dict(rnd.recommended), rnd.result.witch, rnd.result.toriko))
-    if rnd.next_first is not None:
+    if rnd.next_first is not None and rnd.captain is not None:
         f = next_first_flag(players, mode, rnd.captain, rnd.captain_tile, rnd.result.witch, rnd.next_first)
         if f:
             flags.append(f)
@@ -500,10 +501,12 @@ class SevenKnightsRules(GameRules):
             book = votes.apply_vote_event(state.book, event)
             state = replace(state, book=book)
             if k == "vote_revealed":
-                tally = choose_captain(state.players, rnd.first, book.last().choices())
+                last = book.last()
+                assert last is not None  # the vote just revealed
+                tally = choose_captain(state.players, rnd.first, last.choices())
                 rnd = replace(rnd, captain=tally.winner, counts=tuple(sorted(tally.counts.items())),
                               tie=tally.tie, decided_by=tally.decided_by,
-                              recommended=tuple((p, c) for p, c in book.last().choices().items()
+                              recommended=tuple((p, c) for p, c in last.choices().items()
                                                 if c is not None))
                 state = replace(state, round=rnd, phase="order_question")
             return state
@@ -565,7 +568,7 @@ class SevenKnightsRules(GameRules):
             "arrows": [{"looker": a.looker, "at": a.at, "search": a.search} for a in rnd.arrows],
             "questions": [question_view(q) for q in rnd.questions],
             "captain": rnd.captain, "tie": rnd.tie, "decided_by": rnd.decided_by,
-            "captain_how": tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by, "how_most")) if rnd.captain else None,
+            "captain_how": tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by or "", "how_most")) if rnd.captain else None,
             "recommendations": dict(rnd.counts),
             "captain_tile": rnd.captain_tile,
             "result": result_view(rnd.result),
@@ -582,6 +585,7 @@ class SevenKnightsRules(GameRules):
             "vote_history": [votes.table_view(x) for x in state.book.history],
         }
         if state.phase == "search":
+            assert turn_player is not None  # the Search Phase has a player to move
             v["look_options"] = list(look_targets(state, turn_player))
         if state.phase in ("questions", "order_question"):
             v["ask_options"] = [p for p in state.players if p != turn_player]

@@ -12,6 +12,7 @@ from companion.core.i18n import tr
 from companion.core.timers import Countdown
 from companion.games.cicero import CiceroRules
 from companion.games.cicero import narration
+from companion.games.cicero.seats import youngest_tie_break
 
 SCREENS = {
     "draft": "start", "first_princeps": "start",
@@ -26,26 +27,23 @@ SCREEN_NAMES = ("start", "election", "board", "tribute", "majorities", "prestige
 
 
 class CiceroUI(GameUI):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(game_id="cicero", rules=CiceroRules(), title="game.cicero", blurb="cicero.blurb",
                          seat_fields=[OptionField("age", "cicero.ui.age", "int", 30, minimum=0, maximum=120)],
                          options=[OptionField("economy", "cicero.option.economy", "bool", False,
                                               help="cicero.option.economy_help")])
-        self._last = None
+        self._last: Any = None   # the game's state after the last batch of events
         self.debate: Countdown | None = None
-        self._debate_key = None
+        self._debate_key: tuple | None = None
 
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
         seats = table.get("seats") or {}
-        setup = {"players": list(table["players"]), "colours": list(table.get("colours") or []),
-                 "ages": {p: seats.get(p, {}).get("age") for p in table["players"]},
-                 "options": {"economy": bool(options.get("economy", False))}}
-        # Ages tied for the youngest: the table's first player starts the draft if among them.
-        ages = {p: a for p, a in setup["ages"].items() if isinstance(a, int)}
-        if ages:
-            tied = [p for p in table["players"] if ages.get(p) == min(ages.values())]
-            if len(tied) > 1:
-                setup["youngest"] = table.get("first") if table.get("first") in tied else tied[0]
+        ages = {p: seats.get(p, {}).get("age") for p in table["players"]}
+        setup: dict[str, Any] = {"players": list(table["players"]), "colours": list(table.get("colours") or []),
+                                 "ages": ages, "options": {"economy": bool(options.get("economy", False))}}
+        youngest = youngest_tie_break(table["players"], ages, table.get("first"))
+        if youngest is not None:
+            setup["youngest"] = youngest
         return setup
 
     def build_screens(self, app) -> list:
@@ -57,7 +55,7 @@ class CiceroUI(GameUI):
         return [m.make(app) for m in (start, election, board, tribute, majorities, prestige)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
-        return "cicero." + SCREENS.get(view.get("phase"), "start")
+        return "cicero." + SCREENS.get(view.get("phase") or "", "start")
 
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         before, after = self._last, app.session.state
@@ -85,10 +83,9 @@ class CiceroUI(GameUI):
                 self._debate_key = key
                 self.debate = app.spoken_countdown(view["election"]["debate_seconds"], (60, 10), "cicero.debate")
             self.debate.poll()
-            try:
-                app.screen("cicero.election").show_time(self.debate.remaining())
-            except Exception:  # the screen is not built: nothing to show the time on
-                pass
+            screen = app.built_screen("cicero.election")
+            if screen is not None:  # not built: nothing to show the time on
+                screen.show_time(self.debate.remaining())
         elif self.debate is not None:
             self.debate, self._debate_key = None, None
 
@@ -113,4 +110,4 @@ class CiceroUI(GameUI):
         return tr("cicero.ui.reveal_automatii", to=result["automatii_to"], totals=totals)
 
 
-UI = CiceroUI()
+UI = CiceroUI  # the app makes one per game attached (load_ui)

@@ -9,9 +9,10 @@ from typing import Any, Mapping, Sequence
 from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
-from companion.core.events import Event
+from companion.core.events import Command, Event
 from companion.core.timers import Countdown
 from companion.games.knives23 import cues as k23cues
+from companion.games.knives23.flow import EyesClosedIssue
 from companion.games.knives23.rules import Knives23Rules
 from companion.games.knives23.tables import tables
 
@@ -27,7 +28,7 @@ PANELS = {"effects": ("turn", "issue_resolve"),
 
 
 class Knives23UI(GameUI):
-    def __init__(self):
+    def __init__(self) -> None:
         k = tables()["kalends"]
         super().__init__(
             game_id="knives23", rules=Knives23Rules(), title="knives23.title", blurb="knives23.blurb",
@@ -49,10 +50,10 @@ class Knives23UI(GameUI):
                             maximum=20, help="knives23.option.dagger_start_help"),
             ])
         self.bribe: Countdown | None = None
-        self._bribe_key = None
-        self._eyes_key = None
-        self._last = None   # (game id, events folded, state): the state after the last batch
-        self.panel = None   # "effects" or "correct" while the table has that panel open
+        self._bribe_key: tuple | None = None
+        self.eyes = EyesClosedIssue()
+        self._last: tuple | None = None   # (game id, events folded, state): the state after the last batch
+        self.panel: str | None = None   # "effects" or "correct" while the table has that panel open
 
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
         o = dict(options)
@@ -73,14 +74,15 @@ class Knives23UI(GameUI):
     def build_screens(self, app) -> list:
         from companion.app.games.knives23 import (board, checklist, correct, curia, decision, effects, issue,
                                                   result, tableaux)
-        self.bribe, self._bribe_key, self._eyes_key, self._last, self.panel = None, None, None, None, None
+        self.bribe, self._bribe_key, self._last, self.panel = None, None, None, None
+        self.eyes = EyesClosedIssue()
         return [m.make(app) for m in (checklist, board, decision, issue, curia, tableaux, result, effects, correct)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
         if self.panel and view.get("phase") in PANELS[self.panel]:
             return "knives23." + self.panel
         self.panel = None   # the game moved on (a vote, the end): the panel closes by itself
-        return "knives23." + PHASE_SCREEN.get(view.get("phase"), "board")
+        return "knives23." + PHASE_SCREEN.get(view.get("phase") or "", "board")
 
     def open_panel(self, app, name: str) -> None:
         """The Forum's card effects or the corrections, over the screen of play."""
@@ -113,7 +115,7 @@ class Knives23UI(GameUI):
             after = rules.evolve(state, ev) if ev.kind not in ("game_started",) else state
             for name, ctx in k23cues.cues(state, ev, after):
                 if name == "eyes_closed":
-                    self._eyes_key = (session.game_id, ev.seq)
+                    self.eyes.started(session.game_id, ev.seq)
                 app.narrator.enqueue_script(k23cues.load(name), ctx)
             state = after
         self._last = (session.game_id, len(session.events), session.state)
@@ -121,11 +123,8 @@ class Knives23UI(GameUI):
 
     def _refresh(self, app) -> None:
         for name in SCREENS:
-            try:
-                screen = app.screen(f"knives23.{name}")
-            except Exception:  # not built (no game attached)
-                continue
-            if app.sm.current == screen.name:
+            screen = app.built_screen(f"knives23.{name}")
+            if screen is not None and app.sm.current == screen.name:
                 screen.refresh()
 
     # the bribe timer (Quid Pro Quo) and the end of an eyes-closed Issue -----------------------
@@ -141,31 +140,23 @@ class Knives23UI(GameUI):
                 self._bribe_key = key
                 self.bribe = app.spoken_countdown(view["exile"]["bribe_seconds"], (10,), "knives23.bribe")
             self.bribe.poll()
-            try:
-                app.screen("knives23.board").update_timer(self.bribe.remaining())
-            except Exception:  # the board is not built: nothing to show the time on
-                pass
+            board = app.built_screen("knives23.board")
+            if board is not None:  # not built: nothing to show the time on
+                board.update_timer(self.bribe.remaining())
         elif self.bribe is not None and phase != "exile_called":
             self.bribe, self._bribe_key = None, None
-        if phase == "eyes_closed":
-            last = next((e for e in reversed(session.events) if e.kind == "eyes_closed"), None)
-            key = (session.game_id, last.seq if last else None)
-            if self._eyes_key != key:  # a resumed game: narrate the eyes-closed Issue again
-                self._eyes_key = key
-                ctx = {"group": view["eyes_closed"], "group_key": k23cues.slug(view["eyes_closed"]).lower()}
-                app.narrator.cancel()
-                app.narrator.enqueue_script(k23cues.load("eyes_closed"), ctx)
-            elif not app.narrator.busy:
-                # "finally, for everyone to reopen their eyes": the script is over
-                Clock.schedule_once(lambda dt: _eyes_open(app), 0)
+        # "finally, for everyone to reopen their eyes": the game says when the script is over
+        command = self.eyes.tick(session.game_id, phase, session.events, app.narrator)
+        if command is not None:
+            Clock.schedule_once(lambda dt: _eyes_open(app, command), 0)
 
     def bribe_remaining(self) -> float | None:
         return self.bribe.remaining() if self.bribe is not None else None
 
 
-def _eyes_open(app) -> None:
-    if (app.view or {}).get("phase") == "eyes_closed":
-        app.send("eyes_open")
+def _eyes_open(app, command: Command) -> None:
+    if (app.view or {}).get("phase") == "eyes_closed":  # not ended another way meanwhile
+        app.send_command(command)
 
 
-UI = Knives23UI()
+UI = Knives23UI  # the app makes one per game attached (load_ui)

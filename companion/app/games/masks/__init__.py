@@ -30,7 +30,7 @@ PHASE_SCREEN = {"deal": "deal", "hidden": "hidden", "discussion": "discussion",
 
 
 class MasksUI(GameUI):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(
             game_id="masks", rules=MasksRules(), title="masks.title", blurb="masks.blurb",
             options=[OptionField("discussion_minutes", "masks.option.discussion_minutes", "int",
@@ -52,7 +52,7 @@ class MasksUI(GameUI):
         return [m.make(app) for m in (deal, hidden, discussion, identities, executioner, result)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
-        return "masks." + PHASE_SCREEN.get(view.get("phase"), "deal")
+        return "masks." + PHASE_SCREEN.get(view.get("phase") or "", "deal")
 
     # narration and timer ---------------------------------------------------------------
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
@@ -97,7 +97,7 @@ class MasksUI(GameUI):
         if app.settings.masking_loop:
             try:
                 narrator.start_background()
-            except Exception:  # no sound device: the narration goes on with captions
+            except OSError:  # the masking sound cannot be written (full disk): narration goes on
                 pass
         self.hidden.start()
         _refresh(app, "masks.hidden")
@@ -133,6 +133,7 @@ class MasksUI(GameUI):
             spent = max(0.0, time.time() - started.at) if started and started.at else 0.0
             total = float(view.get("discussion_seconds", DISCUSSION_SECONDS))
             self._start_countdown(app, max(10.0, total - spent))
+        assert self.countdown is not None  # started just above, or running
         self.countdown.poll()
         # The clock on screen follows the engine tick, whatever the frame rate.
         if app.sm.current == "masks.discussion":
@@ -145,11 +146,9 @@ def _minutes_words(seconds: int) -> str:
 
 
 def _refresh(app, screen_name: str) -> None:
-    try:
-        screen = app.screen(screen_name)
-    except Exception:  # the screen is not built (no game attached): nothing to refresh
-        return
-    screen.refresh()
+    screen = app.built_screen(screen_name)
+    if screen is not None:  # not built (no game attached): nothing to refresh
+        screen.refresh()
 
 
 def hidden_step_texts() -> dict[int, list[str]]:
@@ -160,4 +159,4 @@ def hidden_step_texts() -> dict[int, list[str]]:
     return out
 
 
-UI = MasksUI()
+UI = MasksUI  # the app makes one per game attached (load_ui)

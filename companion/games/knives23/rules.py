@@ -942,6 +942,9 @@ class Knives23Rules(GameRules):
                         "waiting_tableaux": [p for p in state.players if p not in state.tableaux],
                         "opportunists": self.opportunists(state) if state.phase in ("opportunists", "over") else None,
                         "result": dict(state.result) if state.result else None}
+            # worked out by the rules, shown by the tableaux screen
+            v["end"].update(caesar_dead=scoring.caesar_dead(v["end"]["running_total"]),
+                            allegiances=scoring.allegiances(state.tableaux))
         v["board"] = {"confirmed": state.board_confirmed, "kalends": k.to_dict(),
                       "forum": {"spaces": list(state.forum_kinds), "extra": state.forum_extra_kind}}
         v["told"] = [line for key, d in state.told[state.told_from:] for line in told_lines(key, d)]

@@ -94,3 +94,12 @@ def test_the_23_knives_view_gives_each_tableau_its_allegiance_and_caesars_fate(t
         tab = scoring.tableau({"name": name, **{k: v for k, v in entry.items() if k in ("citizen", "sway", "cicero")}})
         assert end["allegiances"][name] == {"allegiance": tab.allegiance, "value": abs(tab.blood_value)}
     assert {a["allegiance"] for a in end["allegiances"].values()} == {"liberator", "loyalist", "opportunist"}
+
+
+def test_every_23_knives_phase_has_a_screen_and_the_steps_are_the_turns_order():
+    from typing import get_args
+    from companion.games.knives23.phases import Phase
+    from companion.games.knives23.rules import STEPS
+    ui = __import__("companion.app.games.knives23", fromlist=["PHASE_SCREEN"])
+    assert set(ui.PHASE_SCREEN) == set(get_args(Phase))
+    assert STEPS == ("move", "action", "sway", "discard", "issue")

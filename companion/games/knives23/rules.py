@@ -11,7 +11,7 @@ never leaves half a command applied.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, get_args
 
 from companion.core import votes
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
@@ -20,6 +20,7 @@ from companion.core.rules import NARRATOR, TABLE, GameRules, require
 from companion.core.votes import VoteBook, VoteSpec
 
 from . import scoring
+from .phases import Phase, Step
 from .tables import SPACE_KINDS, Kalends, kalends_for, tables
 
 # The rulebook's words, quoted when a command is refused.
@@ -37,7 +38,7 @@ R_REVEAL = "Once all players are ready, call for all players to reveal their vot
 R_CURIA = "One at a time, reveal the Fate cards from the Curia"
 R_DISCARD = "Discard down to 6 cards (in your hand)."
 
-STEPS = ("move", "action", "sway", "discard", "issue")
+STEPS: tuple[Step, ...] = get_args(Step)
 SETUP_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
 # The eyes-closed script gives the group's words a fixed slot; longer words could overrun it.
 MAX_GROUP_WORDS = 60
@@ -108,7 +109,7 @@ def note_text(value: Any, what: str) -> str:
 @dataclass(frozen=True)
 class Turn:
     player: str
-    step: str = "move"
+    step: Step = "move"
     fate_played: int = 0          # by the Forum's action (effects do not count)
     exile_called: bool = False
     swayed_in: tuple = ()         # the steps in which this player has Swayed (once each)
@@ -123,7 +124,7 @@ class State:
     start_player: str
     tribune: str
     tria_ludio: bool
-    phase: str = "setup"
+    phase: Phase = "setup"
     setup_done: frozenset = frozenset()
     turn: Turn | None = None
     round: int = 0

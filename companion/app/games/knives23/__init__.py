@@ -4,7 +4,7 @@ the tableaux and the winner. Votes go through the shell's pass-and-play vote and
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from kivy.clock import Clock
 
@@ -13,17 +13,18 @@ from companion.core.events import Command, Event
 from companion.core.timers import Countdown
 from companion.games.knives23 import cues as k23cues
 from companion.games.knives23.flow import EyesClosedIssue
+from companion.games.knives23.phases import Phase
 from companion.games.knives23.rules import Knives23Rules
 from companion.games.knives23.tables import tables
 
-PHASE_SCREEN = {"setup": "checklist", "turn": "board", "exile_called": "board", "issue_vote": "board",
+PHASE_SCREEN: dict[Phase, str] = {"setup": "checklist", "turn": "board", "exile_called": "board", "issue_vote": "board",
                 "exile_vote": "board", "issue_tie": "decision", "exile_tie": "decision",
                 "issue_resolve": "issue", "eyes_closed": "issue", "end_abilities": "curia",
                 "curia_reveal": "curia", "tableaux": "tableaux", "opportunists": "tableaux",
                 "over": "result"}
 SCREENS = ("checklist", "board", "decision", "issue", "curia", "tableaux", "result", "effects", "correct")
 # The panels the table opens by hand, and the phases in which they stay open.
-PANELS = {"effects": ("turn", "issue_resolve"),
+PANELS: dict[str, tuple[Phase, ...]] = {"effects": ("turn", "issue_resolve"),
           "correct": ("turn", "exile_called", "issue_resolve", "end_abilities", "curia_reveal", "tableaux")}
 
 
@@ -82,7 +83,8 @@ class Knives23UI(GameUI):
         if self.panel and view.get("phase") in PANELS[self.panel]:
             return "knives23." + self.panel
         self.panel = None   # the game moved on (a vote, the end): the panel closes by itself
-        return "knives23." + PHASE_SCREEN.get(view.get("phase") or "", "board")
+        phase = cast(Phase, view.get("phase"))  # the view's phase is the state's (rules.view)
+        return "knives23." + PHASE_SCREEN.get(phase, "board")
 
     def open_panel(self, app, name: str) -> None:
         """The Forum's card effects or the corrections, over the screen of play."""

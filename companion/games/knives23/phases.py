@@ -1,8 +1,9 @@
-"""23 Knives' phases and turn steps as types: a misspelt phase in the rules or a screen table
-is a mypy error, and ``typing.get_args`` lists them for tests."""
+"""23 Knives' phases, turn steps and the Vote to Exile in progress as types: a misspelt phase in
+the rules or a screen table, or a missing Exile key, is a mypy error; ``typing.get_args`` lists
+the phases for tests."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict
 
 Phase = Literal[
     "setup",                                  # the setup checklist
@@ -16,3 +17,12 @@ Phase = Literal[
 ]
 # A turn's steps in order: "MOVE", the Location's action, Sway, discard down to 6, the Issue.
 Step = Literal["move", "action", "sway", "discard", "issue"]
+
+
+class Exile(TypedDict):
+    """A Vote to Exile called and not yet decided (a TypedDict: the state keeps the event's data
+    and the view shows it as it is)."""
+
+    caller: str
+    target: str
+    bribe_seconds: int          # Quid Pro Quo's bribe timer; 0 without that option

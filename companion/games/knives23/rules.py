@@ -20,7 +20,7 @@ from companion.core.rules import NARRATOR, TABLE, GameRules, require
 from companion.core.votes import VoteBook, VoteSpec
 
 from . import scoring
-from .phases import Phase, Step
+from .phases import Exile, Phase, Step
 from .tables import SPACE_KINDS, Kalends, kalends_for, tables
 
 # The rulebook's words, quoted when a command is refused.
@@ -136,7 +136,7 @@ class State:
     flushes: int = 0
     book: VoteBook = VoteBook()
     issues: Mapping[str, Any] | None = None   # {"red", "grey"} placed; then "colour" chosen
-    exile: Mapping[str, Any] | None = None    # {"caller", "target"}
+    exile: Exile | None = None
     exiles: tuple = ()                    # past Votes to Exile: {"caller","target","exiled","tie"}
     shamed: tuple = ()
     eyes_closed: str | None = None

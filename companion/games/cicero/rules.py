@@ -18,6 +18,7 @@ from companion.core.i18n import tr
 from companion.core.rules import GameRules, require
 
 from . import economy, logic
+from .phases import Phase
 from .logic import check_caste, check_guild, check_players, known, numbers_for, signed, whole
 from .tables import (AUTOMATII, CASTES, GENERALS, GUILD_USES, GUILDS, PRESTIGE_START, SPACES, TRIBUTE_PP,
                      TRIBUTE_WAYS, ZONES, space_caste)
@@ -62,7 +63,7 @@ class CiceroState:
     youngest: str
     servants: int
     rounds: int
-    phase: str = "draft"
+    phase: Phase = "draft"
     round: int = 0
     draft: tuple[tuple[str, int], ...] = ()
     draft_step: int = 0

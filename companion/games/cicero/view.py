@@ -5,6 +5,8 @@ reveal: the table sees who has voted, a player sees only their own ballot.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from companion.core import votes
 from companion.core.i18n import tr
 from companion.core.rules import NARRATOR, TABLE
@@ -15,7 +17,7 @@ from .tables import AUTOMATII_VOTES, CASTES, GUILDS, SPACES, ZONES
 
 
 def table_view(s: CiceroState, viewer: str) -> dict:
-    view = {
+    view: dict[str, Any] = {
         "game": "cicero",
         "phase": s.phase,
         "phase_name": tr(f"cicero.phase.{s.phase}"),

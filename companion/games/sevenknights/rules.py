@@ -14,7 +14,7 @@ flags a next First player the revealed tiles rule out.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, get_args
 
 from companion.core import votes
 from companion.core.events import BadInput, Command, Event, RuleError
@@ -22,6 +22,7 @@ from companion.core.i18n import tr
 from companion.core.rules import GameRules
 from companion.core.tally import CaptainRule
 
+from .phases import Phase
 from .setup import MODES, SET_ASIDE, WITCH, Mode, round_points
 
 # The rulebook's sentences that the refusals quote.
@@ -51,8 +52,7 @@ R_TORIKO_NO_WITCH = "TORIKO cannot recommend Witch Myrmamius."
 # CaptainRule.decided_by -> the catalogue key that explains it to the table.
 TIE_HOW = {"did not recommend themself": "how_humble", "farthest clockwise from the First player": "how_farthest"}
 
-PHASES = ("search", "questions", "recommendation", "order_question", "captain_reveal",
-          "formation", "cleanup", "game_over")
+PHASES: tuple[Phase, ...] = get_args(Phase)
 
 # Question templates: the rulebook's "Example Questions". Those marked "about the target" ask
 # the target about their own number; "other" names a third tile the question is about.
@@ -116,7 +116,7 @@ class SevenKnightsState:
     players: tuple[str, ...]
     mode: str
     round: Round
-    phase: str = "search"
+    phase: Phase = "search"
     search: int = 1               # the Search pass in progress (1-based)
     turn: int = 0                 # index into the clockwise order from the First player
     totals: tuple[int, ...] = ()

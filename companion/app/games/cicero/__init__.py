@@ -4,7 +4,7 @@ Servants on the board, the tribute and the Triumvirate, the majorities, the Pres
 the winner. The secret vote and its reveal are the shell's shared screens."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
@@ -12,9 +12,10 @@ from companion.core.i18n import tr
 from companion.core.timers import Countdown
 from companion.games.cicero import CiceroRules
 from companion.games.cicero import narration
+from companion.games.cicero.phases import Phase
 from companion.games.cicero.seats import youngest_tie_break
 
-SCREENS = {
+SCREENS: dict[Phase, str] = {
     "draft": "start", "first_princeps": "start",
     "automatii": "election", "automatii_actions": "election", "election": "election", "debate": "election",
     "ballot": "election", "election_tie": "election",
@@ -55,7 +56,7 @@ class CiceroUI(GameUI):
         return [m.make(app) for m in (start, election, board, tribute, majorities, prestige)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
-        return "cicero." + SCREENS.get(view.get("phase") or "", "start")
+        return "cicero." + SCREENS.get(cast(Phase, view.get("phase")), "start")  # the state's phase
 
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         before, after = self._last, app.session.state

@@ -11,8 +11,9 @@ from typing import Any
 from companion.app.gameui import GameUI, OptionField
 from companion.games.sevenknights import SevenKnightsRules
 from companion.games.sevenknights.narration import cues, script, start_cues
+from companion.games.sevenknights.phases import Phase
 
-SCREENS = {
+SCREENS: dict[Phase, str] = {
     "search": "search", "questions": "questions", "order_question": "captain",
     "recommendation": "recommend", "captain_reveal": "captain", "formation": "captain",
     "cleanup": "score", "game_over": "score",

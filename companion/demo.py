@@ -108,8 +108,9 @@ def main(argv=None) -> int:
     narrator.tick()
     wav = audio.write()
     (out / "transcript.txt").write_text(narrator.transcript(), encoding="utf-8")
-    outcome = rules.outcome(session.state) or {}
-    print(f"winners: {', '.join(outcome.get('winners', [])) or 'none yet'} — {outcome.get('summary', '')}")
+    outcome = rules.outcome(session.state)
+    winners, summary = (outcome["winners"], outcome["summary"]) if outcome else ([], "")
+    print(f"winners: {', '.join(winners) or 'none yet'} — {summary}")
     print(f"events in the journal: {len(session.events)}; commands refused: {refused}")
     print(f"narration: {wav} ({len(narrator.history)} lines, {clock.now():.0f} s of table time)")
     print(f"transcript: {out / 'transcript.txt'}")

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from companion.core import votes
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
-from companion.core.rules import GameRules, require
+from companion.core.rules import GameRules, Outcome, require
 
 from . import economy, logic
 from .phases import Phase
@@ -550,7 +550,7 @@ class CiceroRules(GameRules):
             s = replace(s, phase="game_over", winners=tuple(d["winners"]))
         return s
 
-    def outcome(self, state: CiceroState):
+    def outcome(self, state: CiceroState) -> Outcome | None:
         if state.phase != "game_over":
             return None
         final = ", ".join(f"{p} {state.prestige[p]}" for p in state.players)

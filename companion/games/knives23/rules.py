@@ -16,7 +16,7 @@ from typing import Any, Mapping, get_args
 from companion.core import votes
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
-from companion.core.rules import NARRATOR, TABLE, GameRules, require
+from companion.core.rules import NARRATOR, TABLE, GameRules, Outcome, require
 from companion.core.votes import VoteBook, VoteSpec
 
 from . import scoring
@@ -877,7 +877,7 @@ class Knives23Rules(GameRules):
         return s
 
     # -- views ---------------------------------------------------------------------------
-    def outcome(self, state: State):
+    def outcome(self, state: State) -> Outcome | None:
         if state.result is None:
             return None
         r = state.result
@@ -1008,7 +1008,9 @@ class Knives23Rules(GameRules):
             return tr("knives23.prompt.curia_reveal", n=len(state.curia_revealed) + 1, count=state.curia_count,
                       total=running_total(state))
         if p == "over":
-            return self.outcome(state)["summary"]
+            outcome = self.outcome(state)
+            assert outcome is not None  # phase "over" has a result
+            return outcome["summary"]
         return tr(f"knives23.prompt.{p}", tribune=state.tribune, count=state.curia_count)
 
 

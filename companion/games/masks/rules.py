@@ -38,7 +38,7 @@ from typing import Any, Mapping, Sequence
 from companion.core import votes
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import tr
-from companion.core.rules import GameRules, require
+from companion.core.rules import GameRules, Outcome, require
 from companion.core.tally import PluralityAllTiedOut, TallyResult
 
 CENTER = votes.CENTER  # the Bystanders, as a vote option
@@ -590,7 +590,7 @@ class MasksRules(GameRules):
             return result_text(state.verdict)
         return tr(f"masks.prompt.{state.phase}")
 
-    def outcome(self, state: MasksState) -> Mapping[str, Any] | None:
+    def outcome(self, state: MasksState) -> Outcome | None:
         if state.verdict is None:
             return None
         return {"winners": list(state.verdict.winners), "summary": result_text(state.verdict)}

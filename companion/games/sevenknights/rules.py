@@ -19,7 +19,7 @@ from typing import Any, Mapping, get_args
 from companion.core import votes
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import tr
-from companion.core.rules import GameRules
+from companion.core.rules import GameRules, Outcome
 from companion.core.tally import CaptainRule
 
 from .phases import Phase
@@ -618,7 +618,7 @@ class SevenKnightsRules(GameRules):
             return tr("sevenknights.prompt.cleanup")
         return tr("sevenknights.prompt.game_over", winners=", ".join(winners(state)) or tr("sevenknights.nobody"))
 
-    def outcome(self, state: SevenKnightsState):
+    def outcome(self, state: SevenKnightsState) -> Outcome | None:
         if state.phase != "game_over":
             return None
         w = winners(state)

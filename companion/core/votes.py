@@ -15,13 +15,14 @@ Ballots arrive from any input source as ``{"voter": name}`` or ``{"seat": 1-base
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping, get_args
 
 from .events import BadInput, Event, RuleError
 
 KINDS = ("binary", "pick", "weighted")
 CENTER = "center"
-VOTE_EVENTS = frozenset({"vote_opened", "ballot_cast", "vote_revealed", "vote_cancelled"})
+VoteEventKind = Literal["vote_opened", "ballot_cast", "vote_revealed", "vote_cancelled"]
+VOTE_EVENTS: frozenset[str] = frozenset(get_args(VoteEventKind))
 
 
 @dataclass(frozen=True)

@@ -114,3 +114,19 @@ def test_every_cicero_and_seven_knights_phase_has_a_screen():
     knights = __import__("companion.app.games.sevenknights", fromlist=["SCREENS"])
     assert set(cicero.SCREENS) == set(get_args(CiceroPhase))
     assert set(knights.SCREENS) == set(get_args(KnightsPhase)) == set(PHASES)
+
+
+def test_23_knives_event_kinds_are_the_folds_and_a_whole_game_uses_only_them(tmp_path):
+    from typing import get_args
+    from companion.core.journal import Journal
+    from companion.core.session import GameSession
+    from companion.core.votes import VOTE_EVENTS, VoteEventKind
+    from companion.games.knives23 import RULES, demo
+    from companion.games.knives23.phases import EventKind
+    folds = {name[len("_on_"):] for name in dir(RULES) if name.startswith("_on_")}
+    assert set(get_args(EventKind)) == folds
+    assert VOTE_EVENTS == set(get_args(VoteEventKind))
+    s = GameSession.start(Journal(tmp_path / "k.db"), RULES, demo.SETUP)
+    for cmd in demo.commands():
+        s.execute(cmd)
+    assert {e.kind for e in s.events} - {"game_started"} <= set(get_args(EventKind)) | VOTE_EVENTS

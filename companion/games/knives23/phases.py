@@ -1,6 +1,6 @@
-"""23 Knives' phases, turn steps and the Vote to Exile in progress as types: a misspelt phase in
-the rules or a screen table, or a missing Exile key, is a mypy error; ``typing.get_args`` lists
-the phases for tests."""
+"""23 Knives' phases, turn steps, event kinds and the Vote to Exile in progress as types: a
+misspelt phase in the rules or a screen table, or a missing Exile key, is a mypy error;
+``typing.get_args`` lists them (tests check them against the rules' fold)."""
 from __future__ import annotations
 
 from typing import Literal, TypedDict
@@ -17,6 +17,16 @@ Phase = Literal[
 ]
 # A turn's steps in order: "MOVE", the Location's action, Sway, discard down to 6, the Issue.
 Step = Literal["move", "action", "sway", "discard", "issue"]
+
+# The game's own events (the vote engine adds companion.core.votes.VoteEventKind): one fold
+# method ``_on_<kind>`` each in rules.Knives23Rules.
+EventKind = Literal[
+    "setup_ticked", "play_began", "board_confirmed",
+    "moved", "fate_played", "forum_card_discarded", "forum_swapped", "dove_on_knife", "board_corrected",
+    "exile_called", "swayed", "step_done", "turn_ended",
+    "issues_placed", "vote_result", "tie_broken", "eyes_closed", "eyes_opened", "issue_resolved",
+    "abilities_done", "curia_card_revealed", "curia_card_claimed", "tableau_revealed", "game_over",
+]
 
 
 class Exile(TypedDict):

@@ -26,13 +26,15 @@ from companion.core import i18n
 from companion.core.clock import MonotonicClock
 from companion.core.commands import legal_values
 from companion.core.events import BadInput, Command, RuleError
-from companion.core.inputs import CommandQueue, DeviceInfo
+from companion.core.inputs import CommandQueue, DeviceInfo, InputSource
 from companion.core.journal import (DataInUse, DataLock, Journal, JournalDamaged, JournalError,
                                     StorageUnavailable, default_data_dir, move_aside)
+from companion.core.narration import Narrator
 from companion.core.rules import undone_seqs
 from companion.core.session import TIMER, GameSession, repair
 from companion.core.timers import END_LINE, Countdown, spoken_warning, warning_still_true
 from companion.app import games as game_registry
+from companion.app.gameui import GameUI
 from companion.app.settings import Settings
 from companion.app import widgets  # noqa: F401  (registers the shared widgets with the kv Factory)
 
@@ -85,11 +87,11 @@ class CompanionApp(App):
         self._speaker_override = speaker
         self._audio_override = audio_out
         self.commands = CommandQueue()
-        self.sources = []          # InputSources feeding self.commands
-        self.game_ui = None
+        self.sources: list[InputSource] = []          # InputSources feeding self.commands
+        self.game_ui: GameUI | None = None
         self.journal: Journal | None = None
         self.settings = Settings()
-        self.narrator = None
+        self.narrator: Narrator | None = None   # made in build(), remade when the voice changes
         self._seen_reveals = 0
         self._device_listeners: dict[str, list] = {}
         # two boxes claim one id: neither counts until the table keeps one (devices panel)
@@ -244,7 +246,7 @@ class CompanionApp(App):
         for src in self.sources:
             try:
                 src.stop()
-            except Exception:  # a device that fails to stop must not block closing the app
+            except OSError:  # a port or socket that fails to close must not block closing the app
                 log.exception("stopping %s", src)
         if self.narrator is not None:
             self.narrator.cancel()
@@ -267,7 +269,8 @@ class CompanionApp(App):
         return i18n.tr(key, problem=self.voice_problem)
 
     def say(self, line_id: str, text: str):
-        self.narrator.say(line_id, text)
+        if self.narrator is not None:
+            self.narrator.say(line_id, text)
 
     def spoken_countdown(self, seconds: float, warnings, name: str, on_end=None, say_end: bool = True,
                          restore: tuple | None = None):
@@ -434,6 +437,10 @@ class CompanionApp(App):
     def screen(self, name):
         return self.sm.get_screen(name)
 
+    def built_screen(self, name: str):
+        """The screen of that name, or None when it is not built (no game attached)."""
+        return self.sm.get_screen(name) if self.sm.has_screen(name) else None
+
     def goto(self, name: str):
         if name in ("history",) and not self.game_id:
             return
@@ -460,7 +467,7 @@ class CompanionApp(App):
 
     def start_game(self, ui, setup: dict):
         try:
-            session = GameSession.start(self.journal, ui.rules, setup)
+            session = GameSession.start(self._journal(), ui.rules, setup)
         except (BadInput, RuleError) as exc:
             self.toast(str(exc))
             return False
@@ -472,14 +479,14 @@ class CompanionApp(App):
         """Resume an unfinished (or abandoned) game; a game that cannot be replayed is named in a
         toast and the app stays where it is."""
         try:
-            record = self.journal.game(game_id)
+            record = self._journal().game(game_id)
             ui = game_registry.load_ui(record.game)
             if ui is None:
                 self.toast(i18n.tr("picker.not_available"))
                 return False
-            session = GameSession.resume(self.journal, game_id, ui.rules)
+            session = GameSession.resume(self._journal(), game_id, ui.rules)
             if record.status == "abandoned":
-                self.journal.reopen(game_id)
+                self._journal().reopen(game_id)
         except (BadInput, RuleError) as exc:
             self.toast(str(exc))
             return False
@@ -502,11 +509,15 @@ class CompanionApp(App):
 
     def abandon_game(self, game_id: int) -> bool:
         try:
-            self.journal.abandon(game_id)
+            self._journal().abandon(game_id)
         except JournalError as exc:
             self.toast(str(exc))
             return False
         return True
+
+    def _journal(self) -> Journal:
+        assert self.journal is not None, "build() opens the journal"
+        return self.journal
 
     def _attach(self, ui, session):
         for name in [s.name for s in self.sm.screens if "." in s.name]:
@@ -691,7 +702,8 @@ class CompanionApp(App):
         try:
             source = BoxSource(str(self.data_dir), ports=ports)
             self.add_source(source)
-        except Exception as exc:  # a port the OS refuses: say so; the app runs on without boxes
+        except (OSError, ValueError) as exc:  # a port the OS refuses (SerialException is an OSError),
+            # or a port list it cannot read: say so; the app runs on without boxes
             log.exception("starting the vote boxes on %s", ports)
             self.toast(i18n.tr("devices.boxes_failed", error=str(exc).splitlines()[0] if str(exc) else type(exc).__name__))
             return None

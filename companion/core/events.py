@@ -54,3 +54,4 @@ class NeedsTieBreak(RuleError):
         super().__init__(message, rule)
         self.chooser = chooser
         self.among = tuple(among)
+        self.field: str | None = None  # the input key that carries the choice, when it has one

@@ -250,7 +250,8 @@ class Journal:
                 "INSERT INTO games (game, setup, started_at) VALUES (?, ?, ?)",
                 (game, _dumps(setup), self._wall()),
             )
-            game_id = int(cur.lastrowid)
+            assert cur.lastrowid is not None  # an INSERT sets it
+            game_id = cur.lastrowid
             self._insert(game_id, first, self._wall())
         return game_id
 

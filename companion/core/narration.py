@@ -621,7 +621,7 @@ class Narrator:
             return
         self._paused_at = self.clock.now()
         cur = self._current
-        if cur is not None and isinstance(cur.step, Say):
+        if cur is not None and isinstance(cur.step, Say) and cur.entry is not None:  # a Say has its entry
             self._silence()
             self.on_caption(None)  # nothing is being said: the line shows again when it is
             cur.entry.interrupted = True
@@ -654,7 +654,7 @@ class Narrator:
         if cur is None:
             return
         now = self.clock.now()
-        if isinstance(cur.step, Say):
+        if isinstance(cur.step, Say) and cur.entry is not None:
             self._silence()
             self.on_caption(None)
             if not cur.entry.interrupted:
@@ -692,9 +692,11 @@ class Narrator:
         if self._current is not None and isinstance(self._current.step, Say):
             self._silence()
             self.on_caption(None)
-            if self._current.entry.ended_at is None:
-                self._current.entry.ended_at = self.clock.now()
-            self._current.entry.skipped = True
+            entry = self._current.entry
+            if entry is not None:
+                if entry.ended_at is None:
+                    entry.ended_at = self.clock.now()
+                entry.skipped = True
         self._current = None
         self._anchor = None
         self._paused_at = None
@@ -798,15 +800,16 @@ class Narrator:
     def _done(self, cur: _Running, now: float) -> bool:
         if cur.end is None or now < cur.end - 1e-9:  # float sums of clock steps
             return False
-        if isinstance(cur.step, Say) and (self.audio_out.is_playing() if cur.utterance.wav_path
-                                          is not None else self.speaker.is_speaking()):
+        if isinstance(cur.step, Say) and cur.utterance is not None and (
+                self.audio_out.is_playing() if cur.utterance.wav_path is not None
+                else self.speaker.is_speaking()):
             cur.overran = True  # never start the next line over this one
             return False
         return True
 
     def _finish(self, cur: _Running, now: float) -> None:
         end = now if cur.overran else cur.end
-        if isinstance(cur.step, Say):
+        if isinstance(cur.step, Say) and cur.entry is not None:
             self.on_caption(None)
             cur.entry.ended_at = end
         self._current = None

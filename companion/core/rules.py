@@ -6,13 +6,20 @@ command and returns the events to record (or raises :class:`RuleError` with the 
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, TypedDict
 
 from .events import Command, Event, RuleError
 
 # Viewers a ``view`` is built for. A player's name is also a viewer.
 TABLE = "table"        # the screen everyone can see
 NARRATOR = "narrator"  # the narrator's own eyes: still no secrets while the narrator plays
+
+
+class Outcome(TypedDict):
+    """How a game ended, as the journal records it (``Journal.finish``)."""
+
+    winners: list[str]
+    summary: str
 
 
 class GameRules:
@@ -37,7 +44,7 @@ class GameRules:
     def view(self, state: Any, viewer: str) -> Mapping[str, Any]:
         raise NotImplementedError
 
-    def outcome(self, state: Any) -> Mapping[str, Any] | None:
+    def outcome(self, state: Any) -> Outcome | None:
         return None
 
     # -- the fold ---------------------------------------------------------------------------

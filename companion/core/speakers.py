@@ -115,9 +115,10 @@ class EspeakSpeaker(Speaker):
 
     def __init__(self, cache_dir: str | None = None, voice: str = "en",
                  binary: str = "espeak-ng", wpm: float = WORDS_PER_MINUTE):
-        self.binary = shutil.which(binary)
-        if self.binary is None:
+        found = shutil.which(binary)
+        if found is None:
             raise SpeechError(f"espeak: the program {binary!r} is not installed")
+        self.binary: str = found
         self.voice, self.wpm = voice, wpm
         self.cache_dir = os.path.join(cache_dir or default_cache_dir(), "espeak")
         os.makedirs(self.cache_dir, exist_ok=True)

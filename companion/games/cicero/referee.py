@@ -179,7 +179,7 @@ def prestige(data: Mapping[str, Any]) -> dict:
                               {g: v["use"] for g, v in guilds.items()})
     senators = {r["name"]: r.get("senators", 0) for r in data["players"]}
     final = {r["name"]: r["prestige"] + cards[r["name"]]["total"] + senators[r["name"]] for r in data["players"]}
-    out = {"cards": cards, "senators": senators, "prestige": final}
+    out: dict[str, Any] = {"cards": cards, "senators": senators, "prestige": final}
     if data.get("last", False):
         out["winners"] = logic.most_prestigious(final)
     return out

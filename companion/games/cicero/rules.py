@@ -18,10 +18,11 @@ from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, comm
                                      force_arg, Numbers, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
-from companion.core.rules import GameRules, require
+from companion.core.rules import GameRules, Outcome, require
 from companion.core.schema import Bool, Int, List, Null, Text
 
 from . import economy, logic
+from .phases import Phase
 from .logic import check_caste, check_guild, check_players, known, numbers_for, signed, whole
 from .tables import (AUTOMATII, CASTES, GENERALS, GUILD_USES, GUILDS, PRESTIGE_START, SPACES, TRIBUTE_PP,
                      TRIBUTE_WAYS, ZONES, space_caste)
@@ -66,7 +67,7 @@ class CiceroState:
     youngest: str
     servants: int
     rounds: int
-    phase: str = "draft"
+    phase: Phase = "draft"
     round: int = 0
     draft: tuple[tuple[str, int], ...] = ()
     draft_step: int = 0
@@ -144,6 +145,7 @@ class CiceroState:
         return self.senate_votes.get(self.round, {})
 
     def outgoing(self) -> str:
+        assert self.princeps is not None  # chosen before the first election
         return self.princeps  # until the election ends, the Princeps is the outgoing one
 
 
@@ -548,7 +550,7 @@ class CiceroRules(GameRules):
             s = replace(s, phase="game_over", winners=tuple(d["winners"]))
         return s
 
-    def outcome(self, state: CiceroState):
+    def outcome(self, state: CiceroState) -> Outcome | None:
         if state.phase != "game_over":
             return None
         final = ", ".join(f"{p} {state.prestige[p]}" for p in state.players)

@@ -12,18 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Mapping
+from typing import Any, Mapping, get_args
 
 from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
-from companion.core.rules import NARRATOR, GameRules, require
+from companion.core.rules import NARRATOR, TABLE, GameRules, Outcome, require
 from companion.core.schema import Bool, Int, List, Null, Raw, Text
 from companion.core.votes import VoteBook, VoteSpec
 
 from . import scoring
+from .phases import Exile, Phase, Step
 from .tables import SPACE_KINDS, Kalends, kalends_for, tables
 
 # The rulebook's words, quoted when a command is refused.
@@ -41,7 +42,7 @@ R_REVEAL = "Once all players are ready, call for all players to reveal their vot
 R_CURIA = "One at a time, reveal the Fate cards from the Curia"
 R_DISCARD = "Discard down to 6 cards (in your hand)."
 
-STEPS = ("move", "action", "sway", "discard", "issue")
+STEPS: tuple[Step, ...] = get_args(Step)
 SETUP_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
 # The eyes-closed script gives the group's words a fixed slot; longer words could overrun it.
 MAX_GROUP_WORDS = 60
@@ -75,7 +76,7 @@ class ForumCard:
     doves: tuple = ()   # Sabinus' Doves played onto this (Knife) card: ForumCards of their own
 
     def to_dict(self) -> dict:
-        d = {"faceup": self.faceup, "card": dict(self.card) if self.card else None}
+        d: dict[str, Any] = {"faceup": self.faceup, "card": dict(self.card) if self.card else None}
         if self.doves:
             d["doves"] = [x.to_dict() for x in self.doves]
         return d
@@ -112,7 +113,7 @@ def note_text(value: Any, what: str) -> str:
 @dataclass(frozen=True)
 class Turn:
     player: str
-    step: str = "move"
+    step: Step = "move"
     fate_played: int = 0          # by the Forum's action (effects do not count)
     exile_called: bool = False
     swayed_in: tuple = ()         # the steps in which this player has Swayed (once each)
@@ -127,7 +128,7 @@ class State:
     start_player: str
     tribune: str
     tria_ludio: bool
-    phase: str = "setup"
+    phase: Phase = "setup"
     setup_done: frozenset = frozenset()
     turn: Turn | None = None
     round: int = 0
@@ -139,7 +140,7 @@ class State:
     flushes: int = 0
     book: VoteBook = VoteBook()
     issues: Mapping[str, Any] | None = None   # {"red", "grey"} placed; then "colour" chosen
-    exile: Mapping[str, Any] | None = None    # {"caller", "target"}
+    exile: Exile | None = None
     exiles: tuple = ()                    # past Votes to Exile: {"caller","target","exiled","tie"}
     shamed: tuple = ()
     eyes_closed: str | None = None
@@ -267,6 +268,7 @@ class Knives23Rules(GameRules):
     def _step(self, state: State, *steps: str) -> Turn:
         self._phase(state, "turn")
         turn = state.turn
+        assert turn is not None  # phase "turn" has one
         if turn.step not in steps:
             raise RuleError(tr("knives23.error.wrong_step", step=tr(f"knives23.step.{turn.step}")))
         return turn
@@ -458,6 +460,7 @@ class Knives23Rules(GameRules):
 
     def _open_exile_vote(self, state: State):
         ex = state.exile
+        assert ex is not None  # phase "exile_called"
         spec = VoteSpec(f"exile-{len(state.exiles) + 1}", "binary", state.players,
                         (scoring.EXILE, scoring.REMAIN),
                         question=tr("knives23.vote.exile_question", caller=ex["caller"], target=ex["target"]))
@@ -517,6 +520,7 @@ class Knives23Rules(GameRules):
         return self._open_issue_vote(state)
 
     def _open_issue_vote(self, state: State):
+        assert state.issues is not None  # the Tribune placed them
         n = sum(1 for v in state.book.history if v.spec.vote_id.startswith("issue-")) + 1
         spec = VoteSpec(f"issue-{n}", "binary", state.players, (scoring.RED, scoring.GREY),
                         question=tr("knives23.vote.issue_question", red=state.issues["red"], grey=state.issues["grey"]))
@@ -544,11 +548,13 @@ class Knives23Rules(GameRules):
 
     def _vote_result(self, state: State, ballots: Mapping[str, str]):
         what = "issue" if state.phase == "issue_vote" else "exile"
+        assert what == "issue" or state.exile is not None  # phase "exile_vote" has one
         try:
             if what == "issue":
                 out = scoring.issue_vote_outcome(state.players, ballots)
                 winner = out["resolved"]
             else:
+                assert state.exile is not None
                 out = scoring.exile_outcome(state.players, state.exile["caller"], state.exile["target"], ballots)
                 winner = scoring.EXILE if out["exiled"] else scoring.REMAIN
             tie = False
@@ -777,10 +783,12 @@ class Knives23Rules(GameRules):
         return self._exile_decided(s, d["choice"] == scoring.EXILE, True)
 
     def _issue_chosen(self, s: State, colour: str) -> State:
+        assert s.issues is not None  # the vote was on them
         return replace(s, phase="issue_resolve", issues={**s.issues, "colour": colour})
 
     def _exile_decided(self, s: State, exiled: bool, tie: bool) -> State:
         ex = s.exile
+        assert ex is not None  # the vote was on it
         record = {"caller": ex["caller"], "target": ex["target"], "exiled": exiled, "tie": tie}
         shamed = s.shamed if exiled or ex["caller"] in s.shamed else s.shamed + (ex["caller"],)
         told = ("exiled", {"player": ex["target"]}) if exiled else ("shamed", {"player": ex["caller"]})
@@ -832,6 +840,7 @@ class Knives23Rules(GameRules):
         """The end of a turn: a Forum of 5 or more goes into the Curia and the Dagger advances;
         then the next player clockwise. In Tria Ludio a Tribune who only placed the Issues keeps
         the deck and votes on them next time."""
+        assert s.turn is not None  # a turn is ending
         player = s.turn.player
         if s.issues is not None and not s.issues.get("vote"):
             s = replace(s, issues={**s.issues, "held_over": True})
@@ -850,7 +859,7 @@ class Knives23Rules(GameRules):
 
     def _flush_forum(self, s: State, why: str) -> State:
         cards = forum_cards(s)
-        known = s.curia_known + tuple(dict(c.card) for c in cards if c.faceup)
+        known = s.curia_known + tuple(dict(c.card) for c in cards if c.faceup and c.card)
         told = s.told + ((why, {"cards": len(cards), "curia": s.curia_count + len(cards)}),) if cards else s.told
         return replace(s, curia_count=s.curia_count + len(cards), curia_known=known,
                        forum=(None,) * 5, forum_extra=(), told=told)
@@ -870,7 +879,7 @@ class Knives23Rules(GameRules):
         return s
 
     # -- views ---------------------------------------------------------------------------
-    def outcome(self, state: State):
+    def outcome(self, state: State) -> Outcome | None:
         if state.result is None:
             return None
         r = state.result
@@ -936,6 +945,9 @@ class Knives23Rules(GameRules):
                         "waiting_tableaux": [p for p in state.players if p not in state.tableaux],
                         "opportunists": self.opportunists(state) if state.phase in ("opportunists", "over") else None,
                         "result": dict(state.result) if state.result else None}
+            # worked out by the rules, shown by the tableaux screen
+            v["end"].update(caesar_dead=scoring.caesar_dead(v["end"]["running_total"]),
+                            allegiances=scoring.allegiances(state.tableaux))
         v["board"] = {"confirmed": state.board_confirmed, "kalends": k.to_dict(),
                       "forum": {"spaces": list(state.forum_kinds), "extra": state.forum_extra_kind}}
         v["told"] = [line for key, d in state.told[state.told_from:] for line in told_lines(key, d)]
@@ -971,6 +983,7 @@ class Knives23Rules(GameRules):
         p = state.phase
         if p == "turn":
             t = state.turn
+            assert t is not None
             if t.step == "issue" and state.issues is not None:
                 if state.tria_ludio and not state.issues.get("vote") and not state.issues.get("held_over"):
                     return tr("knives23.prompt.tria_placed", player=t.player)
@@ -981,11 +994,14 @@ class Knives23Rules(GameRules):
                           action=tr(f"knives23.action.{loc}"))
             return tr(f"knives23.prompt.{t.step}", player=t.player)
         if p == "exile_called":
+            assert state.exile is not None
             return tr("knives23.prompt.exile_called", caller=state.exile["caller"], target=state.exile["target"],
                       seconds=state.exile["bribe_seconds"])
         if p in ("issue_vote", "exile_vote"):
+            assert state.book.current is not None  # the vote in progress
             return tr(f"knives23.prompt.{p}", waiting=len(state.book.current.waiting))
         if p == "issue_resolve":
+            assert state.issues is not None
             colour = state.issues["colour"]
             return tr("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=tr(f"knives23.colour.{colour}"))
         if p == "eyes_closed":
@@ -994,7 +1010,9 @@ class Knives23Rules(GameRules):
             return tr("knives23.prompt.curia_reveal", n=len(state.curia_revealed) + 1, count=state.curia_count,
                       total=running_total(state))
         if p == "over":
-            return self.outcome(state)["summary"]
+            outcome = self.outcome(state)
+            assert outcome is not None  # phase "over" has a result
+            return outcome["summary"]
         return tr(f"knives23.prompt.{p}", tribune=state.tribune, count=state.curia_count)
 
 

@@ -41,7 +41,7 @@ from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, comm
                                      force_arg, PerPlayer, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import tr
-from companion.core.rules import GameRules, require
+from companion.core.rules import GameRules, Outcome, require
 from companion.core.schema import List, Null, Player, Text
 from companion.core.tally import PluralityAllTiedOut, TallyResult
 
@@ -521,6 +521,7 @@ class MasksRules(GameRules):
             if state.checked:
                 return self._judged(state, state.executioner_target)
             # A journal from before the check: the Executioner chose after the reveal.
+            assert state.identities is not None and state.ballots is not None  # revealed after the vote
             if executioner_to_choose(state.players, state.identities, state.ballots):
                 return replace(state, phase=EXECUTIONER)
             return self._judged(state, None)
@@ -531,6 +532,7 @@ class MasksRules(GameRules):
         return state  # an event kind this version does not know: nothing to fold
 
     def _judged(self, state: MasksState, target: str | None) -> MasksState:
+        assert state.identities is not None and state.ballots is not None  # judged after both
         verdict = judge(state.players, state.identities, state.center, state.royalist,
                         state.ballots, target)
         return replace(state, phase=OVER, verdict=verdict)
@@ -559,6 +561,7 @@ class MasksRules(GameRules):
         if state.phase in (EXECUTIONER, IDENTITIES_PHASE) and state.checked:
             v["executioner"] = state.executioner
         elif state.phase == EXECUTIONER:  # a journal from before the check
+            assert state.identities is not None and state.ballots is not None
             v["executioner"] = executioner_to_choose(state.players, state.identities, state.ballots)
         if state.verdict is not None:
             vd = state.verdict
@@ -573,20 +576,24 @@ class MasksRules(GameRules):
 
     def prompt(self, state: MasksState) -> str:
         if state.phase == EXECUTIONER_CHECK:
+            assert state.ballots is not None  # the vote was revealed
             top = top_players(state.players, state.ballots)
             return tr("masks.prompt.executioner_check_one" if len(top) == 1
                       else "masks.prompt.executioner_check", names=", ".join(top))
         if state.phase == EXECUTIONER:
-            return tr("masks.prompt.executioner", name=state.executioner or executioner_to_choose(
-                state.players, state.identities, state.ballots))
+            # known from the check, or (a journal from before the check) from the identities
+            name = state.executioner or executioner_to_choose(
+                state.players, state.identities or {}, state.ballots or {})
+            return tr("masks.prompt.executioner", name=name)
         if state.phase == IDENTITIES_PHASE and state.executioner_target is not None:
             return tr("masks.prompt.identities_after_choice", name=state.executioner,
                       target=state.executioner_target)
         if state.phase == OVER:
+            assert state.verdict is not None  # the game is judged
             return result_text(state.verdict)
         return tr(f"masks.prompt.{state.phase}")
 
-    def outcome(self, state: MasksState) -> Mapping[str, Any] | None:
+    def outcome(self, state: MasksState) -> Outcome | None:
         if state.verdict is None:
             return None
         return {"winners": list(state.verdict.winners), "summary": result_text(state.verdict)}

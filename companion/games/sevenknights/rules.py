@@ -15,17 +15,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any, Mapping
+from typing import Any, Mapping, get_args
 
 from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import tr
-from companion.core.rules import GameRules
+from companion.core.rules import GameRules, Outcome
 from companion.core.schema import Bool, Either, Int, Null, Player, Text
 from companion.core.tally import CaptainRule
 
+from .phases import Phase
 from .setup import MODES, SET_ASIDE, WITCH, Mode, round_points
 
 # The rulebook's sentences that the refusals quote.
@@ -55,8 +56,7 @@ R_TORIKO_NO_WITCH = "TORIKO cannot recommend Witch Myrmamius."
 # CaptainRule.decided_by -> the catalogue key that explains it to the table.
 TIE_HOW = {"did not recommend themself": "how_humble", "farthest clockwise from the First player": "how_farthest"}
 
-PHASES = ("search", "questions", "recommendation", "order_question", "captain_reveal",
-          "formation", "cleanup", "game_over")
+PHASES: tuple[Phase, ...] = get_args(Phase)
 
 # Question templates: the rulebook's "Example Questions". Those marked "about the target" ask
 # the target about their own number; "other" names a third tile the question is about.
@@ -120,7 +120,7 @@ class SevenKnightsState:
     players: tuple[str, ...]
     mode: str
     round: Round
-    phase: str = "search"
+    phase: Phase = "search"
     search: int = 1               # the Search pass in progress (1-based)
     turn: int = 0                 # index into the clockwise order from the First player
     totals: tuple[int, ...] = ()
@@ -202,6 +202,7 @@ def toriko_of(arrows, witch_place: str | None, players) -> tuple[str, ...]:
 def round_result(state: SevenKnightsState, witch_place: str | None, in_order: bool | None,
                  captain_witch: bool = False) -> Result:
     """Who won the round and what each player scores (see setup.POINTS for the reading)."""
+    assert state.round.captain is not None  # scored after the Order Phase
     return score_round(state.players, state.rules_mode, state.round.number, state.round.captain,
                        state.round.arrows, witch_place, in_order, captain_witch)
 
@@ -293,7 +294,7 @@ def round_flags(players, mode: Mode, rnd: "Round") -> tuple[Flag, ...]:
     if rnd.result is None:
         return ()
     flags = list(recommendation_flags(dict(rnd.recommended), rnd.result.witch, rnd.result.toriko))
-    if rnd.next_first is not None:
+    if rnd.next_first is not None and rnd.captain is not None:
         f = next_first_flag(players, mode, rnd.captain, rnd.captain_tile, rnd.result.witch, rnd.next_first)
         if f:
             flags.append(f)
@@ -493,10 +494,12 @@ class SevenKnightsRules(GameRules):
             book = votes.apply_vote_event(state.book, event)
             state = replace(state, book=book)
             if k == "vote_revealed":
-                tally = choose_captain(state.players, rnd.first, book.last().choices())
+                last = book.last()
+                assert last is not None  # the vote just revealed
+                tally = choose_captain(state.players, rnd.first, last.choices())
                 rnd = replace(rnd, captain=tally.winner, counts=tuple(sorted(tally.counts.items())),
                               tie=tally.tie, decided_by=tally.decided_by,
-                              recommended=tuple((p, c) for p, c in book.last().choices().items()
+                              recommended=tuple((p, c) for p, c in last.choices().items()
                                                 if c is not None))
                 state = replace(state, round=rnd, phase="order_question")
             return state
@@ -558,7 +561,7 @@ class SevenKnightsRules(GameRules):
             "arrows": [{"looker": a.looker, "at": a.at, "search": a.search} for a in rnd.arrows],
             "questions": [question_view(q) for q in rnd.questions],
             "captain": rnd.captain, "tie": rnd.tie, "decided_by": rnd.decided_by,
-            "captain_how": tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by, "how_most")) if rnd.captain else None,
+            "captain_how": tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by or "", "how_most")) if rnd.captain else None,
             "recommendations": dict(rnd.counts),
             "captain_tile": rnd.captain_tile,
             "result": result_view(rnd.result),
@@ -575,6 +578,7 @@ class SevenKnightsRules(GameRules):
             "vote_history": [votes.table_view(x) for x in state.book.history],
         }
         if state.phase == "search":
+            assert turn_player is not None  # the Search Phase has a player to move
             v["look_options"] = list(look_targets(state, turn_player))
         if state.phase in ("questions", "order_question"):
             v["ask_options"] = [p for p in state.players if p != turn_player]
@@ -607,7 +611,7 @@ class SevenKnightsRules(GameRules):
             return tr("sevenknights.prompt.cleanup")
         return tr("sevenknights.prompt.game_over", winners=", ".join(winners(state)) or tr("sevenknights.nobody"))
 
-    def outcome(self, state: SevenKnightsState):
+    def outcome(self, state: SevenKnightsState) -> Outcome | None:
         if state.phase != "game_over":
             return None
         w = winners(state)

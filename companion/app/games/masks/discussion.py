@@ -44,8 +44,8 @@ class MasksDiscussionScreen(Screen):
         box.add_widget(Factory.MasksMaskRule(text=tr("masks.mask.used_rule")))
 
     def _countdown(self):
-        from companion.app.games.masks import UI
-        return UI.countdown
+        ui = self.app.game_ui  # the Masks game attached (None once the table left it)
+        return ui.countdown if ui is not None else None
 
     def refresh(self):
         view = self.app.view or {}

@@ -33,8 +33,8 @@ class MasksHiddenScreen(Screen):
         self.refresh()
 
     def _phase(self):
-        from companion.app.games.masks import UI
-        return UI.hidden
+        ui = self.app.game_ui  # the Masks game attached (None once the table left it)
+        return ui.hidden if ui is not None else None
 
     def refresh(self):
         from companion.app.games.masks import hidden_step_texts
@@ -47,8 +47,7 @@ class MasksHiddenScreen(Screen):
         self.pace = narrator.pace if narrator else 1.0
 
     def start(self):
-        from companion.app.games.masks import UI
-        UI.start_hidden_phase(self.app)
+        self.app.game_ui.start_hidden_phase(self.app)
 
     def repeat(self):
         phase = self._phase()

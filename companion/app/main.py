@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import time
+from typing import Any, Callable
 from pathlib import Path
 
 from kivy.app import App
@@ -99,9 +100,10 @@ class CompanionApp(App):
         self.voice_problem = ""
         self.box_source = None     # the vote boxes' BoxSource while boxes are on
         self.refused = ""               # set when another copy of the app holds the data folder
-        self.storage_notice = None      # (text, [(id, label, action)]) for the picker
+        # (text, [(id, label, action)]) for the picker
+        self.storage_notice: tuple[str, list[tuple[str, str, Callable[[], Any]]]] | None = None
         self.damaged_journal: Path | None = None
-        self._lock = None
+        self._lock: DataLock | None = None
         self._timers: dict[str, tuple] = {}  # name -> (countdown, key): the game's journaled timers
         self._countdowns: list[Countdown] = []
 
@@ -610,10 +612,10 @@ class CompanionApp(App):
             except JournalError as exc:  # a phone's command hit a full disk: say so, keep going
                 self.toast(str(exc))
         refused = self.commands.drain(self._handle_device_command)
-        for cmd, exc in refused:
-            self.toast(f"{cmd.source}: {exc}")
+        for cmd, problem in refused:
+            self.toast(f"{cmd.source}: {problem}")
             for src in self.sources:
-                src.on_refused(cmd, exc)
+                src.on_refused(cmd, problem)
 
     def listen(self, kind: str, callback):
         """Device news that is not a game action (``tokens_seen``, ``tokens_calibration``,
@@ -741,7 +743,7 @@ def export_dir() -> Path:
     if env:
         return Path(env)
     if platform == "android":
-        from android.storage import primary_external_storage_path  # type: ignore
+        from android.storage import primary_external_storage_path
         return Path(primary_external_storage_path()) / "Download"
     return Path.home() / "Documents" / "table-companion"
 

@@ -346,12 +346,12 @@ def play(rules: Any, data: Mapping[str, Any]) -> dict:
         journal.close()
 
 
-def play_question(rules_factory: Callable[[], Any]) -> Callable[[dict], dict]:
+def play_question(rules_factory: Callable[[], Any]) -> Callable[[Mapping[str, Any]], dict]:
     """The ``play`` question for a game's referee (one schema, one function for every game)."""
     from .schema import List, Obj, Raw, question
 
     @question(Obj({"setup": Raw(), "commands": List(Raw(), hi=20_000, why="a game is not that long")}))
-    def play_game(data: dict) -> dict:
+    def play_game(data: Mapping[str, Any]) -> dict:
         return play(rules_factory(), data)
     play_game.__doc__ = "A whole game: setup and commands in, the final view and outcome out."
     return play_game

@@ -347,6 +347,7 @@ class _Prefetch:
         key = (id(speaker), step.line_id, step.text, pace)
         if self._inline(speaker) or key in self._jobs:
             return
+        assert self._pool is not None  # no pool: every line is prepared inline
         self._jobs[key] = self._pool.submit(speaker.prepare, step.line_id, step.text, pace)
 
     def take(self, speaker: Speaker, step: Say, pace: float):
@@ -364,8 +365,8 @@ class _Prefetch:
         if not job.done():
             return False, None
         del self._jobs[key]
-        exc = job.exception()
-        return True, exc if exc is not None else job.result()
+        error = job.exception()
+        return True, error if error is not None else job.result()
 
     def clear(self) -> None:
         for job in self._jobs.values():
@@ -591,7 +592,7 @@ class Narrator:
 
     def _drop_queued(self, which, why: str) -> None:
         now = self.clock.now()
-        kept = deque()
+        kept: deque[_Queued] = deque()
         for q in self._queue:
             if which(q):
                 if isinstance(q.step, Say):
@@ -641,6 +642,7 @@ class Narrator:
         elif isinstance(cur.step, Say):  # said again in full: half a line is no use
             self._current = None
             self._begin(cur.step, now, now, utterance=cur.utterance)
+            assert self._current is not None  # _begin sets it
             self._current.still_true = cur.still_true
         elif isinstance(cur.step, Pause):
             cur.end += gap
@@ -668,6 +670,8 @@ class Narrator:
         """A report overtaken by an urgent line, or no longer true, stops at once (its caption
         with it)."""
         cur = self._current
+        # only a report being said is cut (its still_true, or an urgent line overtaking it)
+        assert cur is not None and isinstance(cur.step, Say) and cur.entry is not None
         now = self.clock.now()
         self._silence()
         self.on_caption(None)

@@ -6,9 +6,12 @@ command and returns the events to record (or raises :class:`RuleError` with the 
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, TypedDict
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, TypedDict
 
 from .events import Command, Event, RuleError
+
+if TYPE_CHECKING:  # commands.py is imported by the games' rules, not here
+    from .commands import CommandTable
 
 # Viewers a ``view`` is built for. A player's name is also a viewer.
 TABLE = "table"        # the screen everyone can see
@@ -31,6 +34,8 @@ class GameRules:
     irreversible: frozenset[str] = frozenset({"vote_revealed"})
     # Event kinds that are bookkeeping, not a table action: undo skips over them.
     not_undoable: frozenset[str] = frozenset({"undo", "game_started"})
+    # The game's command table (companion.core.commands), set beside each game's class.
+    commands: ClassVar[CommandTable]
 
     def initial_state(self, setup: Mapping[str, Any]) -> Any:
         raise NotImplementedError

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from companion.core.audio import default_cache_dir, wav_duration
 from companion.core.events import BadInput
@@ -290,20 +291,21 @@ class AndroidSpeaker(Speaker):
     def __init__(self, jnius=None, wpm: float = WORDS_PER_MINUTE):
         if jnius is None:
             try:
-                import jnius  # noqa: F401  (only on Android)
+                jnius = importlib.import_module("jnius")  # only on Android
             except ImportError as exc:
                 raise SpeechError(f"android: the platform voice needs pyjnius ({exc})") from None
-        self._jnius = jnius or __import__("jnius")
+        self._jnius = jnius
         self.wpm = wpm
         self.ready = False
         self.last_error: str | None = None
         self._speaking: str | None = None   # the utterance id still sounding
         self._count = 0
-        self._rate = None
+        self._rate: float | None = None
         j = self._jnius
         speaker = self
+        java_class: Any = j.PythonJavaClass  # pyjnius' base for Python classes Java calls
 
-        class _OnInit(j.PythonJavaClass):
+        class _OnInit(java_class):
             __javainterfaces__ = ["android/speech/tts/TextToSpeech$OnInitListener"]
             __javacontext__ = "app"
 
@@ -313,7 +315,7 @@ class AndroidSpeaker(Speaker):
                 if not speaker.ready:
                     speaker.last_error = f"android: the voice did not start (status {status})"
 
-        class _Done(j.PythonJavaClass):
+        class _Done(java_class):
             # an interface (pyjnius cannot subclass the abstract UtteranceProgressListener)
             __javainterfaces__ = ["android/speech/tts/TextToSpeech$OnUtteranceCompletedListener"]
             __javacontext__ = "app"
@@ -375,7 +377,7 @@ def auto_speaker() -> Speaker:
     raise SpeechError("no platform voice and no espeak-ng installed")
 
 
-SPEAKERS = {
+SPEAKERS: dict[str, Callable[..., Speaker]] = {
     "auto": auto_speaker,
     "espeak": EspeakSpeaker,
     "plyer": PlyerSpeaker,

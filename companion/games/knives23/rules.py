@@ -788,7 +788,8 @@ class Knives23Rules(GameRules):
 
     def _exile_decided(self, s: State, exiled: bool, tie: bool) -> State:
         ex = s.exile
-        assert ex is not None  # the vote was on it
+        # the vote was on it: a journal deciding one Exile twice (two copies of the app) does not fold
+        assert ex is not None, "an Exile decided with no Exile called"
         record = {"caller": ex["caller"], "target": ex["target"], "exiled": exiled, "tie": tie}
         shamed = s.shamed if exiled or ex["caller"] in s.shamed else s.shamed + (ex["caller"],)
         told = ("exiled", {"player": ex["target"]}) if exiled else ("shamed", {"player": ex["caller"]})

@@ -4,15 +4,21 @@ Tablet taps and ballots arrive through input sources onto the command queue (the
 simulated vote boxes, tagged with their box), the narration is spoken by espeak-ng into one WAV
 file (captions only when espeak-ng is missing), and the console shows what the table would see
 (the table view: never a ballot before its reveal) and hear (each spoken line).
+
+``--lang fr`` plays it in French (the catalogue, the narration scripts and espeak-ng's voice);
+``--replay DIR`` replays the journal a demo recorded in DIR (``--out DIR``), in the language
+given now: the journal holds keys and values, so a game recorded in French replays in German.
 """
 from __future__ import annotations
 
 import argparse
+from itertools import groupby
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
+from companion.core import i18n
 from companion.core.audio import RecordingAudioOut
 from companion.core.clock import FakeClock
 from companion.core.events import BadInput, Command, RuleError
@@ -48,13 +54,24 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="folder for the journal, narration.wav and transcript.txt "
                     "(default: a new temporary folder)")
     ap.add_argument("--quiet", action="store_true", help="print only the summary")
+    ap.add_argument("--lang", default="en", choices=i18n.languages(),
+                    help="the language shown and spoken (default: en)")
+    ap.add_argument("--replay", metavar="DIR", help="replay the game a demo recorded in DIR "
+                    "(its journal.sqlite3) instead of playing a new one")
     args = ap.parse_args(argv)
-    from companion.games.knives23 import cues as knives_cues
+    i18n.set_language(args.lang)  # before the speaker: espeak-ng's voice follows it
     from companion.games.knives23 import demo as script
     from companion.games.knives23.rules import Knives23Rules
 
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="companion-demo-"))
     out.mkdir(parents=True, exist_ok=True)
+    recorded = None
+    if args.replay:
+        recorded = Path(args.replay) / "journal.sqlite3"
+        if not recorded.is_file():
+            raise BadInput(f"--replay {args.replay}: no journal.sqlite3 there (record one with --out)")
+        if recorded.resolve().parent == out.resolve():
+            raise BadInput("--replay and --out must be different folders (the replay writes its own narration)")
     # The journal stays in the folder: a demo run again (after being killed, say) adds its game
     # next to the earlier ones, and `python -m companion check --data DIR` can verify them all.
     lock = DataLock(out).acquire()
@@ -64,6 +81,11 @@ def main(argv=None) -> int:
     narrator = Narrator(_speaker(out / "voice-cache"), audio, clock, rng_seed=23,
                         on_caption=lambda text: text and say(f"    🔊 {text}"))
     rules = Knives23Rules()
+    if recorded is not None:
+        try:
+            return _replay(recorded, rules, narrator, clock, audio, out, say)
+        finally:
+            lock.release()
     journal = Journal(out / "journal.sqlite3")
     repair(journal)  # what the app mends on open (an older demo killed between its last event and its end)
     session = GameSession.start(journal, rules, script.SETUP)
@@ -77,25 +99,7 @@ def main(argv=None) -> int:
     def handle(cmd: Command):
         before = session.state
         events = session.execute(cmd)
-        state = before
-        for ev in events:
-            after = fold_step(rules, state, ev)
-            for name, context in knives_cues.cues(state, ev, after):
-                narrator.enqueue_script(knives_cues.load(name), context)
-            state = after
-        view = session.view("table")
-        say(f"[{cmd.source:>8}] {cmd.kind:<18} {_table_line(view)}")
-        if view.get("prompt"):
-            say(f"    screen: {view['prompt']}")
-        if view.get("vote") is None and view["vote_history"] and events and any(e.kind == "vote_revealed" for e in events):
-            last = view["vote_history"][-1]
-            say(f"    revealed at once: {last['counts']} — " + ", ".join(f"{v}: {c}" for v, c in last["ballots"].items()))
-        # Let the narrator finish before the next action, as a table would.
-        for _ in range(100_000):
-            narrator.tick()
-            if not narrator.busy and not narrator.pending():
-                break
-            clock.advance(0.1)
+        _show(rules, before, events, f"[{cmd.source:>8}] {cmd.kind:<18}", narrator, clock, say)
 
     refused = 0
     for cmd in script.commands():
@@ -108,18 +112,75 @@ def main(argv=None) -> int:
         for bad_cmd, exc in queue.drain(handle):
             refused += 1
             say(f"    refused {bad_cmd.kind}: {exc}")
+    print(f"events in the journal: {len(session.events)}; commands refused: {refused}")
+    print(f"journal: {out / 'journal.sqlite3'} (game {session.game_id})")
+    try:
+        return _summary(rules, session.state, narrator, clock, audio, out)
+    finally:
+        journal.close()
+        lock.release()
+
+
+def _show(rules, before, events, label: str, narrator, clock, say):
+    """Narrate a batch of recorded events and print what the table sees after it."""
+    from companion.games.knives23 import cues as knives_cues
+    state = before
+    for ev in events:
+        after = fold_step(rules, state, ev)
+        for name, context in knives_cues.cues(state, ev, after):
+            narrator.enqueue_script(knives_cues.load(name), context)
+        state = after
+    view = rules.view(state, "table")
+    say(f"{label} {_table_line(view)}")
+    if view.get("prompt"):
+        say(f"    screen: {view['prompt']}")
+    if view.get("vote") is None and view["vote_history"] and events and any(e.kind == "vote_revealed" for e in events):
+        last = view["vote_history"][-1]
+        say(f"    revealed at once: {last['counts']} — " + ", ".join(f"{v}: {c}" for v, c in last["ballots"].items()))
+    # Let the narrator finish before the next action, as a table would.
+    for _ in range(100_000):
+        narrator.tick()
+        if not narrator.busy and not narrator.pending():
+            break
+        clock.advance(0.1)
+    return state
+
+
+def _replay(recorded: Path, rules, narrator, clock, audio, out: Path, say) -> int:
+    """The last 23 Knives game of a recorded journal, event by event, in today's language."""
+    journal = Journal(recorded)
+    try:
+        games = journal.games(rules.game_id)
+        if not games:
+            raise BadInput(f"{recorded}: no 23 Knives game in this journal")
+        record = games[-1]
+        events = journal.events(record.id)
+    finally:
+        journal.close()
+    print(f"replaying game {record.id} of {recorded} ({len(events)} events) in {i18n.native_name(i18n.language())}")
+    state = rules.fold(record.setup, [])
+    # one command's events were written together (one time stamp): shown as one step
+    for _, grouped in groupby(enumerate(events), key=lambda ie: (ie[1].at, ie[1].source)):
+        batch = list(grouped)
+        last = batch[-1][0]
+        if any(ev.kind == "undo" for _, ev in batch):   # re-folds what is left, as the session does
+            state = rules.fold(record.setup, events[:last + 1])
+            continue
+        label = f"[{batch[0][1].source:>8}] {batch[0][1].kind:<18}"
+        state = _show(rules, state, [ev for _, ev in batch], label, narrator, clock, say)
+    print(f"events replayed: {len(events)}")
+    return _summary(rules, state, narrator, clock, audio, out)
+
+
+def _summary(rules, state, narrator, clock, audio, out: Path) -> int:
     narrator.tick()
     wav = audio.write()
     (out / "transcript.txt").write_text(narrator.transcript(), encoding="utf-8")
-    outcome = rules.outcome(session.state)
+    outcome = rules.outcome(state)
     winners, summary = (outcome["winners"], outcome["summary"]) if outcome else ([], "")
     print(f"winners: {', '.join(winners) or 'none yet'} — {summary}")
-    print(f"events in the journal: {len(session.events)}; commands refused: {refused}")
     print(f"narration: {wav} ({len(narrator.history)} lines, {clock.now():.0f} s of table time)")
     print(f"transcript: {out / 'transcript.txt'}")
-    print(f"journal: {out / 'journal.sqlite3'} (game {session.game_id})")
-    journal.close()
-    lock.release()
     return 0
 
 

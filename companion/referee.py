@@ -20,6 +20,7 @@ import json
 import sys
 from typing import Callable, Mapping
 
+from .core import i18n
 from .core.events import BadInput, RuleError
 from .core.schema import check
 from .games import GAMES
@@ -111,6 +112,8 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None, stderr=None) ->
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=GAMES, help="the game")
     parser.add_argument("question", help="the question (listed below per game)")
+    parser.add_argument("--lang", default="en", help="the language of the error messages and "
+                        "of the answers' words (en, fr, de; default en)")
     try:
         if any(a in ("-h", "--help") for a in argv):
             parser.epilog = _epilog()
@@ -126,10 +129,11 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None, stderr=None) ->
                 raw = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise BadInput(f"input is not UTF-8 text (byte {exc.start})") from None
+        i18n.set_language(args.lang)
         answer = ask(args.game, args.question, parse(raw))
         text = json.dumps(answer, ensure_ascii=False)
     except (BadInput, RuleError) as exc:
-        print(f"error: {_one_line(str(exc))}", file=stderr)
+        print(f"error: {_one_line(i18n.error_text(exc))}", file=stderr)
         return 2
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
         # A shape the question's own checks did not foresee: still one line, still exit 2.

@@ -27,3 +27,31 @@ def test_the_demo_plays_a_game_and_records_its_narration(tmp_path):
     artifacts.mkdir(parents=True, exist_ok=True)
     (artifacts / "demo-output.txt").write_text(text)
     (artifacts / "narration.wav").write_bytes((out / "narration.wav").read_bytes())
+
+
+def _screens(text: str) -> list[str]:
+    return [ln.strip() for ln in text.splitlines() if ln.strip().startswith(("screen:", "winners:"))]
+
+
+def test_a_game_recorded_in_french_replays_in_german(tmp_path, monkeypatch, capsys):
+    from companion import demo
+    from companion.core import i18n
+    from tests.languages import use_french_and_german
+    marks = use_french_and_german(tmp_path, monkeypatch)
+    try:
+        assert demo.main(["--lang", "fr", "--out", str(tmp_path / "fr")]) == 0
+        french = capsys.readouterr().out
+        assert demo.main(["--lang", "de", "--replay", str(tmp_path / "fr"), "--out", str(tmp_path / "replay")]) == 0
+        replayed = capsys.readouterr().out
+        assert demo.main(["--lang", "de", "--out", str(tmp_path / "de")]) == 0
+        german = capsys.readouterr().out
+    finally:
+        i18n.set_language("en")
+    assert "events replayed: 118" in replayed and "in Deutsch" in replayed
+    # the replay shows and says exactly what a game played in German shows and says (its
+    # first screen is the one before the first tap: the recorded game_started)
+    assert _screens(replayed)[1:] == _screens(german) and len(_screens(german)) > 100
+    assert (tmp_path / "replay" / "transcript.txt").read_text() == (tmp_path / "de" / "transcript.txt").read_text()
+    assert _screens(french) != _screens(german)
+    if marks["de"]:   # the stand-ins: German's mark on screen, French's nowhere
+        assert marks["de"] in replayed and marks["fr"] not in replayed

@@ -542,17 +542,12 @@ def test_script_checker_command(tmp_path):
 # --- plural forms from the catalogue (issue 12) ------------------------------------------------
 
 def test_plural_forms_come_from_the_catalogue_with_the_languages_own_rule(tmp_path, monkeypatch):
-    import json
-
     from companion.core import i18n
-    (tmp_path / "en").mkdir()
-    (tmp_path / "en" / "a.json").write_text(json.dumps({
-        "_plural_forms": "nplurals=2; plural=(n != 1);",
-        "x.cards": ["{n} card", "{n} cards"]}))
-    (tmp_path / "pl").mkdir()   # Polish: three forms (1; 2-4, 22-24…; the rest)
-    (tmp_path / "pl" / "a.json").write_text(json.dumps({
-        "_plural_forms": "nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);",
-        "x.cards": ["{n} karta", "{n} karty", "{n} kart"]}))
+    from tests.core.test_i18n import write_po
+    write_po(tmp_path / "en", "a.po", {"x.cards": ["{n} card", "{n} cards"]})
+    # Polish: three forms (1; 2-4, 22-24…; the rest)
+    write_po(tmp_path / "pl", "a.po", {"x.cards": ["{n} karta", "{n} karty", "{n} kart"]},
+             "nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);")
     monkeypatch.setattr(i18n, "_catalogues", {
         "en": i18n.load_catalogue("en", tmp_path), "pl": i18n.load_catalogue("pl", tmp_path)})
     monkeypatch.setattr(i18n, "_language", "en")
@@ -560,8 +555,8 @@ def test_plural_forms_come_from_the_catalogue_with_the_languages_own_rule(tmp_pa
     monkeypatch.setattr(i18n, "_language", "pl")
     assert [i18n.ntr("x.cards", n) for n in (1, 3, 5, 22, 25)] == [
         "1 karta", "3 karty", "5 kart", "22 karty", "25 kart"]
-    (tmp_path / "en" / "a.json").write_text(json.dumps({"_plural_forms": "plural=n"}))
-    with pytest.raises(BadInput, match="_plural_forms must read like"):
+    write_po(tmp_path / "en", "a.po", {"x.cards": ["{n} card", "{n} cards"]}, "nplurals=2; plural=(n !!= 1);")
+    with pytest.raises(BadInput, match="Plural-Forms must read like"):
         i18n.load_catalogue("en", tmp_path)
 
 
@@ -686,7 +681,7 @@ def test_the_masking_bed_never_falls_silent_on_the_real_sdl_audio_path():
     assert not info["mixer_loop"] and old > 0.005
 
 
-def test_a_new_phase_drops_the_last_phases_lines_still_waiting_never_the_one_sounding():
+def test_a_new_phase_drops_the_last_phases_lines_and_stops_the_one_sounding():
     n, clock, captions = _narrator()
     n.enqueue_script(parse_script("say a: Phase one, first line.\nsay b: Phase one, second line."), topic="phase")
     n.enqueue_script(parse_script("say c: Phase one, third line."), topic="phase")
@@ -694,8 +689,10 @@ def test_a_new_phase_drops_the_last_phases_lines_still_waiting_never_the_one_sou
     assert n.drop_topic("phase") == 2
     n.enqueue_script(parse_script("say d: Phase two."), topic="phase")
     _run(n, clock, 10)
-    assert [h.line_id for h in n.history] == ["a", "d"] and not n.history[0].skipped
+    assert [h.line_id for h in n.history] == ["a", "d"] and n.history[0].skipped
+    assert captions[captions.index("Phase one, first line.") + 1] in (None, "")  # stopped with it
     assert "Phase one, second line." not in captions
+    assert [d.line_id for d in n.dropped] == ["b", "c", "a"]
 
 
 def test_a_report_being_said_when_it_stops_being_true_is_cut_with_its_caption():

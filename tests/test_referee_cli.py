@@ -121,3 +121,22 @@ def test_impossible_counts_and_player_counts(game, question, payload, words):
 def test_numbers_come_back_as_numbers():
     code, out, _ = run(["sevenknights", "setup"], json.dumps({"players": list("ABCDE")}))
     assert code == 0 and json.loads(out)["tiles"] == [1, 2, 3, 4, 5, "witch"]
+
+
+def test_the_referee_words_its_refusals_in_the_language_asked(tmp_path, monkeypatch):
+    """The rules' keyed words come in the language asked (the referee modules' own schema
+    messages are still English); English output is unchanged."""
+    from companion.core import i18n
+    from tests.languages import use_french_and_german
+    marks = use_french_and_german(tmp_path, monkeypatch)
+    payload = json.dumps({"players": list("ABC"), "mode": "basic"})
+    try:
+        english = one_line(*run(["sevenknights", "setup"], payload))
+        french = one_line(*run(["sevenknights", "setup", "--lang", "fr"], payload))
+    finally:
+        i18n.set_language("en")
+    assert "for 4-8 players, not 3" in english and french != english
+    assert i18n.load_catalogue("fr")["sevenknights.mode.basic"] in french
+    if marks["fr"]:
+        assert "«" in french
+    assert "--lang" in run(["--help"], "")[1]

@@ -373,6 +373,9 @@ class _FakeJnius:
             def setSpeechRate(self, rate):
                 self.rates.append(rate)
 
+            def setLanguage(self, locale):
+                self.language = locale.tag
+
             def stop(self):
                 self.stopped += 1
 
@@ -383,8 +386,12 @@ class _FakeJnius:
         class PythonActivity:
             mActivity = object()
 
+        class Locale:
+            def __init__(self, tag):
+                self.tag = tag
+
         self.classes = {"android.speech.tts.TextToSpeech": TextToSpeech, "java.util.HashMap": HashMap,
-                        "org.kivy.android.PythonActivity": PythonActivity}
+                        "org.kivy.android.PythonActivity": PythonActivity, "java.util.Locale": Locale}
 
     def autoclass(self, name):
         return self.classes[name]
@@ -396,6 +403,7 @@ def test_the_android_voice_uses_one_engine_queues_lines_and_waits_for_each_to_fi
     speaker = AndroidSpeaker(jnius=jn)
     engine = jn.engines[0]
     engine.on_init.onInit(0)                   # the platform reports the engine ready
+    assert engine.language == "en"             # the app's language
     clock = FakeClock()
     n = Narrator(speaker, RecordingAudioOut("/dev/null", clock), clock, pace=1.5)
     n.say("a", "Everyone, close your eyes.")
@@ -422,3 +430,16 @@ def test_the_default_voice_is_the_platforms_then_espeak_and_says_plainly_when_no
     monkeypatch.setattr(speakers.PlyerSpeaker, "available", staticmethod(lambda: False))
     with pytest.raises(speakers.SpeechError, match="no platform voice and no espeak-ng"):
         speakers.make_speaker("auto")
+
+
+@pytest.mark.parametrize("lang", ["fr", "de"])
+def test_espeak_speaks_the_apps_language_with_its_own_voice(lang, monkeypatch, tmp_path):
+    """Real espeak-ng: its fr and de voices exist here, and a French line takes a French voice's
+    time (the voice follows the app's language unless the settings name one)."""
+    from companion.core import i18n
+    from companion.core.speakers import EspeakSpeaker
+    monkeypatch.setattr(i18n, "_language", lang)
+    speaker = EspeakSpeaker(cache_dir=str(tmp_path))
+    assert speaker.voice == lang
+    assert speaker.prepare("x", "Bonjour" if lang == "fr" else "Guten Tag", 1.0).duration_s > 0.3
+    assert EspeakSpeaker(cache_dir=str(tmp_path), voice="en").voice == "en"

@@ -116,7 +116,12 @@ class CompanionApp(App):
         except BadInput as exc:
             log.error("%s — using default settings", exc)
             self._startup_error = str(exc)
-        i18n.set_language(self.settings.language)
+        try:
+            i18n.set_language(self.settings.language)
+        except BadInput as exc:  # a language whose catalogue is gone or broken: English, said once
+            log.error("%s — using English", exc)
+            self._startup_error = str(exc)
+            self.settings.language = "en"
         self.caption_size = self.settings.caption_size
         Builder.load_file(str(HERE / "app.kv"))
         from companion.app.screens import load_all
@@ -159,7 +164,7 @@ class CompanionApp(App):
             unfinished = self.journal.unfinished()
         except JournalError as exc:  # a row damaged beyond what opening checks
             log.error("%s", exc)
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return
         if unfinished:
             self.screen("picker").offer_resume(unfinished[0])
@@ -349,7 +354,7 @@ class CompanionApp(App):
         try:
             session.note(TIMER, {"name": name, "key": key, "action": action, "state": countdown.to_dict()})
         except BadInput as exc:  # storage full: the timer runs on, unrecorded, and the table is told
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
 
     def live_event(self, kind: str):
         """The latest event of ``kind`` in the current game that is not undone (or None)."""
@@ -379,6 +384,9 @@ class CompanionApp(App):
         self._wake_engines(n.next_change_in())
 
     def on_narration_mark(self, name):
+        hook = getattr(self.game_ui, "on_narration_mark", None)
+        if hook is not None:  # a game keeps its script's step (23 Knives' eyes-closed Issue)
+            hook(self, name)
         # A screen may be waiting for the voice (the verdict after the last Curia total).
         if self.session is not None:
             Clock.schedule_once(lambda dt: self.session is not None and self._show_play_screen(), 0)
@@ -471,7 +479,7 @@ class CompanionApp(App):
         try:
             session = GameSession.start(self._journal(), ui.rules, setup)
         except (BadInput, RuleError) as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return False
         self._attach(ui, session)
         self._warn_low_space()
@@ -490,7 +498,7 @@ class CompanionApp(App):
             if record.status == "abandoned":
                 self._journal().reopen(game_id)
         except (BadInput, RuleError) as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return False
         self._attach(ui, session)
         return True
@@ -513,13 +521,36 @@ class CompanionApp(App):
         try:
             self._journal().abandon(game_id)
         except JournalError as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return False
         return True
 
     def _journal(self) -> Journal:
         assert self.journal is not None, "build() opens the journal"
         return self.journal
+
+    def _rebuild_screens(self) -> None:
+        """Every screen made again in the new language: a .kv rule says tr(...) once, when its
+        widget is made. The game, its journal and the narrator carry on untouched."""
+        from companion.app.screens import load_all
+        current, old = self.sm.current, self.root
+        root = Builder.load_string("Root:\n")
+        self.root = self.root_widget = root
+        self.sm.transition = NoTransition()
+        for screen in load_all(self):
+            self.sm.add_widget(screen)
+        self.action_toast.parent.remove_widget(self.action_toast)
+        root.add_widget(self.action_toast)
+        if self.game_ui is not None:
+            for screen in self.game_ui.build_screens(self):
+                self.sm.add_widget(screen)
+        self.bar_title = i18n.tr(self.game_ui.title if self.game_ui is not None else "app.title")
+        Window.remove_widget(old)
+        Window.add_widget(root)
+        if self.sm.has_screen(current):
+            self.sm.current = current
+        if self.session is not None:
+            self._publish([])   # the view's prompts in the new language
 
     def _attach(self, ui, session):
         for name in [s.name for s in self.sm.screens if "." in s.name]:
@@ -557,7 +588,7 @@ class CompanionApp(App):
         try:
             events = self.session.execute(command)
         except (RuleError, BadInput) as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return False
         self._publish(events)
         return True
@@ -569,7 +600,7 @@ class CompanionApp(App):
         try:
             events = self.session.undo()
         except (RuleError, BadInput) as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return
         self._publish(events, force_screen=True)
         undone = self.session.event(int(events[-1].data["undoes"]))
@@ -582,7 +613,7 @@ class CompanionApp(App):
         try:
             events = self.session.redo()
         except (RuleError, BadInput) as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return
         self._publish(events, force_screen=True)
         undo = self.session.event(int(events[-1].data["undoes"]))
@@ -610,12 +641,12 @@ class CompanionApp(App):
             try:
                 src.poll()
             except JournalError as exc:  # a phone's command hit a full disk: say so, keep going
-                self.toast(str(exc))
+                self.toast(i18n.error_text(exc))
         refused = self.commands.drain(self._handle_device_command)
-        for cmd, problem in refused:
-            self.toast(f"{cmd.source}: {problem}")
+        for cmd, exc in refused:
+            self.toast(f"{cmd.source}: {i18n.error_text(exc)}")
             for src in self.sources:
-                src.on_refused(cmd, problem)
+                src.on_refused(cmd, exc)
 
     def listen(self, kind: str, callback):
         """Device news that is not a game action (``tokens_seen``, ``tokens_calibration``,
@@ -723,11 +754,12 @@ class CompanionApp(App):
         try:
             self.settings.save(self.data_dir / "settings.json")
         except BadInput as exc:
-            self.toast(str(exc))
+            self.toast(i18n.error_text(exc))
             return
         self.caption_size = self.settings.caption_size
         if self.settings.language != i18n.language():
             i18n.set_language(self.settings.language)
+            self._rebuild_screens()
         self.voice_problem = ""
         self._speaker_override = None  # the table chose a voice: it wins over the start-up one
         self._voice_problem_shown = True  # save_settings says it itself, now

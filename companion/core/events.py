@@ -28,18 +28,30 @@ class Event:
     at: float = 0.0  # wall-clock seconds when recorded; for display only, never for rules
 
 
+def _message(message) -> tuple[str, str | None, dict]:
+    """An error's one-line English text, and its catalogue ``key`` and ``values`` when the
+    message is ``i18n.keyed(...)`` (the app shows it in its own language: ``i18n.text_of``)."""
+    if isinstance(message, Mapping) and "key" in message:
+        from . import i18n  # i18n imports this module
+        return i18n.text_of(message, "en"), message["key"], dict(message.get("values") or {})
+    return str(message), None, {}
+
+
 class BadInput(ValueError):
     """Malformed input (a file, a frame, a request, a JSON). The message is one line."""
 
-    def __init__(self, message: str):
-        super().__init__(" ".join(str(message).split()))
+    def __init__(self, message: str | Mapping):
+        text, self.key, self.values = _message(message)
+        super().__init__(" ".join(text.split()))
 
 
 class RuleError(Exception):
-    """An action the rules forbid. ``rule`` quotes the rulebook sentence that forbids it."""
+    """An action the rules forbid. ``rule`` quotes the rulebook sentence that forbids it.
+    ``str()`` is English (logs, the referee); ``key``/``values`` let a view translate it."""
 
-    def __init__(self, message: str, rule: str | None = None):
-        super().__init__(" ".join(str(message).split()))
+    def __init__(self, message: str | Mapping, rule: str | None = None):
+        text, self.key, self.values = _message(message)
+        super().__init__(" ".join(text.split()))
         self.rule = rule
 
     def __str__(self) -> str:  # one line, with the rule's words when we have them

@@ -1,85 +1,110 @@
 """The translation catalogue: every user-facing string goes through ``tr``.
 
-A language's catalogue is the folder ``companion/locale/<lang>/``: JSON files (one per area —
-``app.json``, ``knives23.json`` …) mapping a key to text with ``{placeholders}``; a key may stand
-in only one file. English is the reference; another language may leave keys out (English is
-used for those). A group adds its language by adding one file — no code changes.
+A language's catalogue is the folder ``companion/locale/<lang>/``: gettext PO files (one per
+area — ``app.po``, ``knives23.po`` …) read with Babel. The msgid is the catalogue KEY
+(``picker.title``), the msgstr its text with ``{placeholders}``; a key may stand in only one
+file (the format: companion/locale/README.txt).
+English is the reference; another language may leave keys out or untranslated (English is
+used for those). A group adds its language by adding a folder — no code changes.
 
-Plurals: a key whose value is a list holds one text per plural form, and the language's
-``"_plural_forms"`` entry gives gettext's rule for choosing (English:
-``"nplurals=2; plural=(n != 1);"``, the line a ``.po`` file's header carries). ``ntr(key, n)``
-picks the form with the standard library's gettext, so each language brings its own rules.
+Plurals: a key with ``msgid_plural`` holds one text per plural form, and the file header's
+``Plural-Forms`` line gives gettext's rule for choosing (English ``nplurals=2; plural=(n != 1);``).
+``ntr(key, n)`` picks the form with the standard library's gettext, so each language brings
+its own rule.
 """
 from __future__ import annotations
 
 import gettext
-import json
-import re
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from babel.messages.pofile import PoFileError, read_po
+
 from .events import BadInput
 
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
-_catalogues: dict[str, dict] = {}
-PLURAL_FORMS_KEY = "_plural_forms"
+_catalogues: dict[str, "Catalogue"] = {}
 _language = "en"
+# Each language by its own name, for the settings; a language not listed shows its code.
+NATIVE_NAMES = {"en": "English", "fr": "Français", "de": "Deutsch"}
 
 
-def load_catalogue(lang: str, directory: Path = LOCALE_DIR) -> dict[str, str]:
-    folder = directory / lang
+class Catalogue(dict[str, "str | tuple[str, ...]"]):
+    """key -> text (a ``str``, or a ``tuple`` of plural forms); ``plural_forms`` is the header line."""
+
+    plural_forms = "nplurals=2; plural=(n != 1);"
+
+
+def load_catalogue(lang: str, directory: Path | None = None) -> Catalogue:
+    folder = (directory or LOCALE_DIR) / lang
     if not folder.is_dir():
         raise BadInput(f"no catalogue for language {lang!r} ({folder} is missing)")
-    merged: dict[str, str] = {}
+    merged = Catalogue()
     where: dict[str, str] = {}
-    for path in sorted(folder.glob("*.json")):
+    for path in sorted(folder.glob("*.po")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise BadInput(f"catalogue {path} is not valid JSON: {exc}") from None
-        if not isinstance(data, dict) or not all(isinstance(k, str) and _is_text(v) for k, v in data.items()):
-            raise BadInput(f"catalogue {path} must map text keys to text (or to a list of plural forms)")
-        if PLURAL_FORMS_KEY in data:
-            _plural_rule(data[PLURAL_FORMS_KEY], str(path))
-        for key in data:
+            with path.open("rb") as f:
+                catalog = read_po(f, abort_invalid=True)
+        except (PoFileError, ValueError, UnicodeDecodeError) as exc:
+            raise BadInput(f"catalogue {path} is not a readable PO file: {exc}") from None
+        header = catalog.mime_headers and dict(catalog.mime_headers).get("Plural-Forms")
+        if header:
+            _plural_rule(header, str(path))
+            merged.plural_forms = header
+        for message in catalog:
+            if not message.id or message.fuzzy:
+                continue  # the header; a fuzzy guess is not a translation (gettext's rule)
+            key = str(message.id[0] if isinstance(message.id, (tuple, list)) else message.id)
             if key in where:
                 raise BadInput(f"catalogue key {key!r} stands in both {where[key]} and {path.name}")
             where[key] = path.name
-        merged.update(data)
+            text = tuple(message.string) if isinstance(message.string, (tuple, list)) else str(message.string or "")
+            if (all(text) if isinstance(text, tuple) else text):  # untranslated: English fills in
+                merged[key] = text
     return merged
-
-
-def _is_text(value) -> bool:
-    return isinstance(value, str) or (isinstance(value, list) and bool(value)
-                                      and all(isinstance(v, str) for v in value))
 
 
 @lru_cache(maxsize=None)
 def _plural_rule(header: str, where: str = "catalogue"):
     """``(nplurals, plural(n))`` from a gettext Plural-Forms line, compiled by gettext."""
-    m = re.fullmatch(r"\s*nplurals\s*=\s*(\d+)\s*;\s*plural\s*=\s*(.+?);?\s*", str(header))
-    if not m:
-        raise BadInput(f"{where}: {PLURAL_FORMS_KEY} must read like 'nplurals=2; plural=(n != 1);'")
+    parts = dict(p.strip().split("=", 1) for p in str(header).split(";") if "=" in p)
     try:
-        return int(m[1]), gettext.c2py(m[2])
-    except (ValueError, SyntaxError) as exc:
-        raise BadInput(f"{where}: {PLURAL_FORMS_KEY} has a bad plural rule ({exc})") from None
+        return int(parts["nplurals"]), gettext.c2py(parts["plural"].strip())
+    except (KeyError, ValueError, SyntaxError) as exc:
+        raise BadInput(f"{where}: Plural-Forms must read like 'nplurals=2; plural=(n != 1);' "
+                       f"({exc!r})") from None
 
 
-def languages(directory: Path = LOCALE_DIR) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if p.is_dir())
+def languages(directory: Path | None = None) -> list[str]:
+    return sorted(p.name for p in (directory or LOCALE_DIR).iterdir() if p.is_dir() and any(p.glob("*.po")))
+
+
+def native_name(lang: str) -> str:
+    return NATIVE_NAMES.get(lang, lang)
 
 
 def set_language(lang: str) -> None:
     global _language
-    if lang not in _catalogues:
-        _catalogues[lang] = load_catalogue(lang)
+    _cat(lang)
     _language = lang
 
 
 def language() -> str:
     return _language
+
+
+@contextmanager
+def speaking(lang: str):
+    """Words made inside are in ``lang`` (the journal's English log lines), then as before."""
+    global _language
+    _cat(lang)   # a missing catalogue raises before anything changes
+    before, _language = _language, lang
+    try:
+        yield
+    finally:
+        _language = before
 
 
 def has(key: str) -> bool:
@@ -88,30 +113,70 @@ def has(key: str) -> bool:
 
 def tr(key: str, **values: Any) -> str:
     """The text for ``key`` in the current language, with placeholders filled."""
-    text = _cat(_language).get(key)
+    return _tr(_language, key, values)
+
+
+def _tr(lang: str, key: str, values: dict) -> str:
+    text = _cat(lang).get(key)
     if text is None:
         text = _cat("en").get(key)
     if text is None:
         raise KeyError(f"no catalogue entry {key!r}")
-    if isinstance(text, list):
+    if isinstance(text, tuple):
         raise KeyError(f"catalogue entry {key!r} has plural forms: use ntr({key!r}, n)")
     return text.format(**values) if values else text
 
 
 def ntr(key: str, n: float, **values: Any) -> str:
     """The plural form of ``key`` for the count ``n`` (also given to the text as ``{n}``)."""
-    lang = _language if isinstance(_cat(_language).get(key), list) else "en"
+    return _ntr(_language, key, n, values)
+
+
+def _ntr(lang: str, key: str, n: float, values: dict) -> str:
+    lang = lang if isinstance(_cat(lang).get(key), tuple) else "en"
     forms = _cat(lang).get(key)
-    if not isinstance(forms, list):
+    if not isinstance(forms, tuple):
         raise KeyError(f"no plural catalogue entry {key!r}")
-    nplurals, plural = _plural_rule(_cat(lang).get(PLURAL_FORMS_KEY, "nplurals=2; plural=(n != 1);"), lang)
+    nplurals, plural = _plural_rule(_cat(lang).plural_forms, lang)
     # gettext's rules are for whole numbers; a fraction ("1.5 minutes") takes the last form
     index = plural(int(n)) if float(n) == int(n) else nplurals - 1
     shown = int(n) if float(n) == int(n) else n
     return forms[min(index, len(forms) - 1)].format(n=shown, **values)
 
 
-def _cat(lang: str) -> dict[str, str]:
+def keyed(key: str, **values: Any) -> dict:
+    """A sentence as data, for events and views: ``{"key": …, "values": {…}}`` (JSON as is);
+    ``text_of`` says it in whatever language is current when it is shown."""
+    return {"key": key, "values": values}
+
+
+def text_of(message: Any, lang: str | None = None) -> str:
+    """A message in the current language (or ``lang``): a ``keyed`` dict, or a typed error or
+    outcome that carries ``key`` and ``values``; a plain string (typed by a person, or recorded
+    by an older version) as it is; anything else as its ``str`` (English, for logs and the
+    referee). A value that is itself keyed is translated too."""
+    lang = lang or _language
+    if isinstance(message, dict) and "key" in message:
+        key, values = message["key"], message.get("values") or {}
+    else:
+        key, values = getattr(message, "key", None), getattr(message, "values", None) or {}
+    if not (isinstance(key, str) and has(key)):
+        return message if isinstance(message, str) else str(message)
+    values = {k: text_of(v, lang) if isinstance(v, dict) else v for k, v in values.items()}
+    if isinstance(_cat("en").get(key), tuple):
+        return _ntr(lang, key, values.pop("n"), values)
+    return _tr(lang, key, values)
+
+
+def error_text(exc: BaseException) -> str:
+    """A refusal as a person at the table reads it: its message in the current language, with
+    the rulebook's words it quotes (the rulebooks are English)."""
+    rule = getattr(exc, "rule", None)
+    text = text_of(exc) if getattr(exc, "key", None) else (exc.args[0] if exc.args else str(exc))
+    return f"{text} (rule: \"{rule}\")" if rule else str(text)  # as str(exc) has it in English
+
+
+def _cat(lang: str) -> Catalogue:
     if lang not in _catalogues:
         _catalogues[lang] = load_catalogue(lang)
     return _catalogues[lang]

@@ -36,8 +36,10 @@ import subprocess
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Callable
 
+from companion.core import i18n
 from companion.core.audio import AudioOut, default_masking_loop
 from companion.core.events import BadInput
 from companion.core.speakers import (CaptionSpeaker, Speaker, SpeechError, Utterance,
@@ -125,6 +127,14 @@ class Script:
             else:
                 out.append(step)
         return out
+
+    def from_mark(self, name: str) -> "Script":
+        """The script from ``mark NAME`` to its end: a script cut short goes on from the step
+        it had reached (the journal keeps the mark's name)."""
+        for i, s in enumerate(self.steps):
+            if isinstance(s, Mark) and s.name == name:
+                return Script(self.name, self.steps[i:])
+        raise BadInput(f"{self.name}: no 'mark {name}'")
 
     def line_ids(self, context: dict | None = None) -> list[str]:
         """The filled line ids, e.g. to check a voice pack covers them all."""
@@ -228,7 +238,28 @@ def parse_script(text: str, name: str = "<script>") -> Script:
     return Script(name, tuple(steps))
 
 
-def load_script(path: str) -> Script:
+def script_path(path: str, lang: str | None = None) -> str:
+    """The script in ``lang`` (default: the app's language): ``<folder>/<lang>/<name>.txt``
+    beside the English ``<folder>/<name>.txt``, or the English one if there is no translation."""
+    lang = lang or i18n.language()
+    if lang != "en":
+        own = os.path.join(os.path.dirname(path), lang, os.path.basename(path))
+        if os.path.isfile(own):
+            return own
+    return path
+
+
+def load_script(path: str, lang: str | None = None) -> Script:
+    """``path`` names the English script; the current language's own file is read if present."""
+    path = script_path(path, lang)
+    try:
+        return _load_script(path, os.stat(path).st_mtime_ns)
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot read the script ({type(exc).__name__}: {exc})") from None
+
+
+@lru_cache(maxsize=256)
+def _load_script(path: str, mtime_ns: int) -> Script:  # parsed once per file version
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -313,6 +344,7 @@ class _Running:
     entry: Spoken | None = None
     overran: bool = False             # the audio outlasted the slot
     still_true: Callable[[], bool] | None = None  # a report: cut short once it is not
+    topic: str | None = None                      # see drop_topic
 
 
 @dataclass
@@ -525,9 +557,17 @@ class Narrator:
 
     def drop_topic(self, topic: str) -> int:
         """The state has moved on from ``topic`` (a game's phase): its lines still waiting are
-        dropped, never spoken late. The line sounding now finishes. Returns how many."""
+        dropped, never spoken late, and a line of it sounding now stops (its caption with it):
+        the caption never shows a past phase. Returns how many waiting lines were dropped."""
         before = len(self._queue)
         self._drop_queued(lambda q: q.topic == topic, "overtaken")
+        cur = self._current
+        if cur is not None and cur.topic == topic and not self.paused:
+            if isinstance(cur.step, Say) and cur.entry is not None:
+                self._cut_current("overtaken")
+            else:
+                self._current, self._anchor = None, self.clock.now()
+            self.tick()
         return before - len(self._queue)
 
     def enqueue_steps(self, steps, still_true=None, urgent: bool = False,
@@ -753,7 +793,8 @@ class Narrator:
     def _begin(self, step, start: float, now: float, queued: _Queued | None = None,
                utterance: Utterance | None = None) -> None:
         run = _Running(step, start, still_true=queued.still_true
-                       if queued is not None and not queued.finish else None)
+                       if queued is not None and not queued.finish else None,
+                       topic=queued.topic if queued is not None else None)
         self._current = run
         if isinstance(step, Say):
             utt = utterance or self._utterance(step, *self._prefetch.take(self.speaker, step, self._pace)[1:])
@@ -898,6 +939,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pace", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--record", metavar="OUT.wav", help="also render it to a WAV")
+    parser.add_argument("--lang", default="en", help="the language: its scripts/<lang>/ file, "
+                        "its catalogue and (with --speaker espeak) its espeak-ng voice (en, fr, de)")
     args = parser.parse_args(argv)
     try:
         context = {}
@@ -906,8 +949,10 @@ def main(argv: list[str] | None = None) -> int:
             if not sep or not _NAME.match(name):
                 raise BadInput(f"placeholder values are written name=value, got {item!r}")
             context[name] = value
-        script = load_script(args.script)
-        speaker = make_speaker(args.speaker)
+        if args.lang in i18n.languages():  # its words for counts; a script may come before them
+            i18n.set_language(args.lang)
+        script = load_script(args.script, args.lang)
+        speaker = make_speaker(args.speaker, **({"voice": args.lang} if args.speaker == "espeak" else {}))
         timeline = script_timeline(script, context, speaker, args.pace, args.seed)
         for start, end, label in timeline:
             print(f"{start:8.2f} {end:8.2f}  {label}")

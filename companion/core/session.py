@@ -8,6 +8,7 @@ import importlib
 import logging
 from typing import Any, Callable, Mapping
 
+from . import i18n
 from .events import BadInput, Command, Event, RuleError
 from .journal import Journal
 from .rules import BOOKKEEPING, NOTES, GameRules, fold_step, undo_target, undone_seqs
@@ -117,7 +118,8 @@ class GameSession:
                 state = fold_step(self.rules, state, ev)
         # The game's end (or its undoing) goes in the same transaction as the events deciding it:
         # a kill in between can no longer leave a finished game "playing".
-        outcome = self.rules.outcome(state)
+        with i18n.speaking("en"):  # the games table's summary is a log line: English, whatever the table speaks
+            outcome = self.rules.outcome(state)
         status = self.journal.game(self.game_id).status
         finish = reopen = None
         if outcome is not None and status == "playing":

@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from companion.core import i18n
 from companion.core.audio import default_cache_dir, wav_duration
 from companion.core.events import BadInput
 
@@ -114,8 +115,9 @@ class EspeakSpeaker(Speaker):
 
     name = "espeak"
 
-    def __init__(self, cache_dir: str | None = None, voice: str = "en",
+    def __init__(self, cache_dir: str | None = None, voice: str | None = None,
                  binary: str = "espeak-ng", wpm: float = WORDS_PER_MINUTE):
+        voice = voice or i18n.language()  # espeak-ng's voices are named by language: en, fr, de
         found = shutil.which(binary)
         if found is None:
             raise SpeechError(f"espeak: the program {binary!r} is not installed")
@@ -312,6 +314,8 @@ class AndroidSpeaker(Speaker):
             @j.java_method("(I)V")
             def onInit(self, status):
                 speaker.ready = status == 0  # TextToSpeech.SUCCESS
+                if speaker.ready:  # the platform voice of the app's language
+                    speaker._tts.setLanguage(j.autoclass("java.util.Locale")(i18n.language()))
                 if not speaker.ready:
                     speaker.last_error = f"android: the voice did not start (status {status})"
 

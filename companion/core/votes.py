@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping, get_args
 
+from . import i18n
 from .events import BadInput, Event, RuleError
 
 KINDS = ("binary", "pick", "weighted")
@@ -34,7 +35,8 @@ class VoteSpec:
     allow_self: bool = True
     allow_abstain: bool = False
     weights: Mapping[str, int] | None = None
-    question: str = ""  # what the table is asked, already in the table's language
+    # what the table is asked: i18n.keyed(key, **values), said in the language of whoever shows it
+    question: Any = ""
     # Who the voters may pick among, when options are players: spec.options is then names.
 
     def __post_init__(self):
@@ -131,7 +133,7 @@ class VoteBook:
 
 def open_vote(book: VoteBook, spec: VoteSpec) -> list[tuple[str, dict]]:
     if book.current is not None:
-        raise RuleError(f"A vote is already in progress ({book.current.spec.question or book.current.spec.vote_id})")
+        raise RuleError(f"A vote is already in progress ({i18n.text_of(book.current.spec.question) or book.current.spec.vote_id})")
     if book.find(spec.vote_id) is not None:
         raise RuleError(f"Vote {spec.vote_id} was already held")
     return [("vote_opened", spec.to_dict())]
@@ -224,7 +226,7 @@ def table_view(vote: VoteState | None) -> dict | None:
     if vote is None:
         return None
     view = {
-        "vote_id": vote.spec.vote_id, "kind": vote.spec.kind, "question": vote.spec.question,
+        "vote_id": vote.spec.vote_id, "kind": vote.spec.kind, "question": i18n.text_of(vote.spec.question),
         "options": list(vote.spec.options), "voters": list(vote.spec.voters),
         "allow_self": vote.spec.allow_self, "allow_abstain": vote.spec.allow_abstain,
         "weights": dict(vote.spec.weights) if vote.spec.weights else None,

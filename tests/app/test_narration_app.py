@@ -3,9 +3,11 @@
 - The Curia reveal on the REAL clock with real espeak-ng: 10 cards tapped 1 s apart; the voice
   says the current total within 3 s of the last tap, the last total it says is the screen's,
   and the verdict's screen shows only after the voice has said it.
-- One narration state: Settings saved mid-Hidden-Phase keep the step; a pause ends with the
-  phase (pause, then "end the Hidden Phase now": the Discussion is spoken); a warning that is no
-  longer true when its turn comes is dropped, never spoken late.
+- One narration state, on the real clock with espeak-ng too: Settings saved mid-Hidden-Phase
+  keep the step; a pause ends with the phase (pause, then "end the Hidden Phase now": the
+  Discussion is spoken); a resumed timer's warning that is no longer true is dropped.
+- A resumed eyes-closed Issue (23 Knives) goes on from the step the journal kept.
+- A fast-tapped 23 Knives turn, Exile vote and reveal never shows or says a past state.
 """
 from __future__ import annotations
 
@@ -29,14 +31,14 @@ K23_OPTIONS = {"curia_knowledge": True, "kalends_spaces": 4, "dagger_start": 2}
 class RealClockNarration:
     """The app's engines on the real clock with espeak-ng for one test, then back."""
 
-    def __init__(self, app, cache_dir):
-        self.app, self.cache_dir = app, cache_dir
+    def __init__(self, app, cache_dir, name="curia_real_clock"):
+        self.app, self.cache_dir, self.name = app, cache_dir, name
 
     def __enter__(self):
         app, n = self.app, self.app.narrator
         self.saved = (app.engine_clock, n.clock, n.speaker, n.audio_out)
         clock = MonotonicClock()
-        self.audio = RecordingAudioOut(str(ARTIFACTS / "app" / "curia_real_clock.wav"), clock)
+        self.audio = RecordingAudioOut(str(ARTIFACTS / "app" / f"{self.name}.wav"), clock)
         app.engine_clock = n.clock = clock
         n.audio_out = self.audio
         n.set_speaker(EspeakSpeaker(cache_dir=str(self.cache_dir)))
@@ -160,63 +162,144 @@ def _masks_hidden_phase(driver):
     return app, driver.screen
 
 
+class Heard:
+    """What the table hears and sees, moment by moment: every line as it starts (with what the
+    test's ``about()`` says of the table then), and checks that the caption is the line being
+    spoken or nothing."""
+
+    def __init__(self, app, about=lambda: None):
+        self.app, self.about, self.lines = app, about, []
+        n = app.narrator
+        shown = n.on_caption
+
+        def caption(text):
+            if text:
+                self.lines.append((time.monotonic(), text, self.about()))
+            shown(text)
+        n.on_caption = caption
+
+    def texts(self) -> list[str]:
+        return [t for _, t, _ in self.lines]
+
+    def check(self, moment=""):
+        n = self.app.narrator
+        cur = n.current_line
+        assert self.app.caption in ("", cur.text if cur is not None else ""), (moment, self.app.caption)
+
+    def watch(self, driver, seconds: float, until=None, moment=""):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not (until is not None and until()):
+            driver.wait(0.1)
+            self.check(moment)
+
+
 @pytest.mark.app
-def test_settings_saved_mid_hidden_phase_keep_the_step_and_the_narration(driver):
+@pytest.mark.slow
+def test_settings_saved_mid_hidden_phase_keep_the_step_and_the_narration(driver, tmp_path):
+    """Real clock, espeak-ng: the Hidden Phase at step 3 (kept in the journal, as after a
+    resume); Settings saved mid-step (espeak-ng, pace 1.2) neither cut nor restart it."""
     app, hidden = _masks_hidden_phase(driver)
-    driver.advance(32)
-    assert hidden.step == 3
-    said_before = len(app.narrator.history)
-    app.goto("settings")
-    driver.pump(4)
-    settings = app.screen("settings")
-    settings.ids.voice.text = tr("settings.voice.captions")
-    settings.ids.pace.value = 1.2
-    driver.tap(settings.ids.save)
-    assert app.sm.current == "masks.hidden"
-    assert app.narrator.busy and hidden.step == 3          # not cancelled, not restarted
-    assert app.narrator.pace == pytest.approx(1.2)          # applies from the next line
-    driver.advance(20)
-    assert hidden.step > 3
-    assert not any(e.skipped for e in app.narrator.history[said_before - 1:])
-    assert "Everyone, close your eyes." not in [e.text for e in app.narrator.history[said_before:]]
-    app.settings.pace = 1.0
+    with RealClockNarration(app, tmp_path / "speech", name="hidden_settings"):
+        heard = Heard(app, about=lambda: hidden.step)
+        app.narrator.cancel()
+        app.narration_progress.record(app.session.game_id, "masks.hidden", 3)
+        app.game_ui.start_hidden_phase(app)   # from the journal's step, as a resumed game does
+        heard.watch(driver, 4, moment="step 3 begins")
+        assert hidden.step == 3 and heard.texts()[0] == "Spy, open your eyes."
+        said_before = len(app.narrator.history)
+        app.goto("settings")
+        driver.pump(4)
+        settings = app.screen("settings")
+        settings.ids.voice.text = tr("settings.voice.espeak")
+        settings.ids.pace.value = 1.2
+        driver.tap(settings.ids.save)
+        assert app.sm.current == "masks.hidden"
+        assert app.narrator.busy and hidden.step == 3          # not cancelled, not restarted
+        assert app.narrator.pace == pytest.approx(1.2)          # applies from the next line
+        assert isinstance(app.narrator.speaker, EspeakSpeaker)
+        heard.check("just saved")
+        heard.watch(driver, 30, until=lambda: hidden.step == 4, moment="after the save")
+        assert hidden.step == 4
+        driver.screenshot("narration/hidden_settings_saved_step4")
+        history = app.narrator.history[said_before - 1:]
+        assert not any(e.skipped or e.interrupted for e in history)
+        assert heard.texts()[:3] == ["Spy, open your eyes.", heard.texts()[1], "Spy, close your eyes."]
+        assert "Everyone, close your eyes." not in heard.texts()
+        assert [s for _, _, s in heard.lines] == sorted(s for _, _, s in heard.lines)  # never back
+        assert app.narration_progress.step(app.session.game_id, "masks.hidden") == 4
+        assert not app.narrator.errors, app.narrator.errors[-3:]
+    app.settings.pace, app.settings.voice = 1.0, "captions"
     app.save_settings()
+    app.narrator.set_speaker(CaptionSpeaker())
 
 
 @pytest.mark.app
-def test_a_pause_ends_with_its_phase_and_the_discussion_is_spoken(driver):
+@pytest.mark.slow
+def test_a_pause_ends_with_its_phase_and_the_discussion_is_spoken(driver, tmp_path):
+    """Real clock, espeak-ng: pause on the Hidden Phase screen, then "end the Hidden Phase now":
+    the pause ends with the phase and the Discussion's start is heard at once."""
     app, hidden = _masks_hidden_phase(driver)
-    driver.advance(10)
-    driver.tap(hidden.ids.pause_button)
-    assert app.narrator.paused and hidden.paused and app.narration_paused   # one state
-    driver.screenshot("narration/hidden_paused")
-    hold(driver, hidden.ids.finish_button)
-    assert phase(driver) == "discussion"
-    assert not app.narrator.paused and not app.narration_paused
-    driver.advance(5)
-    assert any("minutes to talk" in e.text for e in app.narrator.history)
-    driver.screenshot("narration/discussion_after_paused_hidden_phase")
+    with RealClockNarration(app, tmp_path / "speech", name="pause_then_end"):
+        heard = Heard(app, about=lambda: phase(driver))
+        app.narrator.cancel()
+        app.game_ui.start_hidden_phase(app)
+        heard.watch(driver, 2, moment="hidden phase")
+        assert heard.texts() == ["Everyone, close your eyes."]
+        driver.tap(hidden.ids.pause_button)
+        assert app.narrator.paused and hidden.paused and app.narration_paused   # one state
+        assert app.caption == ""                                  # nothing is being said
+        heard.watch(driver, 2, moment="paused")
+        assert heard.texts() == ["Everyone, close your eyes."]    # silence while paused
+        driver.screenshot("narration/hidden_paused")
+        hold(driver, hidden.ids.finish_button)
+        assert phase(driver) == "discussion"
+        assert not app.narrator.paused and not app.narration_paused
+        heard.watch(driver, 3, moment="discussion")
+        start = "The Discussion begins. Masks are in effect. You have 7 minutes to talk."
+        assert heard.lines[-1][1:] == (start, "discussion")
+        assert app.caption == start                               # being said now
+        driver.screenshot("narration/discussion_after_paused_hidden_phase")
+        heard.watch(driver, 8, until=lambda: not app.narrator.busy, moment="discussion")
+        assert any(e.text == start and e.ended_at and not e.interrupted for e in app.narrator.history)
+        assert not app.narrator.errors, app.narrator.errors[-3:]
 
 
 @pytest.mark.app
-def test_a_warning_that_is_no_longer_true_is_never_spoken(driver):
+@pytest.mark.slow
+def test_a_resumed_timer_never_speaks_a_warning_that_is_no_longer_true(driver, tmp_path):
+    """Real clock, espeak-ng: a Discussion resumed from the journal with 35 s left. The table
+    pauses the narration across the 30 s mark: "Thirty seconds left" is never said late;
+    "Ten seconds." is said while true; the vote's count-in follows the end."""
     app, hidden = _masks_hidden_phase(driver)
-    hold(driver, hidden.ids.finish_button)
-    assert phase(driver) == "discussion"
-    driver.advance(420 - 125)            # 2:05 left
-    app.narration_toggle_pause()         # the table pauses the narration...
-    driver.advance(100)                  # ...while the Discussion clock runs on past 2:00 and 1:00
-    assert app.narration_paused
-    app.narration_toggle_pause()
-    driver.advance(1)
-    said = [e.text for e in app.narrator.history]
-    assert "Two minutes left." not in said and "One minute left." not in said
-    assert {d.text for d in app.narrator.dropped} >= {"Two minutes left.", "One minute left."}
-    driver.advance(10)                   # 14 s left: "Thirty seconds" fired at 25 s left, untrue
-    driver.advance(5)
-    said = [e.text for e in app.narrator.history]
-    assert "Ten seconds." in said and "Thirty seconds left." not in said
-    assert MIN_PACE <= app.narrator.pace <= MAX_PACE
+    with RealClockNarration(app, tmp_path / "speech", name="resumed_timer"):
+        hold(driver, hidden.ids.finish_button)
+        assert phase(driver) == "discussion"
+        countdown = app.game_ui.countdown
+        countdown.add(-(countdown.remaining() - 35.0))      # the table's own "take time off"
+        game_id = app.session.game_id
+        app.leave_game()                                   # kept in the journal: 35 s left
+        assert app.resume_game(game_id)
+        driver.pump(4)
+        countdown = app.game_ui.countdown
+        assert phase(driver) == "discussion" and 33 < countdown.remaining() <= 35.0
+        heard = Heard(app, about=lambda: countdown.remaining())
+        heard.watch(driver, 10, until=lambda: countdown.remaining() <= 33, moment="resumed")
+        app.narration_toggle_pause()                       # the bar's "Pause narration"
+        heard.watch(driver, 10, until=lambda: countdown.remaining() <= 27.5, moment="paused")
+        assert app.narration_paused and heard.texts() == []
+        app.narration_toggle_pause()
+        heard.watch(driver, 30, until=lambda: phase(driver) != "discussion", moment="resumed narration")
+        ended = time.monotonic()
+        heard.watch(driver, 3, moment="the vote")
+    texts = heard.texts()
+    print("heard:", *[(round(r, 2), t) for _, t, r in heard.lines], sep="\n  ")
+    assert "Thirty seconds left." not in texts
+    assert any(d.text == "Thirty seconds left." and d.why == "no longer true" for d in app.narrator.dropped)
+    ten = [r for _, t, r in heard.lines if t == "Ten seconds."]
+    assert len(ten) == 1 and 9.0 <= ten[0] <= 10.5      # true when it was said
+    assert phase(driver) != "discussion"                  # the vote follows the end
+    after = [(at, t) for at, t, _ in heard.lines if at >= ended - 0.5]
+    assert after and after[0][0] - ended < 1.5, after     # and its first line is heard at once
 
 
 @pytest.mark.app
@@ -279,3 +362,104 @@ def test_a_typed_group_too_long_to_speak_in_its_slot_is_refused_on_the_issue_scr
     driver.type_into(screen.ids.typed, "Players with 2 or more Daggers")
     driver.tap(driver.find(cls="K23Button", text=tr("knives23.ui.narrate")))
     assert app.view["phase"] == "eyes_closed"
+
+
+@pytest.mark.app
+def test_a_resumed_eyes_closed_issue_goes_on_from_the_step_it_reached(driver):
+    """The app killed with eyes closed: the resumed game does not ask everyone to close their
+    eyes again; it goes on from the step the journal kept."""
+    app = driver.app
+    rest = _knives23_until(driver, "eyes_closed")
+    app.narrator.cancel()  # what was said before the Issue is not this test's
+    assert app.send_command(rest[0])
+    assert app.view["phase"] == "eyes_closed"
+    driver.advance(25)       # "..., open your eyes and look around." (step 3) is being said
+    game_id = app.session.game_id
+    noted = [e.data for e in app.journal.events(game_id) if e.kind == "narration_step"]
+    assert noted and noted[-1]["step"] == 3 and noted[-1]["script"].startswith("knives23.eyes_closed.")
+    app.leave_game()
+    assert not app.narrator.busy
+    assert app.resume_game(game_id)
+    driver.pump(4)
+    assert app.sm.current == "knives23.issue"
+    t0 = driver.clock.now()
+    driver.advance(2)
+    resumed = [e.line_id for e in app.narrator.history if e.started_at >= t0]
+    assert resumed and resumed[0].endswith("_open") and resumed[0] != "everyone_open", resumed
+    driver.advance(40)
+    said = [e.line_id for e in app.narrator.history if e.started_at >= t0]
+    assert "check_allegiance" not in said and "close_eyes" not in said
+    assert said[-1] == "everyone_open"
+    driver.advance(2)
+    assert app.view["phase"] != "eyes_closed"           # eyes open: the Issue goes on
+
+
+# what a line is about, and whether the table is still there when it is heard
+def _k23_line_true(app, key: str | None, text: str, since_result: int) -> bool:
+    view = app.view or {}
+    if key == "turn":
+        return view.get("phase") == "turn" and text.startswith(f"{(view.get('turn') or {}).get('player')},")
+    if key == "vote_open":
+        return view.get("phase") in ("issue_vote", "exile_vote")
+    if key in ("vote_reveal", "vote_result", "tie_decision"):
+        return since_result == 0     # news only until the table acts again
+    return True
+
+
+@pytest.mark.app
+@pytest.mark.slow
+def test_a_fast_tapped_turn_vote_and_reveal_never_shows_or_says_a_past_state(driver, tmp_path):
+    """Ann's turn, an Exile vote, its reveal and the next turns, tapped faster than the voice
+    (0.4 s apart) on the real clock with espeak-ng: at every moment the caption is the line
+    being spoken or nothing, and no line about a past turn, vote or result is heard."""
+    app = driver.app
+    rest = _knives23_until(driver, "move")
+    app.narrator.cancel()
+    segment = rest[:12]         # move, two Fate cards, call an Exile, 4 ballots, 3 steps, move
+    assert [c.kind for c in segment][3:8] == ["call_exile"] + ["cast_ballot"] * 4
+    heard = []                  # (text, key, was it true when it started)
+    state = {"since_result": 1}  # commands sent since the last vote's result (1: no result yet)
+    with RealClockNarration(app, tmp_path / "speech", name="k23_fast_taps"):
+        n = app.narrator
+        shown = n.on_caption
+
+        def caption(text, shown=shown):
+            if text:
+                cur = n.history[-1] if n.history else None
+                key = cur.key if cur is not None and cur.text == text else None
+                heard.append((text, key, _k23_line_true(app, key, text, state["since_result"])))
+            shown(text)
+        n.on_caption = caption
+
+        def check_now(moment):
+            cur = n.current_line
+            assert app.caption in ("", cur.text if cur is not None else ""), (moment, app.caption)
+            if app.caption:
+                entry = n.history[-1]
+                assert _k23_line_true(app, entry.key, entry.text, state["since_result"]), \
+                    (moment, entry.text, app.view["phase"])
+
+        for i, cmd in enumerate(segment):
+            votes = len(app.view.get("vote_history", []))
+            assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+            state["since_result"] += 1
+            if len(app.view.get("vote_history", [])) > votes:   # this ballot revealed the vote
+                state["since_result"] = 0
+                app.reveal_seen()
+            for _ in range(4):
+                driver.wait(0.1)
+                check_now(cmd.kind)
+            if i == 8:
+                driver.screenshot("narration/k23_fast_taps_after_the_reveal")
+        driver.screenshot("narration/k23_fast_taps_last_tap")
+        end = time.monotonic() + 25
+        while n.busy and time.monotonic() < end:
+            driver.wait(0.1)
+            check_now("after the taps")
+    said = [(t, k) for t, k, _ in heard]
+    print("heard:", *said, sep="\n  ")
+    print("dropped:", *[(d.line_id, d.why) for d in n.dropped], sep="\n  ")
+    assert all(ok for _, _, ok in heard), [h for h in heard if not h[2]]
+    turns = [t for t, k, _ in heard if k == "turn"]
+    assert turns and turns[-1].startswith(f"{app.view['turn']['player']},")   # the current turn is said
+    assert {"vote_result"} & {d.line_id for d in n.dropped}    # the result the table moved past

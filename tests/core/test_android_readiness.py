@@ -22,7 +22,7 @@ DESKTOP_ONLY = {"tkinter", "readline", "curses", "gi", "wx", "PyQt5", "PySide6"}
 RECIPES = {"kivy": "kivy", "serial": "pyserial", "qrcode": "qrcode", "PIL": "pillow",
            "cv2": "opencv", "numpy": "numpy", "plyer": "plyer", "jnius": "pyjnius",
            "android": "android", "usb4a": "usb4a", "usbserial4a": "usbserial4a",
-           "cryptography": "cryptography"}
+           "cryptography": "cryptography", "babel": "babel"}
 # the first OpenCV release with each cv2 API vision/ may call
 CV2_SINCE = {"ArucoDetector": (4, 7, 0), "generateImageMarker": (4, 7, 0),
              "QRCodeDetectorAruco": (4, 8, 0)}

@@ -23,27 +23,41 @@ def test_every_literal_key_in_the_code_is_in_the_english_catalogue():
     assert missing == []
 
 
+def write_po(folder: Path, name: str, entries: dict, plural_forms="nplurals=2; plural=(n != 1);"):
+    """A PO file in the agreed format (msgid = key), written by hand as a translator would."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = ['msgid ""', 'msgstr ""', '"Content-Type: text/plain; charset=UTF-8\\n"',
+             f'"Plural-Forms: {plural_forms}\\n"', ""]
+    for key, text in entries.items():
+        if isinstance(text, list):
+            lines += [f'msgid "{key}"', f'msgid_plural "{key}"']
+            lines += [f'msgstr[{i}] "{t}"' for i, t in enumerate(text)]
+        else:
+            lines += [f'msgid "{key}"', f'msgstr "{text}"']
+        lines.append("")
+    (folder / name).write_text("\n".join(lines), encoding="utf-8")
+
+
 def test_a_language_may_leave_keys_out_and_english_fills_in(tmp_path, monkeypatch):
-    (tmp_path / "en").mkdir()
-    (tmp_path / "en" / "a.json").write_text(json.dumps({"x.hello": "Hello {name}", "x.bye": "Bye"}))
-    (tmp_path / "la").mkdir()
-    (tmp_path / "la" / "a.json").write_text(json.dumps({"x.hello": "Salve {name}"}))
+    write_po(tmp_path / "en", "a.po", {"x.hello": "Hello {name}", "x.bye": "Bye", "x.hi": "Hi"})
+    write_po(tmp_path / "la", "a.po", {"x.hello": "Salve {name}", "x.hi": ""})
     monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path)
     monkeypatch.setattr(i18n, "_catalogues", {
         "en": i18n.load_catalogue("en", tmp_path), "la": i18n.load_catalogue("la", tmp_path)})
     monkeypatch.setattr(i18n, "_language", "la")
     assert i18n.tr("x.hello", name="Brutus") == "Salve Brutus"
     assert i18n.tr("x.bye") == "Bye"
+    assert i18n.tr("x.hi") == "Hi"  # an empty msgstr is untranslated
 
 
 def test_broken_catalogues_are_named_in_one_line(tmp_path):
     (tmp_path / "en").mkdir()
-    (tmp_path / "en" / "a.json").write_text('{"a.b": "x",}')
-    with pytest.raises(BadInput, match=r"a\.json is not valid JSON"):
+    (tmp_path / "en" / "a.po").write_text('msgid "a.b"\nnot a PO line\n')
+    with pytest.raises(BadInput, match=r"a\.po is not a readable PO file"):
         i18n.load_catalogue("en", tmp_path)
-    (tmp_path / "en" / "a.json").write_text('{"a.b": "x"}')
-    (tmp_path / "en" / "b.json").write_text('{"a.b": "y"}')
-    with pytest.raises(BadInput, match="stands in both a.json and b.json"):
+    write_po(tmp_path / "en", "a.po", {"a.b": "x"})
+    write_po(tmp_path / "en", "b.po", {"a.b": "y"})
+    with pytest.raises(BadInput, match="stands in both a.po and b.po"):
         i18n.load_catalogue("en", tmp_path)
     with pytest.raises(BadInput, match="no catalogue for language 'xx'"):
         i18n.load_catalogue("xx", tmp_path)

@@ -587,7 +587,9 @@ def _resolving(tmp_path):
 def test_an_eyes_closed_issue_names_its_group_from_the_list_or_typed(tmp_path):
     t = _resolving(tmp_path)
     t("eyes_closed", group="revealed_liberators")
-    assert t.state.eyes_closed == "Revealed Liberators" and t.state.phase == "eyes_closed"
+    # the journal keeps the group's id; it is said and shown in the table's language
+    assert t.state.eyes_closed == "revealed_liberators" and t.state.phase == "eyes_closed"
+    assert "Revealed Liberators" in t.view()["prompt"]
     t("eyes_open")
     t("eyes_closed", group="Liberators with 2 or more Blood")
     assert t.state.eyes_closed == "Liberators with 2 or more Blood"

@@ -18,10 +18,13 @@ class SettingsScreen(Screen):
     languages = ListProperty([])
     camera_labels = ListProperty([])
     _cameras: dict = {}
+    _languages: dict = {}
 
     def on_pre_enter(self, *_):
         s = self.app.settings
-        self.languages = i18n.languages()
+        # each language by its own name (English, Français, Deutsch), whatever the current one
+        self._languages = {i18n.native_name(lang): lang for lang in i18n.languages()}
+        self.languages = list(self._languages)
         ids = self.ids
         ids.voice.text = tr(f"settings.voice.{s.voice}")
         ids.pace.value = s.pace
@@ -30,7 +33,7 @@ class SettingsScreen(Screen):
         ids.masking.state = "down" if s.masking_loop else "normal"
         ids.random_pauses.state = "down" if s.random_pauses else "normal"
         ids.caption_size.value = s.caption_size
-        ids.language.text = s.language
+        ids.language.text = i18n.native_name(s.language)
         ids.voice_pack.text = s.voice_pack
         self.show_cameras()
 
@@ -59,7 +62,7 @@ class SettingsScreen(Screen):
         s.masking_loop = ids.masking.state == "down"
         s.random_pauses = ids.random_pauses.state == "down"
         s.caption_size = int(ids.caption_size.value)
-        s.language = ids.language.text or "en"
+        s.language = self._languages.get(ids.language.text, s.language)
         s.camera = self._cameras.get(ids.camera.text, s.camera)
         self.app.save_settings()
 

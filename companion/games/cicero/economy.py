@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from companion.core.events import BadInput, RuleError
-from companion.core.i18n import tr
+from companion.core.i18n import keyed, tr
 
 from .tables import CASTES
 
@@ -42,29 +42,29 @@ def change(eco: Mapping[str, Any], players, data: Mapping[str, Any]) -> dict:
     """Check one change against the limits; returns the event's data (before and after)."""
     item = data.get("item")
     if item not in ITEMS:
-        raise BadInput(tr("cicero.err.economy_item", item=repr(item), items=", ".join(ITEMS)))
+        raise BadInput(keyed("cicero.err.economy_item", item=repr(item), items=", ".join(ITEMS)))
     delta = data.get("delta")
     if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0:
-        raise BadInput(tr("cicero.err.economy_delta", delta=repr(delta)))
+        raise BadInput(keyed("cicero.err.economy_delta", delta=repr(delta)))
     player = data.get("player") if item != "legions" else None
     if item != "legions" and player not in players:
-        raise BadInput(tr("cicero.err.unknown_name", what=tr("cicero.word.player"), name=repr(player),
+        raise BadInput(keyed("cicero.err.unknown_name", what=keyed("cicero.word.player"), name=repr(player),
                           players=", ".join(players)))
     caste = data.get("caste") if item == "influence" else None
     if item == "influence" and caste not in CASTES:
-        raise BadInput(tr("cicero.err.unknown_caste", name=repr(caste), castes=", ".join(CASTES)))
+        raise BadInput(keyed("cicero.err.unknown_caste", name=repr(caste), castes=", ".join(CASTES)))
     before = current(eco, player, item, caste)
     after = before + delta
     who = player or tr("cicero.word.the_map")
     if after < 0:
-        raise RuleError(tr("cicero.err.economy_below_zero", who=who, what=label(item, caste), n=before))
+        raise RuleError(keyed("cicero.err.economy_below_zero", who=who, what=label(item, caste), n=before))
     if item == "influence" and after > INFLUENCE_MAX:
-        raise RuleError(tr("cicero.err.influence_limit", player=player, caste=caste, n=before), R_INFLUENCE)
+        raise RuleError(keyed("cicero.err.influence_limit", player=player, caste=caste, n=before), R_INFLUENCE)
     if item == "cenacle" and after > eco["families"][player]["cenacle_limit"]:
-        raise RuleError(tr("cicero.err.cenacle_full", player=player, limit=eco["families"][player]["cenacle_limit"]),
+        raise RuleError(keyed("cicero.err.cenacle_full", player=player, limit=eco["families"][player]["cenacle_limit"]),
                         R_CENACLE_EXCEED)
     if item == "legions" and after > LEGIONS:
-        raise RuleError(tr("cicero.err.legions_box", n=LEGIONS), R_LEGIONS)
+        raise RuleError(keyed("cicero.err.legions_box", n=LEGIONS), R_LEGIONS)
     return {"player": player, "item": item, "caste": caste, "delta": delta, "before": before, "after": after}
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from companion.core.events import BadInput, NeedsTieBreak, RuleError
-from companion.core.i18n import tr
+from companion.core.i18n import keyed, tr
 from companion.core.tally import WeightedPlurality
 
 from .tables import (AUTOMATII, AUTOMATII_VOTES, CASTES, GUILD_PP, GUILDS, PRIMUS_PP, ROUNDS, SECUNDUS_PP, SERVANTS,
@@ -53,52 +53,52 @@ def and_list(names: Sequence[str]) -> str:
 def whole(value: Any, what: str, low: int = 0) -> int:
     """A whole number from ``low`` (bools are not numbers here)."""
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise BadInput(tr("cicero.err.not_whole", what=what, low=low, value=repr(value)))
+        raise BadInput(keyed("cicero.err.not_whole", what=what, low=low, value=repr(value)))
     return value
 
 
 def signed(value: Any, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise BadInput(tr("cicero.err.not_integer", what=what, value=repr(value)))
+        raise BadInput(keyed("cicero.err.not_integer", what=what, value=repr(value)))
     return value
 
 
 def check_players(names: Any) -> tuple[str, ...]:
     """2 to 5 different, non-empty names; "Automatii" is the 2-player game's third Family."""
     if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) and n.strip() for n in names):
-        raise BadInput(tr("cicero.err.players_shape"))
+        raise BadInput(keyed("cicero.err.players_shape"))
     names = tuple(n.strip() for n in names)
     if len(set(names)) != len(names):
-        raise BadInput(tr("cicero.err.players_twice"))
+        raise BadInput(keyed("cicero.err.players_twice"))
     if not 2 <= len(names) <= 5:
         raise BadInput(tr("cicero.err.player_count", n=len(names)) + f' (rule: "{R_PLAYERS}")')
     if AUTOMATII in names:
-        raise BadInput(tr("cicero.err.automatii_name", name=AUTOMATII))
+        raise BadInput(keyed("cicero.err.automatii_name", name=AUTOMATII))
     return names
 
 
 def known(name: Any, players: Sequence[str], what: str) -> str:
     if name not in players:
-        raise BadInput(tr("cicero.err.unknown_name", what=what, name=repr(name), players=", ".join(players)))
+        raise BadInput(keyed("cicero.err.unknown_name", what=what, name=repr(name), players=", ".join(players)))
     return name
 
 
 def check_caste(name: Any) -> str:
     if name not in CASTES:
-        raise BadInput(tr("cicero.err.unknown_caste", name=repr(name), castes=", ".join(CASTES)))
+        raise BadInput(keyed("cicero.err.unknown_caste", name=repr(name), castes=", ".join(CASTES)))
     return name
 
 
 def check_guild(name: Any) -> str:
     if name not in GUILDS:
-        raise BadInput(tr("cicero.err.unknown_guild", name=repr(name), guilds=", ".join(GUILDS)))
+        raise BadInput(keyed("cicero.err.unknown_guild", name=repr(name), guilds=", ".join(GUILDS)))
     return name
 
 
 def numbers_for(players: Sequence[str], values: Any, what: str, *, all_needed: bool = True) -> dict[str, int]:
     """``{player: whole number >= 0}``: every name known; every player present when needed."""
     if not isinstance(values, Mapping):
-        raise BadInput(tr("cicero.err.numbers_shape", what=what))
+        raise BadInput(keyed("cicero.err.numbers_shape", what=what))
     out = {}
     for name, n in values.items():
         known(name, players, what)
@@ -106,7 +106,7 @@ def numbers_for(players: Sequence[str], values: Any, what: str, *, all_needed: b
     if all_needed:
         missing = [p for p in players if p not in out]
         if missing:
-            raise BadInput(tr("cicero.err.numbers_missing", what=what, names=", ".join(missing)))
+            raise BadInput(keyed("cicero.err.numbers_missing", what=what, names=", ".join(missing)))
     return {p: out[p] for p in players if p in out}
 
 
@@ -161,7 +161,7 @@ def first_princeps(names: Sequence[str], votes: Mapping[str, int], oratores: Map
     if oldest in pool:
         return FirstPrinceps(oldest, "age")
     # Not a malformed input: a fact the table must add (who is older, born the same year).
-    need = NeedsTieBreak(tr("cicero.err.first_princeps_same_age", names=and_list(pool), age=eldest_age),
+    need = NeedsTieBreak(keyed("cicero.err.first_princeps_same_age", names=and_list(pool), age=eldest_age),
                          None, pool, R_FIRST_PRINCEPS)
     need.field = "oldest"
     raise need
@@ -210,12 +210,12 @@ def elect_princeps(names: Sequence[str], senate_votes: Mapping[str, int], ballot
         weights[AUTOMATII] = AUTOMATII_VOTES
         given[AUTOMATII] = automatii_to
     if not given:
-        raise RuleError(tr("cicero.err.no_votes"), R_ELECTION)
+        raise RuleError(keyed("cicero.err.no_votes"), R_ELECTION)
     tally = WeightedPlurality(tie_breaker=outgoing, rule=R_ELECTION_TIE)
     try:
         result = tally.decide(given, weights, tie_choice=outgoing_choice, order=names)
     except NeedsTieBreak as tie:
-        need = NeedsTieBreak(tr("cicero.err.election_tie", names=and_list(tie.among),
+        need = NeedsTieBreak(keyed("cicero.err.election_tie", names=and_list(tie.among),
                                 votes=max(tally_counts(given, weights).values()), outgoing=outgoing),
                              outgoing, tie.among, R_ELECTION_TIE)
         need.field = "outgoing_choice"
@@ -246,11 +246,11 @@ def automatii_placement(castes: Sequence[str]) -> AutomatiiPlacement:
     """"Place one Servant on the second space of the zone corresponding to the Castes of the 3
     revealed Senators.\" With the two special cases."""
     if not isinstance(castes, (list, tuple)) or len(castes) != 3:
-        raise BadInput(tr("cicero.err.automatii_three"))
+        raise BadInput(keyed("cicero.err.automatii_three"))
     castes = tuple(check_caste(c) for c in castes)
     distinct = tuple(dict.fromkeys(castes))
     if len(distinct) == 1:
-        raise RuleError(tr("cicero.err.automatii_draw_again", caste=castes[0]), R_AUTOMATII_SAME_THREE)
+        raise RuleError(keyed("cicero.err.automatii_draw_again", caste=castes[0]), R_AUTOMATII_SAME_THREE)
     doubled = next((c for c in distinct if castes.count(c) == 2), None)
     return AutomatiiPlacement(castes, tuple(f"{c}_2" for c in distinct), doubled)
 
@@ -268,7 +268,7 @@ def _ranked_winner(scores: Mapping[str, int], order: Sequence[str], princeps: st
     try:
         return tally.decide({p: p for p in contenders}, contenders, tie_choice=choice, order=order).winner
     except NeedsTieBreak as tie:
-        need = NeedsTieBreak(tr(message_key, what=what, names=and_list(tie.among),
+        need = NeedsTieBreak(keyed(message_key, what=what, names=and_list(tie.among),
                                 n=contenders[tie.among[0]], princeps=princeps),
                              princeps, tie.among, rule)
         need.field = field_name
@@ -330,9 +330,9 @@ def check_second_tribute(player: str, first: str | None, second: str) -> None:
     Reading: influences may be paid twice (the rule's own "by paying the other 2 influences" of the
     4 shown); a Senator discarded twice or -10 PP twice is the same way again, refused."""
     if first is None:
-        raise RuleError(tr("cicero.err.no_first_tribute", player=player), R_SECOND_TRIBUTE)
+        raise RuleError(keyed("cicero.err.no_first_tribute", player=player), R_SECOND_TRIBUTE)
     if second not in second_tribute_ways(first):
-        raise RuleError(tr("cicero.err.same_tribute", player=player, how=tr(f"cicero.tribute.{first}")),
+        raise RuleError(keyed("cicero.err.same_tribute", player=player, how=keyed(f"cicero.tribute.{first}")),
                         R_SECOND_TRIBUTE)
 
 
@@ -377,7 +377,7 @@ def space_effect(space: str) -> tuple[str, dict]:
     if kind == "senate":
         return "senate", {"pile": n}
     if kind not in CASTES or n not in ("1", "2"):
-        raise BadInput(tr("cicero.err.unknown_space", space=repr(space), spaces="senate_1..3, <Caste>_1, <Caste>_2"))
+        raise BadInput(keyed("cicero.err.unknown_space", space=repr(space), spaces="senate_1..3, <Caste>_1, <Caste>_2"))
     return ("first" if n == "1" else "second"), {"caste": kind, "zone": ZONES[kind]}
 
 

@@ -5,7 +5,6 @@ transcript) to queue in order. Cicero has no eyes-closed phase, so the lines onl
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 from companion.core.i18n import ntr, tr
@@ -25,7 +24,6 @@ PHASE_SCRIPTS = {
 }
 
 
-@lru_cache(maxsize=None)
 def script(name: str) -> Script:
     if name.startswith("shared:"):
         return shared_script(name.split(":", 1)[1])

@@ -17,7 +17,7 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, Numbers, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
-from companion.core.i18n import tr
+from companion.core.i18n import keyed, tr
 from companion.core.rules import GameRules, Outcome, require
 from companion.core.schema import Bool, Int, List, Null, Text
 
@@ -162,7 +162,7 @@ class CiceroRules(GameRules):
         """``{"players": [names in seat order, the pack passing left], "ages": {name: years},
         "youngest": name (only when the youngest share an age)}``."""
         if not isinstance(setup, Mapping):
-            raise BadInput(tr("cicero.err.setup_shape"))
+            raise BadInput(keyed("cicero.err.setup_shape"))
         players = check_players(setup.get("players"))
         ages = numbers_for(players, setup.get("ages"), tr("cicero.word.age"))
         young = min(ages.values())
@@ -170,7 +170,7 @@ class CiceroRules(GameRules):
         if len(youngest) > 1:
             chosen = setup.get("youngest")
             if chosen not in youngest:
-                raise BadInput(tr("cicero.err.youngest_tie", names=logic.and_list(youngest), age=young))
+                raise BadInput(keyed("cicero.err.youngest_tie", names=logic.and_list(youngest), age=young))
             youngest = [chosen]
         n = len(players)
         options = setup.get("options") or {}
@@ -183,11 +183,11 @@ class CiceroRules(GameRules):
     def decide(self, state: CiceroState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
         COMMANDS.spec_for(command.kind)  # an unknown command is bad input, even after the end
         if state.phase == "game_over":
-            raise RuleError(tr("cicero.err.game_over"), R_END)
+            raise RuleError(keyed("cicero.err.game_over"), R_END)
         return COMMANDS.dispatch(self, state, command)
 
     def _phase(self, state: CiceroState, *phases: str) -> None:
-        require(state.phase in phases, tr("cicero.err.wrong_phase", phase=tr(f"cicero.phase.{state.phase}")),
+        require(state.phase in phases, keyed("cicero.err.wrong_phase", phase=keyed(f"cicero.phase.{state.phase}")),
                 R_ROUND)
 
     def _cmd_draft_pick(self, state, d, command):
@@ -195,7 +195,7 @@ class CiceroRules(GameRules):
         player, cards = state.drafting()
         if "player" in d:
             known(d["player"], state.players, tr("cicero.word.player"))
-            require(d["player"] == player, tr("cicero.err.not_draft_turn", player=d["player"], turn=player), R_DRAFT)
+            require(d["player"] == player, keyed("cicero.err.not_draft_turn", player=d["player"], turn=player), R_DRAFT)
         events = [("senators_drafted", {"player": player, "cards": cards})]
         return events
 
@@ -226,7 +226,7 @@ class CiceroRules(GameRules):
     def _cmd_senate_votes(self, state, d, command):
         self._phase(state, "election", "debate")
         entered = numbers_for(state.players, d.get("votes"), tr("cicero.word.senate_votes"), all_needed=False)
-        require(bool(entered), tr("cicero.err.no_numbers"), logic.R_ELECTION)
+        require(bool(entered), keyed("cicero.err.no_numbers"), logic.R_ELECTION)
         return [("senate_votes_announced", {"round": state.round, "votes": entered})]
 
     def _cmd_start_debate(self, state, d, command):
@@ -237,14 +237,14 @@ class CiceroRules(GameRules):
 
     def _all_announced(self, state):
         missing = [p for p in state.players if p not in state.votes_this_round()]
-        require(not missing, tr("cicero.err.votes_missing", names=", ".join(missing)), R_ANNOUNCE)
+        require(not missing, keyed("cicero.err.votes_missing", names=", ".join(missing)), R_ANNOUNCE)
 
     def _cmd_open_ballot(self, state, d, command):
         self._phase(state, "election", "debate")
         self._all_announced(state)
         spec = votes.VoteSpec(f"princeps-{state.round}", "weighted", state.players, state.players,
                               allow_self=True, weights=dict(state.votes_this_round()),
-                              question=tr("cicero.vote.question", round=state.round))
+                              question=keyed("cicero.vote.question", round=state.round))
         return votes.open_vote(state.book, spec)
 
     def _cmd_cast_ballot(self, state, d, command):
@@ -303,10 +303,10 @@ class CiceroRules(GameRules):
         self._phase(state, "accusation")
         influences = d.get("influences")
         if not isinstance(influences, (list, tuple)) or len(influences) != 4:
-            raise BadInput(tr("cicero.err.cicero_influences"))
+            raise BadInput(keyed("cicero.err.cicero_influences"))
         senators = d.get("senator_castes")
         if not isinstance(senators, (list, tuple)) or len(senators) != 2 or len(set(senators)) != 2:
-            raise BadInput(tr("cicero.err.cicero_senators"))
+            raise BadInput(keyed("cicero.err.cicero_senators"))
         return [("cicero_revealed", {"influences": [check_caste(c) for c in influences],
                                      "senator_castes": [check_caste(c) for c in senators]})]
 
@@ -315,12 +315,12 @@ class CiceroRules(GameRules):
         turn = state.next_to_place()
         player = d.get("player", turn)
         known(player, state.players, tr("cicero.word.player"))
-        require(player == turn, tr("cicero.err.not_your_turn", player=player, turn=turn), R_PLACE_ORDER)
+        require(player == turn, keyed("cicero.err.not_your_turn", player=player, turn=turn), R_PLACE_ORDER)
         space = d.get("space")
         if space not in SPACES:
-            raise BadInput(tr("cicero.err.unknown_space", space=repr(space), spaces=", ".join(SPACES)))
+            raise BadInput(keyed("cicero.err.unknown_space", space=repr(space), spaces=", ".join(SPACES)))
         holder = state.occupied().get(space)
-        require(holder is None, tr("cicero.err.occupied_by", space=space_name(space), holder=holder), R_OCCUPIED)
+        require(holder is None, keyed("cicero.err.occupied_by", space=space_name(space), holder=holder), R_OCCUPIED)
         return [("servant_placed", {"player": player, "space": space})]
 
     def _cmd_pay_tribute(self, state, d, command):
@@ -328,10 +328,10 @@ class CiceroRules(GameRules):
         player = known(d.get("player"), state.players, tr("cicero.word.player"))
         how = d.get("how")
         if how not in TRIBUTE_WAYS:
-            raise BadInput(tr("cicero.err.tribute_way", how=repr(how), ways=", ".join(TRIBUTE_WAYS)))
+            raise BadInput(keyed("cicero.err.tribute_way", how=repr(how), ways=", ".join(TRIBUTE_WAYS)))
         second = state.phase == "second_tribute"
         paid = state.second_tribute if second else state.tribute
-        require(player not in paid, tr("cicero.err.already_paid", player=player),
+        require(player not in paid, keyed("cicero.err.already_paid", player=player),
                 R_TRIUMVIRATE if second else R_TRIBUTE)
         if second:
             logic.check_second_tribute(player, state.tribute.get(player), how)
@@ -341,17 +341,17 @@ class CiceroRules(GameRules):
         self._phase(state, "triumvirate")
         satisfied = d.get("satisfied")
         if not isinstance(satisfied, bool):
-            raise BadInput(tr("cicero.err.triumvirate_shape"))
+            raise BadInput(keyed("cicero.err.triumvirate_shape"))
         general = d.get("general")
         if general is not None and general not in GENERALS:
-            raise BadInput(tr("cicero.err.general", general=repr(general), generals=", ".join(GENERALS)))
+            raise BadInput(keyed("cicero.err.general", general=repr(general), generals=", ".join(GENERALS)))
         return [("triumvirate_revealed", {"general": general, "satisfied": satisfied})]
 
     def _cmd_count_caste(self, state, d, command):
         self._phase(state, "castes")
         caste = d.get("caste", state.count_next())
         check_caste(caste)
-        require(caste == state.count_next(), tr("cicero.err.count_order", name=caste, next=state.count_next()),
+        require(caste == state.count_next(), keyed("cicero.err.count_order", name=caste, next=state.count_next()),
                 R_MAJORITIES)
         counted = numbers_for(state.players, d.get("votes"), tr("cicero.word.caste_votes", caste=caste))
         for key in ("primus", "secundus"):
@@ -367,11 +367,11 @@ class CiceroRules(GameRules):
     def _cmd_count_guild(self, state, d, command):
         self._phase(state, "guilds")
         require(state.pending_guild is None,
-                tr("cicero.err.guild_choice_first", guild=state.pending_guild,
+                keyed("cicero.err.guild_choice_first", guild=state.pending_guild,
                    holder=state.guild_cards.get(state.pending_guild)), R_GUILD_CHOICE)
         guild = d.get("guild", state.count_next())
         check_guild(guild)
-        require(guild == state.count_next(), tr("cicero.err.count_order", name=guild, next=state.count_next()),
+        require(guild == state.count_next(), keyed("cicero.err.count_order", name=guild, next=state.count_next()),
                 R_MAJORITIES)
         counted = numbers_for(state.players, d.get("symbols"), tr("cicero.word.guild_symbols", guild=guild))
         if d.get("choice") is not None:
@@ -383,10 +383,10 @@ class CiceroRules(GameRules):
 
     def _cmd_guild_use(self, state, d, command):
         self._phase(state, "guilds")
-        require(state.pending_guild is not None, tr("cicero.err.no_guild_choice"), R_GUILD_CHOICE)
+        require(state.pending_guild is not None, keyed("cicero.err.no_guild_choice"), R_GUILD_CHOICE)
         use = d.get("use")
         if use not in GUILD_USES:
-            raise BadInput(tr("cicero.err.guild_use", use=repr(use), uses=", ".join(GUILD_USES)))
+            raise BadInput(keyed("cicero.err.guild_use", use=repr(use), uses=", ".join(GUILD_USES)))
         return [("guild_used", {"guild": state.pending_guild, "holder": state.guild_cards[state.pending_guild],
                                 "use": use})]
 
@@ -403,18 +403,18 @@ class CiceroRules(GameRules):
         return [("prestige_scored", data)]
 
     def _cmd_adjust_prestige(self, state, d, command):
-        require(state.round >= 1, tr("cicero.err.not_started"), R_ROUND)
+        require(state.round >= 1, keyed("cicero.err.not_started"), R_ROUND)
         player = known(d.get("player"), state.players, tr("cicero.word.player"))
         delta = signed(d.get("delta"), tr("cicero.word.prestige_change"))
-        require(delta != 0, tr("cicero.err.zero_change"))
+        require(delta != 0, keyed("cicero.err.zero_change"))
         note = d.get("note", "")
         if not isinstance(note, str):
-            raise BadInput(tr("cicero.err.note_shape"))
+            raise BadInput(keyed("cicero.err.note_shape"))
         return [("prestige_changed", {"player": player, "delta": delta, "reason": "table", "note": note.strip()})]
 
     def _cmd_economy(self, state, d, command):
         """One change to the tracked economy: {player, item, caste (influence), delta}."""
-        require(state.economy is not None, tr("cicero.err.economy_off"))
+        require(state.economy is not None, keyed("cicero.err.economy_off"))
         return [("economy_changed", economy.change(state.economy, state.players, d))]
 
     # -- the fold -----------------------------------------------------------------------------

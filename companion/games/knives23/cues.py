@@ -5,29 +5,29 @@ resolves the same cues to text. Scripts are the files in scripts/.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 from companion.core.events import BadInput, Event
-from companion.core.i18n import ntr, tr
+from companion.core.i18n import keyed, ntr, text_of, tr
 from companion.core.narration import Script, load_script, slug
 
 from . import scoring
-from .rules import State
+from .rules import State, group_words
 
 SCRIPTS = Path(__file__).with_name("scripts")
 
 
-@lru_cache(maxsize=None)
 def load(name: str) -> Script:
     return load_script(str(SCRIPTS / f"{name}.txt"))
 
 
 def eyes_closed_context(group: str) -> dict:
-    """The eyes-closed script's values for a group (from the Issue, or typed by the table).
-    Its closing punctuation goes: the line goes on ("…Citizen cards, open your eyes")."""
-    words = group.strip().rstrip(".!?,;:").strip() or group
-    return {"group": words, "group_key": slug(words).lower()}
+    """The eyes-closed script's values for a group (a listed group's id, or words typed by the
+    table). Its closing punctuation goes: the line goes on ("…Citizen cards, open your eyes").
+    ``group_key`` names a voice pack's clips: a listed group's id, the same in every language."""
+    words = group_words(group)
+    words = words.strip().rstrip(".!?,;:").strip() or words
+    return {"group": words, "group_key": group if words != group else slug(words).lower()}
 
 
 def check_spoken_group(group: str) -> None:
@@ -41,7 +41,7 @@ def check_spoken_group(group: str) -> None:
         if isinstance(step, Say) and step.slot and "{" not in step.text:
             for pace in (MIN_PACE, 1.0, MAX_PACE):
                 if estimate.prepare(step.line_id, step.text, pace).duration_s > step.slot / pace:
-                    raise BadInput(tr("knives23.error.group_too_long", group=group))
+                    raise BadInput(keyed("knives23.error.group_too_long", group=group))
 
 
 def card_words(card) -> str:
@@ -76,7 +76,7 @@ def cues(before: State, event: Event, after: State) -> list[tuple[str, dict]]:
     k, d = event.kind, event.data
     out: list[tuple[str, dict]] = []
     if k == "vote_opened":
-        out.append(("vote_open", {"question": d["question"]}))
+        out.append(("vote_open", {"question": text_of(d["question"])}))
     elif k == "exile_called" and d["bribe_seconds"]:
         out.append(("bribe", {"target": d["target"], "seconds": ntr("narration.seconds", d["bribe_seconds"])}))
     elif k == "vote_result":

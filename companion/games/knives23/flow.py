@@ -4,7 +4,9 @@ The rulebook's eyes-closed Issues are read aloud and end "finally, for everyone 
 eyes": the phase ends when the narrator has said the whole script, and then the table's command
 ``eyes_open`` moves the game on. The app calls :meth:`EyesClosedIssue.tick` from its engine tick
 with the game's events and its narrator (companion.core.narration, Kivy-free), so the tests drive
-the same object with a fake clock.
+the same object with a fake clock. The script's marks ``eyes_step_1`` … ``eyes_step_5`` are kept
+in the journal as the narrator reaches them (the app's ``NarrationProgress``), so a game resumed
+with eyes closed goes on from the step it reached, not from "everyone, close your eyes".
 """
 from __future__ import annotations
 
@@ -15,6 +17,18 @@ from companion.core.events import Command, Event
 from companion.core.narration import Script
 
 from . import cues
+
+
+EYES_STEP = "eyes_step_"  # the eyes-closed script's marks: eyes_step_1 ... eyes_step_5
+
+
+def script_name(seq: int | None) -> str:
+    """The name the journal keeps an eyes-closed narration's step under: one per Issue."""
+    return f"knives23.eyes_closed.{seq}"
+
+
+class _Progress(Protocol):
+    def step(self, game_id: int, script: str) -> int | None: ...
 
 
 class _Narrator(Protocol):
@@ -36,12 +50,21 @@ class EyesClosedIssue:
         """The live game's eyes-closed cue was just queued (by the game's cues)."""
         self.narrating = (game_id, seq)
 
+    def step_reached(self, game_id: int, mark: str) -> tuple[str, int] | None:
+        """``(script name, step)`` to keep in the journal when the narrator says ``mark``;
+        None when the mark is not an eyes-closed step of the Issue this game is reading."""
+        if not mark.startswith(EYES_STEP) or self.narrating is None or self.narrating[0] != game_id:
+            return None
+        step = mark[len(EYES_STEP):]
+        return (script_name(self.narrating[1]), int(step)) if step.isdigit() else None
+
     def tick(self, game_id: int, phase: str | None, events: Sequence[Event],
-             narrator: _Narrator) -> Command | None:
+             narrator: _Narrator, progress: _Progress | None = None) -> Command | None:
         """``eyes_open`` once the script of the current eyes-closed Issue has been said in full.
 
         A game resumed with its eyes still closed (nobody is reading it now) has its script
-        read again from the start first."""
+        read again first: from the step ``progress`` says the journal reached, else from the
+        start."""
         if phase != "eyes_closed":
             return None
         last = next((e for e in reversed(events) if e.kind == "eyes_closed"), None)
@@ -49,8 +72,12 @@ class EyesClosedIssue:
         if self.narrating != key:
             self.narrating = key
             group = last.data["group"] if last is not None else ""
+            script = cues.load("eyes_closed")
+            reached = progress.step(game_id, script_name(key[1])) if progress is not None else None
+            if reached:
+                script = script.from_mark(f"{EYES_STEP}{reached}")
             narrator.cancel()
-            narrator.enqueue_script(cues.load("eyes_closed"), cues.eyes_closed_context(group))
+            narrator.enqueue_script(script, cues.eyes_closed_context(group))
             return None
         if narrator.busy:
             return None

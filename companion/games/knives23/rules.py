@@ -18,7 +18,7 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
-from companion.core.i18n import tr
+from companion.core.i18n import keyed, tr
 from companion.core.rules import NARRATOR, TABLE, GameRules, Outcome, require
 from companion.core.schema import Bool, Int, List, Null, Raw, Text
 from companion.core.votes import VoteBook, VoteSpec
@@ -165,6 +165,12 @@ def _flag(setup: Mapping, key: str, default: bool) -> bool:
     return v
 
 
+def group_words(group: str) -> str:
+    """The eyes-closed group as said and shown: a listed group's id in the current language,
+    a group typed from the Issue card as typed."""
+    return tr(f"knives23.group.{group}") if group in tables()["eyes_closed_groups"] else group
+
+
 def next_clockwise(players, name: str, by: int = 1) -> str:
     return players[(players.index(name) + by) % len(players)]
 
@@ -263,14 +269,14 @@ class Knives23Rules(GameRules):
 
     def _phase(self, state: State, *phases: str) -> None:
         if state.phase not in phases:
-            raise RuleError(tr("knives23.error.not_now", phase=tr(f"knives23.phase.{state.phase}")))
+            raise RuleError(keyed("knives23.error.not_now", phase=keyed(f"knives23.phase.{state.phase}")))
 
     def _step(self, state: State, *steps: str) -> Turn:
         self._phase(state, "turn")
         turn = state.turn
         assert turn is not None  # phase "turn" has one
         if turn.step not in steps:
-            raise RuleError(tr("knives23.error.wrong_step", step=tr(f"knives23.step.{turn.step}")))
+            raise RuleError(keyed("knives23.error.wrong_step", step=keyed(f"knives23.step.{turn.step}")))
         return turn
 
     # setup checklist
@@ -284,7 +290,7 @@ class Knives23Rules(GameRules):
     def _do_begin_play(self, state, data, source):
         self._phase(state, "setup")
         left = [s for s in SETUP_STEPS if s not in state.setup_done]
-        require(not left, tr("knives23.error.setup_left", steps=", ".join(left)))
+        require(not left, keyed("knives23.error.setup_left", steps=", ".join(left)))
         return [("play_began", {"player": state.start_player, "tribune": state.tribune})]
 
     # the five steps of a turn
@@ -294,7 +300,7 @@ class Knives23Rules(GameRules):
         if to not in tables()["locations"]:
             raise BadInput(f"location must be one of {', '.join(tables()['locations'])}, got {to!r}")
         here = state.locations[turn.player]
-        require(to != here, tr("knives23.error.same_location", location=tr(f"knives23.location.{to}")), R_MOVE)
+        require(to != here, keyed("knives23.error.same_location", location=keyed(f"knives23.location.{to}")), R_MOVE)
         return [("moved", {"player": turn.player, "from": here, "to": to})]
 
     def _do_play_fate(self, state, data, source):
@@ -306,15 +312,15 @@ class Knives23Rules(GameRules):
             by = note_text(data.get("by"), "the effect's source (by: the Issue or Citizen)")
         else:
             turn = self._step(state, "action")
-            require(state.locations[turn.player] == "forum", tr("knives23.error.not_at_forum"), R_FORUM)
-            require(turn.fate_played < tables()["fate_per_forum_action"], tr("knives23.error.two_fate"), R_FORUM)
+            require(state.locations[turn.player] == "forum", keyed("knives23.error.not_at_forum"), R_FORUM)
+            require(turn.fate_played < tables()["fate_per_forum_action"], keyed("knives23.error.two_fate"), R_FORUM)
         if data.get("facedown") is True:
             card, faceup = None, False
         else:
             card, faceup = scoring.fate_card(data.get("card"), "Fate card"), True
         space = self._next_space(state)
         kind = state.forum_kinds[space - 1] if space <= 5 else state.forum_extra_kind
-        require(faceup or kind == "either", tr("knives23.error.faceup_space", space=space), R_FACEUP)
+        require(faceup or kind == "either", keyed("knives23.error.faceup_space", space=space), R_FACEUP)
         player = data.get("player", state.turn.player if state.turn else state.tribune)
         if player not in state.players:
             raise BadInput(f"player {player!r} is not at the table")
@@ -337,7 +343,7 @@ class Knives23Rules(GameRules):
         space = data.get("space")
         if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= 5:
             raise BadInput(f"Forum space must be 1 to 5, got {space!r}")
-        require(state.forum[space - 1] is not None, tr("knives23.error.empty_space", space=space))
+        require(state.forum[space - 1] is not None, keyed("knives23.error.empty_space", space=space))
         by = note_text(data.get("by"), "the effect's source (by: the Issue or Citizen)")
         return [("forum_card_discarded", {"space": space, "by": by})]
 
@@ -345,15 +351,15 @@ class Knives23Rules(GameRules):
         """Servilia: up to 2 faceup Forum cards swapped for cards from hand, placed facedown,
         instead of playing Fate cards (a Vote to Exile may still be called)."""
         turn = self._step(state, "action")
-        require(state.locations[turn.player] == "forum", tr("knives23.error.not_at_forum"), R_SERVILIA)
-        require(turn.fate_played == 0, tr("knives23.error.servilia_instead"), R_SERVILIA)
+        require(state.locations[turn.player] == "forum", keyed("knives23.error.not_at_forum"), R_SERVILIA)
+        require(turn.fate_played == 0, keyed("knives23.error.servilia_instead"), R_SERVILIA)
         spaces = data.get("spaces")
         if not isinstance(spaces, list) or not 1 <= len(spaces) <= 2 or len(set(spaces)) != len(spaces) or \
                 any(not isinstance(x, int) or isinstance(x, bool) or not 1 <= x <= 5 for x in spaces):
             raise BadInput(f"Servilia swaps 1 or 2 different Forum spaces (1 to 5), got {spaces!r}")
         for x in spaces:
             c = state.forum[x - 1]
-            require(c is not None and c.faceup, tr("knives23.error.servilia_faceup", space=x), R_SERVILIA)
+            require(c is not None and c.faceup, keyed("knives23.error.servilia_faceup", space=x), R_SERVILIA)
         return [("forum_swapped", {"player": turn.player, "spaces": sorted(spaces), "by": "Servilia"})]
 
     def _do_sabinus_dove(self, state, data, source):
@@ -363,12 +369,12 @@ class Knives23Rules(GameRules):
             raise BadInput(f"Forum space must be 1 to 5, got {space!r}")
         target = state.forum[space - 1]
         require(target is not None and (not target.faceup or "knives" in target.card),
-                tr("knives23.error.sabinus_knife", space=space), R_SABINUS)
+                keyed("knives23.error.sabinus_knife", space=space), R_SABINUS)
         if data.get("facedown") is True:
             card, faceup = None, False
         else:
             card, faceup = scoring.fate_card(data.get("card"), "Sabinus' Dove"), True
-            require("doves" in card, tr("knives23.error.sabinus_dove"), R_SABINUS)
+            require("doves" in card, keyed("knives23.error.sabinus_dove"), R_SABINUS)
         player = data.get("player", state.turn.player if state.turn else state.tribune)
         if player not in state.players:
             raise BadInput(f"player {player!r} is not at the table")
@@ -379,7 +385,7 @@ class Knives23Rules(GameRules):
     def _correctable(self, state, what: str):
         if what == "curia":
             self._phase(state, "turn", "exile_called", "issue_resolve", "end_abilities", "curia_reveal", "tableaux")
-            require(not state.tableaux, tr("knives23.error.correct_after_tableaux"))
+            require(not state.tableaux, keyed("knives23.error.correct_after_tableaux"))
         else:
             self._phase(state, "turn", "exile_called", "issue_resolve")
 
@@ -394,13 +400,13 @@ class Knives23Rules(GameRules):
         if not isinstance(extra, list):
             raise BadInput("extra must be a list of the cards on top of the 5th space")
         extra = [forum_card(c, f"extra card {i + 1}") for i, c in enumerate(extra)]
-        require(not extra or cards[4] is not None, tr("knives23.error.extra_needs_fifth"))
+        require(not extra or cards[4] is not None, keyed("knives23.error.extra_needs_fifth"))
         if any(c is None for c in extra):
             raise BadInput("an extra card on the 5th space cannot be empty")
         after = {"spaces": [c.to_dict() if c else None for c in cards], "extra": [c.to_dict() for c in extra]}
         before = {"spaces": [c.to_dict() if c else None for c in state.forum],
                   "extra": [c.to_dict() for c in state.forum_extra]}
-        require(after != before, tr("knives23.error.correct_same"))
+        require(after != before, keyed("knives23.error.correct_same"))
         return [("board_corrected", {"what": "forum", "before": before, "after": after, "reason": reason})]
 
     def _do_correct_dagger(self, state, data, source):
@@ -410,7 +416,7 @@ class Knives23Rules(GameRules):
         k = state.kalends
         if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= k.spaces:
             raise BadInput(f"the Dagger's space must be 1 to {k.spaces} (the Curia ends the game by the rules), got {space!r}")
-        require(space != state.dagger, tr("knives23.error.correct_same"))
+        require(space != state.dagger, keyed("knives23.error.correct_same"))
         return [("board_corrected", {"what": "dagger", "before": state.dagger, "after": space, "reason": reason})]
 
     def _do_correct_curia(self, state, data, source):
@@ -420,8 +426,8 @@ class Knives23Rules(GameRules):
         if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= tables()["fate_deck"]:
             raise BadInput(f"the Curia's count must be a whole number from 0 to {tables()['fate_deck']}, got {count!r}")
         require(count >= len(state.curia_revealed),
-                tr("knives23.error.curia_below_revealed", n=len(state.curia_revealed)))
-        require(count != state.curia_count, tr("knives23.error.correct_same"))
+                keyed("knives23.error.curia_below_revealed", n=len(state.curia_revealed)))
+        require(count != state.curia_count, keyed("knives23.error.correct_same"))
         return [("board_corrected", {"what": "curia", "before": state.curia_count, "after": count, "reason": reason})]
 
     def _do_confirm_board(self, state, data, source):
@@ -440,13 +446,13 @@ class Knives23Rules(GameRules):
         turn = self._step(state, "action")
         caller = data.get("caller", turn.player)
         target = data.get("target")
-        require(caller == turn.player, tr("knives23.error.caller_not_current", player=turn.player), R_FORUM)
+        require(caller == turn.player, keyed("knives23.error.caller_not_current", player=turn.player), R_FORUM)
         if target not in state.players:
             raise BadInput(f"target {target!r} is not at the table ({', '.join(state.players)})")
-        require(target != caller, tr("knives23.error.exile_self"), R_SELF)
-        require(state.locations[caller] == "forum", tr("knives23.error.not_at_forum"), R_FORUM)
-        require(exile_allowed(state), tr("knives23.error.black_space"), R_BLACK)
-        require(not turn.exile_called, tr("knives23.error.one_exile"), R_FORUM)
+        require(target != caller, keyed("knives23.error.exile_self"), R_SELF)
+        require(state.locations[caller] == "forum", keyed("knives23.error.not_at_forum"), R_FORUM)
+        require(exile_allowed(state), keyed("knives23.error.black_space"), R_BLACK)
+        require(not turn.exile_called, keyed("knives23.error.one_exile"), R_FORUM)
         events = [("exile_called", {"caller": caller, "target": target,
                                     "bribe_seconds": state.options.bribe_seconds if state.options.quid_pro_quo else 0})]
         called = self.evolve(state, Event(0, *events[0]))
@@ -463,7 +469,7 @@ class Knives23Rules(GameRules):
         assert ex is not None  # phase "exile_called"
         spec = VoteSpec(f"exile-{len(state.exiles) + 1}", "binary", state.players,
                         (scoring.EXILE, scoring.REMAIN),
-                        question=tr("knives23.vote.exile_question", caller=ex["caller"], target=ex["target"]))
+                        question=keyed("knives23.vote.exile_question", caller=ex["caller"], target=ex["target"]))
         return votes.open_vote(state.book, spec)
 
     def _do_sway(self, state, data, source):
@@ -471,15 +477,15 @@ class Knives23Rules(GameRules):
         target = data.get("target")
         if target not in state.players:
             raise BadInput(f"Sway target {target!r} is not at the table")
-        require(target != turn.player, tr("knives23.error.sway_self"))
-        require(turn.step not in turn.swayed_in, tr("knives23.error.sway_once"),
+        require(target != turn.player, keyed("knives23.error.sway_self"))
+        require(turn.step not in turn.swayed_in, keyed("knives23.error.sway_once"),
                 "you may Sway any one colocated player" if turn.step == "sway" else
                 "Draw 3 Fate cards AND Sway ANY OTHER Citizen (in any Location).")
         if turn.step == "action":  # only the Gardens' action Sways outside the Sway step
-            require(state.locations[turn.player] == "gardens", tr("knives23.error.sway_step"),
+            require(state.locations[turn.player] == "gardens", keyed("knives23.error.sway_step"),
                     "Draw 3 Fate cards AND Sway ANY OTHER Citizen (in any Location).")
         else:
-            require(state.locations[target] == state.locations[turn.player], tr("knives23.error.not_colocated", target=target),
+            require(state.locations[target] == state.locations[turn.player], keyed("knives23.error.not_colocated", target=target),
                     "you may Sway any one colocated player by placing a Sway card from your hand facedown into their tableau.")
         return [("swayed", {"player": turn.player, "target": target, "step": turn.step})]
 
@@ -488,7 +494,7 @@ class Knives23Rules(GameRules):
         if turn.step == "issue":
             # only a Tria Ludio Tribune's first turn ends with the Issues placed and no Vote
             require(state.tria_ludio and state.issues is not None and not state.issues.get("vote")
-                    and not state.issues.get("held_over"), tr("knives23.error.issue_first"),
+                    and not state.issues.get("held_over"), keyed("knives23.error.issue_first"),
                     R_TRIA_TRIBUNE if state.tria_ludio else R_TRIBUNE)
             return [("turn_ended", {"player": turn.player})]
         if turn.step == "discard" and turn.player != state.tribune:
@@ -498,7 +504,7 @@ class Knives23Rules(GameRules):
     # the Issue Vote
     def _do_place_issues(self, state, data, source):
         self._step(state, "issue")
-        require(state.issues is None, tr("knives23.error.issues_placed"))
+        require(state.issues is None, keyed("knives23.error.issues_placed"))
         red, grey = data.get("red"), data.get("grey")
         for colour, name in (("red", red), ("grey", grey)):
             if not isinstance(name, str) or not name.strip() or len(name) > 80 or "\n" in name:
@@ -513,17 +519,17 @@ class Knives23Rules(GameRules):
 
     def _do_hold_issue_vote(self, state, data, source):
         self._step(state, "issue")
-        require(state.issues is not None, tr("knives23.error.no_issues"), R_TRIBUNE)
+        require(state.issues is not None, keyed("knives23.error.no_issues"), R_TRIBUNE)
         if state.tria_ludio and not state.issues.get("vote"):
-            require(state.issues.get("held_over", False), tr("knives23.error.tria_wait"), R_TRIA_TRIBUNE)
-        require(state.book.current is None, tr("knives23.error.vote_open"))
+            require(state.issues.get("held_over", False), keyed("knives23.error.tria_wait"), R_TRIA_TRIBUNE)
+        require(state.book.current is None, keyed("knives23.error.vote_open"))
         return self._open_issue_vote(state)
 
     def _open_issue_vote(self, state: State):
         assert state.issues is not None  # the Tribune placed them
         n = sum(1 for v in state.book.history if v.spec.vote_id.startswith("issue-")) + 1
         spec = VoteSpec(f"issue-{n}", "binary", state.players, (scoring.RED, scoring.GREY),
-                        question=tr("knives23.vote.issue_question", red=state.issues["red"], grey=state.issues["grey"]))
+                        question=keyed("knives23.vote.issue_question", red=state.issues["red"], grey=state.issues["grey"]))
         return votes.open_vote(state.book, spec)
 
     # ballots from any input; the reveal is simultaneous
@@ -541,7 +547,7 @@ class Knives23Rules(GameRules):
     def _do_reveal_vote(self, state, data, source):
         self._phase(state, "issue_vote", "exile_vote")
         # Everyone votes in 23 Knives: a reveal with missing ballots is never forced.
-        require(not state.book.current.waiting, tr("knives23.error.waiting", names=", ".join(state.book.current.waiting)), R_REVEAL)
+        require(not state.book.current.waiting, keyed("knives23.error.waiting", names=", ".join(state.book.current.waiting)), R_REVEAL)
         events = votes.reveal(state.book, False)
         events.append(self._vote_result(state, state.book.current.choices()))
         return events
@@ -582,7 +588,7 @@ class Knives23Rules(GameRules):
         self._phase(state, "issue_resolve")
         group = data.get("group")
         if isinstance(group, str) and group in tables()["eyes_closed_groups"]:
-            words = tr(f"knives23.group.{group}")
+            words = group  # the group's id: said in the table's language when narrated and shown
         elif isinstance(group, str) and group.strip() and len(group) <= MAX_GROUP_WORDS and "\n" not in group:
             words = group.strip()  # typed by the group from the Issue card
             from .cues import check_spoken_group  # its lines must fit their fixed slots
@@ -613,14 +619,14 @@ class Knives23Rules(GameRules):
     def _do_curia_card(self, state, data, source):
         self._phase(state, "curia_reveal")
         require(len(state.curia_revealed) < state.curia_count,
-                tr("knives23.error.curia_all", count=state.curia_count), R_CURIA)
+                keyed("knives23.error.curia_all", count=state.curia_count), R_CURIA)
         card = scoring.fate_card(data.get("card"), "Curia card")
         serial = data.get("serial")
         if serial is not None:
             if not isinstance(serial, str) or not serial.strip() or len(serial) > 64:
                 raise BadInput(f"card serial must be a short text, got {serial!r}")
             require(all(r["serial"] != serial for r in state.curia_revealed),
-                    tr("knives23.error.duplicate_card", serial=serial))
+                    keyed("knives23.error.duplicate_card", serial=serial))
         index = len(state.curia_revealed) + 1
         total = running_total(state) + scoring.fate_value(card)
         return [("curia_card_revealed", {"card": card, "serial": serial, "index": index,
@@ -634,10 +640,10 @@ class Knives23Rules(GameRules):
         if not isinstance(serial, str) or not serial.strip() or len(serial) > 64:
             raise BadInput(f"card serial must be a short text, got {serial!r}")
         require(all(r["serial"] != serial for r in state.curia_revealed),
-                tr("knives23.error.duplicate_card", serial=serial))
+                keyed("knives23.error.duplicate_card", serial=serial))
         tapped = [i for i, r in enumerate(state.curia_revealed)
                   if r["serial"] is None and r["card"] == card]
-        require(tapped, tr("knives23.error.no_tapped_card"))
+        require(tapped, keyed("knives23.error.no_tapped_card"))
         return [("curia_card_claimed", {"index": tapped[-1] + 1, "serial": serial, "card": card})]
 
     def _do_tableau(self, state, data, source):
@@ -645,7 +651,7 @@ class Knives23Rules(GameRules):
         player = data.get("player")
         if player not in state.players:
             raise BadInput(f"tableau for {player!r}, who is not at the table")
-        require(player not in state.tableaux, tr("knives23.error.tableau_twice", player=player))
+        require(player not in state.tableaux, keyed("knives23.error.tableau_twice", player=player))
         entry = {"name": player, "citizen": data.get("citizen")}
         if "sway" in data or data.get("cicero") is None:
             entry["sway"] = data.get("sway", [])
@@ -1006,7 +1012,7 @@ class Knives23Rules(GameRules):
             colour = state.issues["colour"]
             return tr("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=tr(f"knives23.colour.{colour}"))
         if p == "eyes_closed":
-            return tr("knives23.prompt.eyes_closed", group=state.eyes_closed)
+            return tr("knives23.prompt.eyes_closed", group=group_words(state.eyes_closed))
         if p == "curia_reveal":
             return tr("knives23.prompt.curia_reveal", n=len(state.curia_revealed) + 1, count=state.curia_count,
                       total=running_total(state))

@@ -42,10 +42,7 @@ def steps_from(script: Script, step: int) -> Script:
     """The script from the mark of ``step`` to its end (to say a step again and go on)."""
     if not 1 <= step <= STEPS:
         raise BadInput(f"the Hidden Phase has steps 1 to {STEPS}, not {step!r}")
-    for i, s in enumerate(script.steps):
-        if isinstance(s, Mark) and s.name == step_mark(step):
-            return Script(script.name, script.steps[i:])
-    raise BadInput(f"{script.name}: no 'mark {step_mark(step)}'")
+    return script.from_mark(step_mark(step))
 
 
 def step_of(script: Script) -> dict[int, list]:

@@ -40,7 +40,7 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, PerPlayer, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
-from companion.core.i18n import tr
+from companion.core.i18n import keyed, tr
 from companion.core.rules import GameRules, Outcome, require
 from companion.core.schema import List, Null, Player, Text
 from companion.core.tally import PluralityAllTiedOut, TallyResult
@@ -415,7 +415,7 @@ class MasksRules(GameRules):
         spec = votes.VoteSpec(
             vote_id=VOTE_ID, kind="pick", voters=state.players,
             options=state.players + (CENTER,), allow_self=False,
-            allow_abstain=state.vanguard is not None, question=tr("masks.vote.question"))
+            allow_abstain=state.vanguard is not None, question=keyed("masks.vote.question"))
         events = [("discussion_ended", {})] + votes.open_vote(state.book, spec)
         if state.vanguard is not None:
             # The Vanguard's abstention is recorded at once, so the seats still map one to one

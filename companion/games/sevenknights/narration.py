@@ -7,7 +7,6 @@ app queues them on its Narrator; the golden transcript test resolves them into t
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 
 from companion.core.i18n import tr
 from companion.core.narration import Script, load_script, shared_script
@@ -17,7 +16,6 @@ from .rules import TIE_HOW, SevenKnightsState, winners
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
 
 
-@lru_cache(maxsize=None)
 def script(name: str) -> Script:
     if name.startswith("shared:"):
         return shared_script(name.split(":", 1)[1])

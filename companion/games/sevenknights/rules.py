@@ -21,7 +21,7 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
-from companion.core.i18n import tr
+from companion.core.i18n import keyed, tr
 from companion.core.rules import GameRules, Outcome
 from companion.core.schema import Bool, Either, Int, Null, Player, Text
 from companion.core.tally import CaptainRule
@@ -339,7 +339,7 @@ class SevenKnightsRules(GameRules):
 
     def _phase(self, state, *phases, rule=None):
         if state.phase not in phases:
-            raise RuleError(tr("sevenknights.err.phase", phase=tr(f"sevenknights.phase.{state.phase}")), rule)
+            raise RuleError(keyed("sevenknights.err.phase", phase=keyed(f"sevenknights.phase.{state.phase}")), rule)
 
     def _player(self, name, what):
         if not isinstance(name, str):
@@ -349,15 +349,15 @@ class SevenKnightsRules(GameRules):
         self._phase(state, "search", rule=R_SEARCH)
         looker = state.order[state.turn]
         if "looker" in d and d["looker"] != looker:
-            raise RuleError(tr("sevenknights.err.not_your_look", player=looker), R_SEARCH)
+            raise RuleError(keyed("sevenknights.err.not_your_look", player=looker), R_SEARCH)
         at = d.get("at")
         self._player(at, "the tile looked at")
         targets = look_targets(state, looker)
         if at not in targets:
             center_pass = state.rules_mode.searches[state.search - 1] == "center"
             if at == looker:
-                raise RuleError(tr("sevenknights.err.own_tile"), R_SEARCH)
-            raise RuleError(tr("sevenknights.err.no_such_tile", at=at, choices=", ".join(targets)),
+                raise RuleError(keyed("sevenknights.err.own_tile"), R_SEARCH)
+            raise RuleError(keyed("sevenknights.err.no_such_tile", at=at, choices=", ".join(targets)),
                             R_SEARCH_CENTER if center_pass else R_SEARCH)
         return [("tile_looked", {"round": state.round.number, "search": state.search, "looker": looker, "at": at})]
 
@@ -367,13 +367,13 @@ class SevenKnightsRules(GameRules):
         asker = state.round.captain if by_captain else state.order[state.turn]
         rule = R_CAPTAIN_QUESTION if by_captain else R_QUESTION
         if "asker" in d and d["asker"] != asker:
-            raise RuleError(tr("sevenknights.err.not_your_question", player=asker), rule)
+            raise RuleError(keyed("sevenknights.err.not_your_question", player=asker), rule)
         target = d.get("target")
         self._player(target, "the player asked")
         if target not in state.players:
             raise BadInput(f"{target!r} is not at the table")
         if target == asker:
-            raise RuleError(tr("sevenknights.err.ask_yourself"), R_QUESTION)
+            raise RuleError(keyed("sevenknights.err.ask_yourself"), R_QUESTION)
         template = d.get("template", "free")
         if template not in TEMPLATES:
             raise BadInput(f"unknown question template {template!r}; templates: {', '.join(TEMPLATES)}")
@@ -408,7 +408,7 @@ class SevenKnightsRules(GameRules):
         about = {"odd": {target}, "at_least": {target}, "is_number": {target},
                  "larger_than": {target, out.get("other")}, "other_is": {out.get("other")}}.get(template)
         if about is not None and about <= known:
-            raise RuleError(tr("sevenknights.err.forbidden", asker=asker), R_FORBIDDEN)
+            raise RuleError(keyed("sevenknights.err.forbidden", asker=asker), R_FORBIDDEN)
         return [("question_asked", out)]
 
     def _open_recommendation(self, state, d, source):
@@ -421,7 +421,7 @@ class SevenKnightsRules(GameRules):
     def _cast(self, state, d, source):
         self._phase(state, "recommendation", rule=R_RECOMMEND)
         if "choice" in d and d["choice"] is None or "option" in d and d["option"] is None:
-            raise RuleError(tr("sevenknights.err.must_recommend"), R_RECOMMEND)
+            raise RuleError(keyed("sevenknights.err.must_recommend"), R_RECOMMEND)
         return votes.cast(state.book, d, source)
 
     def _reveal_vote(self, state, d, source):
@@ -429,7 +429,7 @@ class SevenKnightsRules(GameRules):
         current = state.book.current
         if current is not None and current.waiting:
             # The Captain rule counts every player's token: no reveal with one missing.
-            raise RuleError(tr("sevenknights.err.waiting", players=", ".join(current.waiting)), R_RECOMMEND)
+            raise RuleError(keyed("sevenknights.err.waiting", players=", ".join(current.waiting)), R_RECOMMEND)
         return votes.reveal(state.book, False)
 
     def _reveal_captain_tile(self, state, d, source):
@@ -438,16 +438,16 @@ class SevenKnightsRules(GameRules):
         tile = d.get("tile")
         if tile == WITCH:
             if not mode.witch:
-                raise RuleError(tr("sevenknights.err.no_witch_in_mode"), R_NO_WITCH)
+                raise RuleError(keyed("sevenknights.err.no_witch_in_mode"), R_NO_WITCH)
             if not mode.witch_dealt:
-                raise RuleError(tr("sevenknights.err.witch_not_dealt"), R_GROPING_DEAL)
+                raise RuleError(keyed("sevenknights.err.witch_not_dealt"), R_GROPING_DEAL)
             result = round_result(state, state.round.captain, None, captain_witch=True)
             return [("captain_tile_revealed", {"round": state.round.number, "captain": state.round.captain,
                                                "tile": WITCH, "result": result_data(result)})]
         if not isinstance(tile, int) or isinstance(tile, bool) or not 1 <= tile <= 7:
             raise BadInput(f"tile {tile!r} must be a Knight number from 1 to 7 or \"witch\"")
         if tile not in mode.tiles(n):
-            raise RuleError(tr("sevenknights.err.tile_not_prepared", tile=tile, count=n), R_TILES)
+            raise RuleError(keyed("sevenknights.err.tile_not_prepared", tile=tile, count=n), R_TILES)
         return [("captain_tile_revealed", {"round": state.round.number, "captain": state.round.captain, "tile": tile})]
 
     def _enter_result(self, state, d, source):
@@ -459,12 +459,12 @@ class SevenKnightsRules(GameRules):
         witch = d.get("witch")
         if not places:
             if witch is not None:
-                raise RuleError(tr("sevenknights.err.no_witch_in_mode"), R_NO_WITCH)
+                raise RuleError(keyed("sevenknights.err.no_witch_in_mode"), R_NO_WITCH)
         elif witch not in places:
             if witch == state.round.captain:
-                raise RuleError(tr("sevenknights.err.captain_was_knight", captain=witch), R_CAPTAIN_REVEAL)
+                raise RuleError(keyed("sevenknights.err.captain_was_knight", captain=witch), R_CAPTAIN_REVEAL)
             if witch in state.players:
-                raise RuleError(tr("sevenknights.err.witch_not_dealt"), R_GROPING_DEAL)
+                raise RuleError(keyed("sevenknights.err.witch_not_dealt"), R_GROPING_DEAL)
             raise BadInput(f"where was Witch Myrmamius? {witch!r} is not one of: {', '.join(places)}")
         result = round_result(state, witch, in_order)
         return [("formation_revealed", {"round": state.round.number, "in_order": in_order, "witch": witch,
@@ -472,7 +472,7 @@ class SevenKnightsRules(GameRules):
 
     def _next_round(self, state, d, source):
         if state.phase == "game_over":
-            raise RuleError(tr("sevenknights.err.game_over"),
+            raise RuleError(keyed("sevenknights.err.game_over"),
                             R_TUTORIAL_END if state.rules_mode.rounds == 1 else R_END)
         self._phase(state, "cleanup", rule=R_NEXT_FIRST)
         first = d.get("first")
@@ -481,9 +481,9 @@ class SevenKnightsRules(GameRules):
             raise BadInput(f"{first!r} is not at the table")
         rnd = state.round
         if rnd.result.witch == first:
-            raise RuleError(tr("sevenknights.err.witch_has_no_number", player=first), R_NEXT_FIRST)
+            raise RuleError(keyed("sevenknights.err.witch_has_no_number", player=first), R_NEXT_FIRST)
         if rnd.captain_tile == 1 and first != rnd.captain:
-            raise RuleError(tr("sevenknights.err.captain_had_one", captain=rnd.captain), R_NEXT_FIRST)
+            raise RuleError(keyed("sevenknights.err.captain_had_one", captain=rnd.captain), R_NEXT_FIRST)
         return [("round_started", {"round": rnd.number + 1, "first": first})]
 
     # -- evolve -------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Command, Event
+from companion.core.rules import NOTES
 from companion.core.timers import Countdown
 from companion.games.knives23 import cues as k23cues
 from companion.games.knives23.flow import EyesClosedIssue
@@ -159,10 +160,21 @@ class Knives23UI(GameUI):
                 board.update_timer(self.bribe.remaining())
         elif self.bribe is not None and phase != "exile_called":
             self.bribe, self._bribe_key = None, None
-        # "finally, for everyone to reopen their eyes": the game says when the script is over
-        command = self.eyes.tick(session.game_id, phase, session.events, app.narrator)
+        # "finally, for everyone to reopen their eyes": the game says when the script is over;
+        # a resumed game's script goes on from the step the journal kept
+        command = self.eyes.tick(session.game_id, phase, session.events, app.narrator,
+                                 app.narration_progress)
         if command is not None:
             Clock.schedule_once(lambda dt: _eyes_open(app, command), 0)
+
+    def on_narration_mark(self, app, name: str) -> None:
+        """The eyes-closed narration reached a step: kept in the journal as it goes, so a
+        narration cut short (the app killed) resumes there."""
+        if app.session is None:
+            return
+        reached = self.eyes.step_reached(app.session.game_id, name)
+        if reached is not None:
+            app.narration_progress.record(app.session.game_id, *reached)
 
     def bribe_remaining(self) -> float | None:
         return self.bribe.remaining() if self.bribe is not None else None
@@ -181,7 +193,21 @@ def _still_true(app, name: str, ctx: dict):
         def phase_still_true() -> bool:
             return (app.view or {}).get("phase") in phases
         return phase_still_true
+    if name in ("vote_result", "decision"):
+        # a result is news until the table acts again (moves, calls an Exile, opens a vote):
+        # then it is a past state, dropped rather than said late
+        session = app.session
+        acted = _actions(session)
+
+        def result_still_true() -> bool:
+            return app.session is session and _actions(session) == acted
+        return result_still_true
     return None
+
+
+def _actions(session) -> int:
+    """How many of the table's actions the journal holds (its bookkeeping notes left out)."""
+    return sum(1 for e in session.events if e.kind not in NOTES)
 
 
 def _eyes_open(app, command: Command) -> None:

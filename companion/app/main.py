@@ -533,9 +533,10 @@ class CompanionApp(App):
         """Every screen made again in the new language: a .kv rule says tr(...) once, when its
         widget is made. The game, its journal and the narrator carry on untouched."""
         from companion.app.screens import load_all
-        current, old = self.sm.current, self.root
+        current, old = self.sm.current, self.root_widget   # build() made it: the window's root
         root = Builder.load_string("Root:\n")
-        self.root = self.root_widget = root
+        self.root_widget = root
+        self.root = root
         self.sm.transition = NoTransition()
         for screen in load_all(self):
             self.sm.add_widget(screen)
@@ -643,10 +644,10 @@ class CompanionApp(App):
             except JournalError as exc:  # a phone's command hit a full disk: say so, keep going
                 self.toast(i18n.error_text(exc))
         refused = self.commands.drain(self._handle_device_command)
-        for cmd, exc in refused:
-            self.toast(f"{cmd.source}: {i18n.error_text(exc)}")
+        for cmd, error in refused:
+            self.toast(f"{cmd.source}: {i18n.error_text(error)}")
             for src in self.sources:
-                src.on_refused(cmd, exc)
+                src.on_refused(cmd, error)
 
     def listen(self, kind: str, callback):
         """Device news that is not a game action (``tokens_seen``, ``tokens_calibration``,

@@ -62,7 +62,7 @@ class RuleError(Exception):
 class NeedsTieBreak(RuleError):
     """A tie that a named person must break; ``chooser`` is who, ``among`` the tied options."""
 
-    def __init__(self, message: str, chooser: str | None, among, rule: str | None = None):
+    def __init__(self, message: str | Mapping, chooser: str | None, among, rule: str | None = None):
         super().__init__(message, rule)
         self.chooser = chooser
         self.among = tuple(among)

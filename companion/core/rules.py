@@ -99,7 +99,8 @@ def undo_target(rules: GameRules, events: list[Event]) -> Event:
     raise RuleError("Nothing to undo")
 
 
-def require(condition: bool, message: str, rule: str | None = None) -> None:
-    """Refuse an action unless ``condition`` holds, quoting the rule."""
+def require(condition: bool, message: str | Mapping[str, Any], rule: str | None = None) -> None:
+    """Refuse an action unless ``condition`` holds, quoting the rule (``message``: English, or
+    ``keyed(...)`` for a view to translate)."""
     if not condition:
         raise RuleError(message, rule)

@@ -1012,6 +1012,7 @@ class Knives23Rules(GameRules):
             colour = state.issues["colour"]
             return tr("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=tr(f"knives23.colour.{colour}"))
         if p == "eyes_closed":
+            assert state.eyes_closed is not None, "the eyes_closed event names the group"
             return tr("knives23.prompt.eyes_closed", group=group_words(state.eyes_closed))
         if p == "curia_reveal":
             return tr("knives23.prompt.curia_reveal", n=len(state.curia_revealed) + 1, count=state.curia_count,

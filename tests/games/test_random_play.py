@@ -1,6 +1,7 @@
 """Random playthroughs of every game through its command table (tests/games/random_play.py)."""
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -70,10 +71,21 @@ def test_random_play(game, tmp_path):
     assert len(tally.commands) >= len(list(rules.commands)) * 0.6, sorted(tally.commands)
 
 
+def _long_seeds() -> range:
+    """Two seeds of 2000 commands per game by default (the four games ~40-80 s on 2 busy cores);
+    RANDOM_PLAY_SCALE=2.5 plays the five seeds of before, larger values more."""
+    raw = os.environ.get("RANDOM_PLAY_SCALE", "1")
+    try:
+        scale = float(raw)
+    except ValueError:
+        raise pytest.UsageError(f"RANDOM_PLAY_SCALE must be a number, got {raw!r}") from None
+    return range(3, 3 + max(1, round(2 * scale)))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_random_play_long(game, tmp_path):
     rules, setup = _rules(game)
-    for seed in range(3, 8):
+    for seed in _long_seeds():
         play(rules, setup, seed, 2000, tmp_path / f"{game}-{seed}.sqlite", side=SIDE.get(game, frozenset()),
                  ignored=IGNORED.get(game, frozenset()))

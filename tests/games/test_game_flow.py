@@ -130,3 +130,34 @@ def test_23_knives_event_kinds_are_the_folds_and_a_whole_game_uses_only_them(tmp
     for cmd in demo.commands():
         s.execute(cmd)
     assert {e.kind for e in s.events} - {"game_started"} <= set(get_args(EventKind)) | VOTE_EVENTS
+
+
+def test_a_game_resumed_with_eyes_closed_goes_on_from_the_step_the_journal_kept(tmp_path):
+    from companion.core.session import NARRATION_STEP
+    from companion.games.knives23.flow import script_name
+    t = _resolving(tmp_path)
+    t("eyes_closed", group="Liberators with 2 or more Blood")
+    seq = t.s.events[-1].seq
+    clock = FakeClock()
+    narrator = _narrator(tmp_path, clock)
+    said: list[str] = []
+    narrator.on_caption = lambda text: text and said.append(text)
+    live = EyesClosedIssue()
+    live.started(t.s.game_id, seq)
+    # the live app keeps each mark the narrator reaches in the journal; another game's marks are not kept
+    assert live.step_reached(t.s.game_id, "eyes_step_3") == (script_name(seq), 3)
+    assert live.step_reached(t.s.game_id + 1, "eyes_step_3") is None
+    assert live.step_reached(t.s.game_id, "curia_total_said") is None
+    t.s.note(NARRATION_STEP, {"script": script_name(seq), "step": 3})
+
+    class JournalProgress:   # what the app's NarrationProgress reads: the last note for the script
+        def step(self, game_id: int, script: str) -> int | None:
+            notes = [e.data["step"] for e in t.s.events if e.kind == NARRATION_STEP and e.data["script"] == script]
+            return notes[-1] if notes and game_id == t.s.game_id else None
+
+    flow = EyesClosedIssue()   # a new app after the old one was killed at step 3
+    assert flow.tick(t.s.game_id, t.state.phase, t.s.events, narrator, JournalProgress()) is None
+    _run(narrator, clock, 600)
+    assert said[0] == "Liberators with 2 or more Blood, open your eyes and look around."
+    assert not any("Everyone, close your eyes" in line for line in said)
+    assert flow.tick(t.s.game_id, t.state.phase, t.s.events, narrator) == Command("eyes_open", {}, "tablet")

@@ -44,8 +44,9 @@ class MasksDiscussionScreen(Screen):
         box.add_widget(Factory.MasksMaskRule(text=tr("masks.mask.used_rule")))
 
     def _countdown(self):
-        ui = self.app.game_ui  # the Masks game attached (None once the table left it)
-        return ui.countdown if ui is not None else None
+        from companion.app.games.masks import MasksUI
+        ui = self.app.game_ui  # the Masks game attached; None or another game's once the table left it
+        return ui.countdown if isinstance(ui, MasksUI) else None
 
     def refresh(self):
         view = self.app.view or {}

@@ -33,8 +33,9 @@ class MasksHiddenScreen(Screen):
         self.refresh()
 
     def _phase(self):
-        ui = self.app.game_ui  # the Masks game attached (None once the table left it)
-        return ui.hidden if ui is not None else None
+        from companion.app.games.masks import MasksUI
+        ui = self.app.game_ui  # the Masks game attached; None or another game's once the table left it
+        return ui.hidden if isinstance(ui, MasksUI) else None
 
     def refresh(self):
         from companion.app.games.masks import hidden_step_texts

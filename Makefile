@@ -1,4 +1,4 @@
-# Two commands for a fresh Debian machine (root, Python 3.11): `make run` and `make test`.
+# Two commands for a fresh Debian machine (root, Python 3.11 or newer): `make run` and `make test`.
 # Both install what they need on first use (Debian packages when missing, a local .venv).
 VENV  := .venv
 PY    := $(VENV)/bin/python

@@ -16,6 +16,7 @@ from itertools import groupby
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any, Mapping
 
 from companion.core import i18n
 from companion.core.audio import RecordingAudioOut
@@ -36,7 +37,7 @@ def _speaker(cache: Path):
     return CaptionSpeaker()
 
 
-def _table_line(view: dict) -> str:
+def _table_line(view: Mapping[str, Any]) -> str:
     k, forum, curia = view["kalends"], view["forum"], view["curia"]
     vote = view.get("vote")
     dagger = "Dagger in the Curia" if k["dagger"] > k["spaces"] else f"Dagger {k['dagger']}/{k['spaces']}"
@@ -175,8 +176,9 @@ def _summary(rules, state, narrator, clock, audio, out: Path) -> int:
     narrator.tick()
     wav = audio.write()
     (out / "transcript.txt").write_text(narrator.transcript(), encoding="utf-8")
-    outcome = rules.outcome(state) or {}
-    print(f"winners: {', '.join(outcome.get('winners', [])) or 'none yet'} — {outcome.get('summary', '')}")
+    outcome = rules.outcome(state)
+    winners, summary = (outcome["winners"], outcome["summary"]) if outcome else ([], "")
+    print(f"winners: {', '.join(winners) or 'none yet'} — {summary}")
     print(f"narration: {wav} ({len(narrator.history)} lines, {clock.now():.0f} s of table time)")
     print(f"transcript: {out / 'transcript.txt'}")
     return 0

@@ -23,8 +23,8 @@ from typing import Callable, Mapping
 from .core import i18n
 from .core.events import BadInput, RuleError
 from .core.schema import check
+from .games import GAMES
 
-GAMES = ("knives23", "masks", "sevenknights", "cicero")
 MAX_INPUT = 1_000_000  # characters: a question is a table's worth of data, not a file dump
 
 

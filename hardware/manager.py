@@ -23,7 +23,7 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import serial
 
@@ -110,7 +110,9 @@ class Ballot:
 class _Port:
     def __init__(self, url: str):
         self.url = url
-        self.serial = None
+        # serial.Serial once open (pyserial ships no types); another thread may reset it to None
+        # mid-read, which the reader catches as the port lost.
+        self.serial: Any = None
         self.reader = P.FrameReader()
         self.write_lock = threading.Lock()
         self.outbox: "queue.SimpleQueue[bytes | None]" = queue.SimpleQueue()
@@ -148,7 +150,7 @@ class BoxManager:
         self._scanner: threading.Thread | None = None
         self._rate_logged: dict[str, float] = {}
         self.problems: collections.deque[str] = collections.deque(maxlen=50)
-        self.counters = collections.Counter()
+        self.counters: collections.Counter[str] = collections.Counter()
         self._load_pairing()
 
     # ---------------------------------------------------------------- lifecycle
@@ -321,7 +323,7 @@ class BoxManager:
                 if msg.type == P.PRESS:
                     box.held[msg.seq] = (msg.keypad, msg.button)
                 self._dropped(port, "%s seq %d from box %s goes back from seq %d: asking for "
-                              "its HELLO" % (msg.name, msg.seq, box.ident, box.last_seq))
+                              "its HELLO" % (msg.name, msg.seq, box.ident, box.last_seq or 0))
                 self._welcome_box(port, box, msg.box, now)
                 return
             if kind == "same frame":
@@ -543,12 +545,14 @@ class BoxManager:
             box.problem = ""
         # Posted first: if posting fails the box's retry is a fresh attempt. No answer now; the
         # box hears "recorded" once the app has committed the ballot to its journal (_settled).
+        assert seat is not None  # an unpaired press was answered "ignored" above
         done = functools.partial(self._settled, box.box, box.url, msg.seq, seat, keypad, button)
         self._emit(Command("cast_ballot", {"seat": seat, "option": button}, source), done)
         self._remember(box, msg.seq, PENDING, keypad, button)
 
     def _pair(self, port: _Port, box: BoxRecord, msg: P.Message, data: dict, source: str):
         seat, unit = self._pair_seat, (box.box, msg.keypad)
+        assert seat is not None  # called only while a seat waits for its press
         self._pair_seat = None
         for u in [u for u, s in self._seats.items() if s == seat or u == unit]:
             del self._seats[u]
@@ -575,10 +579,10 @@ class BoxManager:
             elif isinstance(error, (RuleError, BadInput)):
                 status = P.ACK_IGNORED
             else:
-                if waiting:
+                if waiting and box is not None:
                     del box.seen[seq]
                 return
-            if not waiting:
+            if not waiting or box is None or entry is None:
                 return      # the box restarted meanwhile: it no longer waits for this number
             entry.status = status
             port = self._ports.get(url)

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from companion.core.events import Command
 from companion.core.inputs import DeviceInfo, InputSource
 from hardware.manager import BoxManager
+
+if TYPE_CHECKING:
+    from hardware.sim import SimulatedBoxes
 
 
 class BoxSource(InputSource):
@@ -44,7 +47,7 @@ class BoxSource(InputSource):
         source.sim = sim
         return source
 
-    sim = None
+    sim: SimulatedBoxes | None = None   # the virtual twin, when simulated()
 
     def start(self, post: Callable[[Command], None]) -> None:
         if self.sim is not None:

@@ -25,11 +25,13 @@ fi
 
 stamp=.venv/.installed-$mode
 if [ ! -x .venv/bin/python ]; then
-  python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
+  # Any Python >= 3.11 (tested: 3.11, 3.13); PYTHON=python3.13 picks one.
+  ${PYTHON:-python3} -m venv .venv
 fi
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ]; then
   echo "setup: installing the project into .venv ($mode)"
   extra=""; [ "$mode" = test ] && extra="[test]"
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".$extra"
+  # constraints.txt: the versions the tests passed with (no surprise OpenCV major version)
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".$extra"
   touch "$stamp"
 fi

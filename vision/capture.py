@@ -72,6 +72,7 @@ class CameraCapture(FrameSource):
         level = quiet.getLogLevel() if quiet else None
         if quiet:
             quiet.setLogLevel(quiet.LOG_LEVEL_ERROR)
+        self._cap: cv2.VideoCapture | None
         try:
             self._cap = cv2.VideoCapture(where)
         finally:
@@ -91,6 +92,8 @@ class CameraCapture(FrameSource):
 
     @property
     def fps(self) -> float:
+        if self._cap is None:  # closed
+            return 0.0
         return float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
 
     def read(self) -> np.ndarray | None:
@@ -208,7 +211,7 @@ def write_video(path: str | Path, frames: Iterable[np.ndarray], fps: float = 30.
     for f in frames:
         if writer is None:
             h, w = f.shape[:2]
-            writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))
+            writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, (w, h))
             if not writer.isOpened():
                 raise BadInput(f"cannot record video to {str(path)!r}")
         writer.write(f)

@@ -37,7 +37,7 @@ def mm(v: float) -> int:
 
 
 @lru_cache(maxsize=None)
-def _font(px: int) -> ImageFont.ImageFont:
+def _font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     for path in ("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
                  "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"):
         if Path(path).exists():
@@ -75,7 +75,7 @@ def _dashed(d: ImageDraw.ImageDraw, x: int, y0: int, y1: int) -> None:
         d.line([x, yy, x, min(yy + step, y1)], fill=CUT, width=3)
 
 
-def layout(players: int, kind: str = "token") -> list[list[tuple[Face, int, int, bool]]]:
+def layout(players: int, kind: str = "token") -> list[list[tuple[Face, bool]]]:
     """Pages of (face, column, row, joined-to-previous) — joined cards share a fold line."""
     faces = markers.faces_for(players, kind)
     rows: list[list[tuple[Face, bool]]] = []

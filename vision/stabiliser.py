@@ -70,6 +70,7 @@ class Stabiliser:
                 run.count += 1
                 run.gap = 0
             else:
+                assert run is not None  # a seat not read this frame is one with a run
                 run.gap += 1
                 if run.gap > self.max_gap:
                     # Gone for good: the token was taken away (or covered) — no longer stable.

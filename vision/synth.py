@@ -58,7 +58,7 @@ def card_texture(marker_id: int) -> tuple[np.ndarray, np.ndarray]:
     side = sheet.mm(sheet.MARKER_MM)
     mx = (w - side) // 2
     my = sheet.mm(sheet.BAND_MM) + sheet.mm(sheet.QUIET_MM)
-    quad = np.float32([[mx, my], [mx + side, my], [mx + side, my + side], [mx, my + side]])
+    quad = np.array([[mx, my], [mx + side, my], [mx + side, my + side], [mx, my + side]], np.float32)
     # Downscale once: the scene never shows a card bigger than ~200 px.
     small = cv2.resize(cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     return small, quad * 0.5
@@ -87,7 +87,7 @@ def _card_homography(rng, texture_quad, card_shape, centre, side_px, tilt_deg, s
     marker_tex = float(texture_quad[1][0] - texture_quad[0][0])
     mm_per_tex = sheet.MARKER_MM / marker_tex
     markers_mm = sheet.MARKER_MM
-    corners_tex = np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]])
+    corners_tex = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
     pts_tex = np.vstack([corners_tex, texture_quad])
     centre_tex = texture_quad.mean(axis=0)
     pts = np.hstack([(pts_tex - centre_tex) * mm_per_tex, np.zeros((len(pts_tex), 1))])  # mm, z=0
@@ -180,7 +180,7 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
         M, quad = _card_homography(rng, tquad, tex.shape, (cx, cy), side, p["tilt"], spin)
         # Warp only into the card's bounding box: most of the frame is table.
         th, tw = tex.shape[:2]
-        box = cv2.perspectiveTransform(np.float32([[[0, 0]], [[tw, 0]], [[tw, th]], [[0, th]]]), M).reshape(4, 2)
+        box = cv2.perspectiveTransform(np.array([[[0, 0]], [[tw, 0]], [[tw, th]], [[0, th]]], np.float32), M).reshape(4, 2)
         x0, y0 = np.maximum(np.floor(box.min(axis=0)).astype(int) - 1, 0)
         x1, y1 = np.minimum(np.ceil(box.max(axis=0)).astype(int) + 2, [W, H])
         if x1 > x0 and y1 > y0:
@@ -197,7 +197,7 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
     gx = np.linspace(rng.uniform(0.7, 1.0), rng.uniform(0.7, 1.0), W, dtype=np.float32)[None, :]
     gy = np.linspace(rng.uniform(0.8, 1.0), rng.uniform(0.8, 1.0), H, dtype=np.float32)[:, None]
     img *= (gx * gy * rng.uniform(*p["light"]))[:, :, None]
-    out = np.clip(img, 0, 255).astype(np.uint8)
+    out: np.ndarray = np.clip(img, 0, 255).astype(np.uint8)
     if p["finger"] != "none":
         for pl in placed:
             if look.random() < p.get("finger_p", 0.4):
@@ -219,19 +219,22 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
     if p["blur"]:
         length = int(look.integers(1, p["blur"] + 1))
         if length > 1:
-            k = np.zeros((length, length), np.float32)
+            k: np.ndarray = np.zeros((length, length), np.float32)
             k[length // 2, :] = 1.0 / length
             rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), look.uniform(0, 180), 1.0)
             k = cv2.warpAffine(k, rot, (length, length))
-            k /= max(k.sum(), 1e-6)
+            k = k / max(k.sum(), 1e-6)
             out = cv2.filter2D(out, -1, k)
-    noise = np.empty(out.shape, np.float32)
+    noise: np.ndarray = np.empty(out.shape, np.float32)
     cv2.setRNGSeed(int(look.integers(2 ** 31)))  # cv2.randn is ~10× quicker than numpy here
-    cv2.randn(noise, 0.0, float(p["noise"]))
+    # OpenCV's stubs type mean and stddev as arrays; its C++ API takes the Scalar given here.
+    cv2.randn(noise, 0.0, float(p["noise"]))  # type: ignore[call-overload]
     out += noise
     out = np.clip(out, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(look.integers(70, 95))])
-    return Scene(cv2.imdecode(buf, cv2.IMREAD_COLOR), truth, placed)
+    photo = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert photo is not None  # the JPEG it just encoded
+    return Scene(photo, truth, placed)
 
 
 def warp_page(page_rgb: np.ndarray, rng: np.random.Generator, width_px: float = 1100, tilt_deg: float = 30) -> np.ndarray:
@@ -241,7 +244,7 @@ def warp_page(page_rgb: np.ndarray, rng: np.random.Generator, width_px: float = 
     pre = min(1.0, 2.0 * width_px / page_rgb.shape[0])
     page = cv2.resize(cv2.cvtColor(page_rgb, cv2.COLOR_RGB2BGR), None, fx=pre, fy=pre, interpolation=cv2.INTER_AREA)
     ph, pw = page.shape[:2]
-    src = np.float32([[0, 0], [pw, 0], [pw, ph], [0, ph]])
+    src = np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], np.float32)
     scale = width_px / ph  # the long side lies across the frame after the quarter turn
     # Landscape view of a portrait page: turn it a quarter and squeeze it with perspective.
     c = np.array([W / 2, H / 2])

@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _error(msg: str) -> None:
+def _error(msg: str | Exception) -> None:
     print(f"vision.tokens: error: {msg}", file=sys.stderr)
 
 

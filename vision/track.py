@@ -65,9 +65,10 @@ def reread(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray, ids: tuple[int
         return None
     grey = grey[y0:y1, x0:x1]
     colour = _colour_mask(frame[y0:y1, x0:x1])
-    box = quad.astype(np.float32) - np.float32([x0, y0])
+    corner = np.array([x0, y0], np.float32)
+    box = quad.astype(np.float32) - corner
     got = _read(grey, colour, box, ids)
-    return None if got is None else (got[0], got[1] + np.float32([x0, y0]))
+    return None if got is None else (got[0], got[1] + corner)
 
 
 def _read(grey, colour, quad, ids):

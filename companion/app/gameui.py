@@ -1,7 +1,7 @@
 """How a game plugs its screens into the app.
 
-A game's UI package ``companion/app/games/<game>/`` exposes ``UI``, an instance of a
-:class:`GameUI` subclass. The shell owns the picker, table setup, devices, settings, the shared
+A game's UI package ``companion/app/games/<game>/`` exposes ``UI``, its :class:`GameUI`
+subclass; the app makes one per game attached (``companion.app.games.load_ui``). The shell owns the picker, table setup, devices, settings, the shared
 pass-and-play vote and reveal screens and the vote history; the game owns the screens of play.
 """
 from __future__ import annotations

@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import time
+from typing import Any, Callable
 from pathlib import Path
 
 from kivy.app import App
@@ -24,14 +25,17 @@ from kivy.utils import platform
 
 from companion.core import i18n
 from companion.core.clock import MonotonicClock
+from companion.core.commands import legal_values
 from companion.core.events import BadInput, Command, RuleError
-from companion.core.inputs import CommandQueue, DeviceInfo
+from companion.core.inputs import CommandQueue, DeviceInfo, InputSource
 from companion.core.journal import (DataInUse, DataLock, Journal, JournalDamaged, JournalError,
                                     StorageUnavailable, default_data_dir, move_aside)
+from companion.core.narration import Narrator
 from companion.core.rules import undone_seqs
 from companion.core.session import TIMER, GameSession, repair
 from companion.core.timers import END_LINE, Countdown, spoken_warning, warning_still_true
 from companion.app import games as game_registry
+from companion.app.gameui import GameUI
 from companion.app.settings import Settings
 from companion.app import widgets  # noqa: F401  (registers the shared widgets with the kv Factory)
 
@@ -84,11 +88,11 @@ class CompanionApp(App):
         self._speaker_override = speaker
         self._audio_override = audio_out
         self.commands = CommandQueue()
-        self.sources = []          # InputSources feeding self.commands
-        self.game_ui = None
+        self.sources: list[InputSource] = []          # InputSources feeding self.commands
+        self.game_ui: GameUI | None = None
         self.journal: Journal | None = None
         self.settings = Settings()
-        self.narrator = None
+        self.narrator: Narrator | None = None   # made in build(), remade when the voice changes
         self._seen_reveals = 0
         self._device_listeners: dict[str, list] = {}
         # two boxes claim one id: neither counts until the table keeps one (devices panel)
@@ -96,9 +100,10 @@ class CompanionApp(App):
         self.voice_problem = ""
         self.box_source = None     # the vote boxes' BoxSource while boxes are on
         self.refused = ""               # set when another copy of the app holds the data folder
-        self.storage_notice = None      # (text, [(id, label, action)]) for the picker
+        # (text, [(id, label, action)]) for the picker
+        self.storage_notice: tuple[str, list[tuple[str, str, Callable[[], Any]]]] | None = None
         self.damaged_journal: Path | None = None
-        self._lock = None
+        self._lock: DataLock | None = None
         self._timers: dict[str, tuple] = {}  # name -> (countdown, key): the game's journaled timers
         self._countdowns: list[Countdown] = []
 
@@ -248,7 +253,7 @@ class CompanionApp(App):
         for src in self.sources:
             try:
                 src.stop()
-            except Exception:  # a device that fails to stop must not block closing the app
+            except OSError:  # a port or socket that fails to close must not block closing the app
                 log.exception("stopping %s", src)
         if self.narrator is not None:
             self.narrator.cancel()
@@ -271,7 +276,8 @@ class CompanionApp(App):
         return i18n.tr(key, problem=self.voice_problem)
 
     def say(self, line_id: str, text: str):
-        self.narrator.say(line_id, text)
+        if self.narrator is not None:
+            self.narrator.say(line_id, text)
 
     def spoken_countdown(self, seconds: float, warnings, name: str, on_end=None, say_end: bool = True,
                          restore: tuple | None = None):
@@ -441,6 +447,10 @@ class CompanionApp(App):
     def screen(self, name):
         return self.sm.get_screen(name)
 
+    def built_screen(self, name: str):
+        """The screen of that name, or None when it is not built (no game attached)."""
+        return self.sm.get_screen(name) if self.sm.has_screen(name) else None
+
     def goto(self, name: str):
         if name in ("history",) and not self.game_id:
             return
@@ -467,7 +477,7 @@ class CompanionApp(App):
 
     def start_game(self, ui, setup: dict):
         try:
-            session = GameSession.start(self.journal, ui.rules, setup)
+            session = GameSession.start(self._journal(), ui.rules, setup)
         except (BadInput, RuleError) as exc:
             self.toast(i18n.error_text(exc))
             return False
@@ -479,14 +489,14 @@ class CompanionApp(App):
         """Resume an unfinished (or abandoned) game; a game that cannot be replayed is named in a
         toast and the app stays where it is."""
         try:
-            record = self.journal.game(game_id)
+            record = self._journal().game(game_id)
             ui = game_registry.load_ui(record.game)
             if ui is None:
                 self.toast(i18n.tr("picker.not_available"))
                 return False
-            session = GameSession.resume(self.journal, game_id, ui.rules)
+            session = GameSession.resume(self._journal(), game_id, ui.rules)
             if record.status == "abandoned":
-                self.journal.reopen(game_id)
+                self._journal().reopen(game_id)
         except (BadInput, RuleError) as exc:
             self.toast(i18n.error_text(exc))
             return False
@@ -509,19 +519,24 @@ class CompanionApp(App):
 
     def abandon_game(self, game_id: int) -> bool:
         try:
-            self.journal.abandon(game_id)
+            self._journal().abandon(game_id)
         except JournalError as exc:
             self.toast(i18n.error_text(exc))
             return False
         return True
 
-    def _rebuild_screens(self):
+    def _journal(self) -> Journal:
+        assert self.journal is not None, "build() opens the journal"
+        return self.journal
+
+    def _rebuild_screens(self) -> None:
         """Every screen made again in the new language: a .kv rule says tr(...) once, when its
         widget is made. The game, its journal and the narrator carry on untouched."""
         from companion.app.screens import load_all
-        current, old = self.sm.current, self.root
+        current, old = self.sm.current, self.root_widget   # build() made it: the window's root
         root = Builder.load_string("Root:\n")
-        self.root = self.root_widget = root
+        self.root_widget = root
+        self.root = root
         self.sm.transition = NoTransition()
         for screen in load_all(self):
             self.sm.add_widget(screen)
@@ -558,6 +573,13 @@ class CompanionApp(App):
     # -- commands --------------------------------------------------------------------------
     def send(self, kind: str, source: str = "tablet", **data) -> bool:
         return self.send_command(Command(kind, data, source))
+
+    def legal(self, name: str, arg: str) -> tuple:
+        """The values of ``arg`` the rules accept now for command ``name``: a screen offers exactly
+        these (companion.core.commands.legal_values), never its own copy of the rule."""
+        if self.session is None:
+            return ()
+        return legal_values(self.session.rules, self.session.state, name, arg)
 
     def send_command(self, command: Command) -> bool:
         """Run a command through the rules. A refusal shows its one-line reason and changes nothing."""
@@ -622,10 +644,10 @@ class CompanionApp(App):
             except JournalError as exc:  # a phone's command hit a full disk: say so, keep going
                 self.toast(i18n.error_text(exc))
         refused = self.commands.drain(self._handle_device_command)
-        for cmd, exc in refused:
-            self.toast(f"{cmd.source}: {i18n.error_text(exc)}")
+        for cmd, error in refused:
+            self.toast(f"{cmd.source}: {i18n.error_text(error)}")
             for src in self.sources:
-                src.on_refused(cmd, exc)
+                src.on_refused(cmd, error)
 
     def listen(self, kind: str, callback):
         """Device news that is not a game action (``tokens_seen``, ``tokens_calibration``,
@@ -714,7 +736,8 @@ class CompanionApp(App):
         try:
             source = BoxSource(str(self.data_dir), ports=ports)
             self.add_source(source)
-        except Exception as exc:  # a port the OS refuses: say so; the app runs on without boxes
+        except (OSError, ValueError) as exc:  # a port the OS refuses (SerialException is an OSError),
+            # or a port list it cannot read: say so; the app runs on without boxes
             log.exception("starting the vote boxes on %s", ports)
             self.toast(i18n.tr("devices.boxes_failed", error=str(exc).splitlines()[0] if str(exc) else type(exc).__name__))
             return None
@@ -753,7 +776,7 @@ def export_dir() -> Path:
     if env:
         return Path(env)
     if platform == "android":
-        from android.storage import primary_external_storage_path  # type: ignore
+        from android.storage import primary_external_storage_path
         return Path(primary_external_storage_path()) / "Download"
     return Path.home() / "Documents" / "table-companion"
 

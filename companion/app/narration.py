@@ -12,7 +12,7 @@ from companion.core.audio import AudioOut
 from companion.core.events import BadInput
 from companion.core.narration import Narrator
 from companion.core.session import NARRATION_STEP
-from companion.core.speakers import CaptionSpeaker, make_speaker
+from companion.core.speakers import CaptionSpeaker, SpeechError, make_speaker
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +196,8 @@ def speaker_from_settings(app):
     try:
         opts = {"folder": s.voice_pack} if s.voice == "voicepack" else {}
         return make_speaker(s.voice, **opts)
-    except Exception as exc:  # no espeak-ng, no plyer, a missing pack: captions still work
+    except (SpeechError, BadInput, OSError, ImportError) as exc:
+        # no espeak-ng, no plyer, a missing pack: captions still work
         log.warning("voice %s unavailable (%s); showing captions only", s.voice, exc)
         app.voice_problem = str(exc) if s.voice == "auto" else f"{s.voice}: {exc}"
         return CaptionSpeaker()

@@ -62,7 +62,8 @@ class RuleError(Exception):
 class NeedsTieBreak(RuleError):
     """A tie that a named person must break; ``chooser`` is who, ``among`` the tied options."""
 
-    def __init__(self, message: str, chooser: str | None, among, rule: str | None = None):
+    def __init__(self, message: str | Mapping, chooser: str | None, among, rule: str | None = None):
         super().__init__(message, rule)
         self.chooser = chooser
         self.among = tuple(among)
+        self.field: str | None = None  # the input key that carries the choice, when it has one

@@ -89,7 +89,7 @@ class CommandQueue:
         """Run ``handle`` on waiting commands, on the calling (main) thread; ``wait`` seconds for
         the first one. A refused or malformed command is logged and returned with its error; it
         never stops the others."""
-        refused = []
+        refused: list[tuple[Command, Exception]] = []
         for i in range(limit):
             try:
                 cmd, done = self._q.get(timeout=wait) if i == 0 and wait > 0 else self._q.get_nowait()

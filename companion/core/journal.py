@@ -138,7 +138,7 @@ class Journal:
         self.path = Path(path)
         self._wall = wall_clock
         self.readonly = readonly
-        self._db = None
+        self._conn: sqlite3.Connection | None = None  # None only until connected
         if not memory and not readonly:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -148,9 +148,9 @@ class Journal:
         try:
             if readonly:
                 uri = f"file:{pathname2url(str(self.path.resolve()))}?mode=ro"
-                self._db = sqlite3.connect(uri, uri=True, isolation_level=None)
+                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None)
             else:
-                self._db = sqlite3.connect(":memory:" if memory else str(self.path), isolation_level=None)
+                self._conn = sqlite3.connect(":memory:" if memory else str(self.path), isolation_level=None)
             # Read before writing anything: another program's file must stay exactly as it was
             # (switching it to WAL would already change it).
             self._refuse_foreign()
@@ -173,10 +173,15 @@ class Journal:
             self._close_quietly()
             raise
 
+    @property
+    def _db(self) -> sqlite3.Connection:
+        assert self._conn is not None, "connected first thing in __init__"
+        return self._conn
+
     def _close_quietly(self) -> None:
-        if self._db is not None:
+        if self._conn is not None:
             try:
-                self._db.close()
+                self._conn.close()
             except sqlite3.Error:
                 pass
 
@@ -250,7 +255,8 @@ class Journal:
                 "INSERT INTO games (game, setup, started_at) VALUES (?, ?, ?)",
                 (game, _dumps(setup), self._wall()),
             )
-            game_id = int(cur.lastrowid)
+            assert cur.lastrowid is not None  # an INSERT sets it
+            game_id = cur.lastrowid
             self._insert(game_id, first, self._wall())
         return game_id
 

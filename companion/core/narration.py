@@ -379,6 +379,7 @@ class _Prefetch:
         key = (id(speaker), step.line_id, step.text, pace)
         if self._inline(speaker) or key in self._jobs:
             return
+        assert self._pool is not None  # no pool: every line is prepared inline
         self._jobs[key] = self._pool.submit(speaker.prepare, step.line_id, step.text, pace)
 
     def take(self, speaker: Speaker, step: Say, pace: float):
@@ -396,8 +397,8 @@ class _Prefetch:
         if not job.done():
             return False, None
         del self._jobs[key]
-        exc = job.exception()
-        return True, exc if exc is not None else job.result()
+        error = job.exception()
+        return True, error if error is not None else job.result()
 
     def clear(self) -> None:
         for job in self._jobs.values():
@@ -631,7 +632,7 @@ class Narrator:
 
     def _drop_queued(self, which, why: str) -> None:
         now = self.clock.now()
-        kept = deque()
+        kept: deque[_Queued] = deque()
         for q in self._queue:
             if which(q):
                 if isinstance(q.step, Say):
@@ -661,7 +662,7 @@ class Narrator:
             return
         self._paused_at = self.clock.now()
         cur = self._current
-        if cur is not None and isinstance(cur.step, Say):
+        if cur is not None and isinstance(cur.step, Say) and cur.entry is not None:  # a Say has its entry
             self._silence()
             self.on_caption(None)  # nothing is being said: the line shows again when it is
             cur.entry.interrupted = True
@@ -681,6 +682,7 @@ class Narrator:
         elif isinstance(cur.step, Say):  # said again in full: half a line is no use
             self._current = None
             self._begin(cur.step, now, now, utterance=cur.utterance)
+            assert self._current is not None  # _begin sets it
             self._current.still_true = cur.still_true
         elif isinstance(cur.step, Pause):
             cur.end += gap
@@ -694,7 +696,7 @@ class Narrator:
         if cur is None:
             return
         now = self.clock.now()
-        if isinstance(cur.step, Say):
+        if isinstance(cur.step, Say) and cur.entry is not None:
             self._silence()
             self.on_caption(None)
             if not cur.entry.interrupted:
@@ -708,6 +710,8 @@ class Narrator:
         """A report overtaken by an urgent line, or no longer true, stops at once (its caption
         with it)."""
         cur = self._current
+        # only a report being said is cut (its still_true, or an urgent line overtaking it)
+        assert cur is not None and isinstance(cur.step, Say) and cur.entry is not None
         now = self.clock.now()
         self._silence()
         self.on_caption(None)
@@ -732,9 +736,11 @@ class Narrator:
         if self._current is not None and isinstance(self._current.step, Say):
             self._silence()
             self.on_caption(None)
-            if self._current.entry.ended_at is None:
-                self._current.entry.ended_at = self.clock.now()
-            self._current.entry.skipped = True
+            entry = self._current.entry
+            if entry is not None:
+                if entry.ended_at is None:
+                    entry.ended_at = self.clock.now()
+                entry.skipped = True
         self._current = None
         self._anchor = None
         self._paused_at = None
@@ -839,15 +845,16 @@ class Narrator:
     def _done(self, cur: _Running, now: float) -> bool:
         if cur.end is None or now < cur.end - 1e-9:  # float sums of clock steps
             return False
-        if isinstance(cur.step, Say) and (self.audio_out.is_playing() if cur.utterance.wav_path
-                                          is not None else self.speaker.is_speaking()):
+        if isinstance(cur.step, Say) and cur.utterance is not None and (
+                self.audio_out.is_playing() if cur.utterance.wav_path is not None
+                else self.speaker.is_speaking()):
             cur.overran = True  # never start the next line over this one
             return False
         return True
 
     def _finish(self, cur: _Running, now: float) -> None:
         end = now if cur.overran else cur.end
-        if isinstance(cur.step, Say):
+        if isinstance(cur.step, Say) and cur.entry is not None:
             self.on_caption(None)
             cur.entry.ended_at = end
         self._current = None

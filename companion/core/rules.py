@@ -6,13 +6,23 @@ command and returns the events to record (or raises :class:`RuleError` with the 
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, TypedDict
 
 from .events import Command, Event, RuleError
+
+if TYPE_CHECKING:  # commands.py is imported by the games' rules, not here
+    from .commands import CommandTable
 
 # Viewers a ``view`` is built for. A player's name is also a viewer.
 TABLE = "table"        # the screen everyone can see
 NARRATOR = "narrator"  # the narrator's own eyes: still no secrets while the narrator plays
+
+
+class Outcome(TypedDict):
+    """How a game ended, as the journal records it (``Journal.finish``)."""
+
+    winners: list[str]
+    summary: str
 
 
 class GameRules:
@@ -24,6 +34,8 @@ class GameRules:
     irreversible: frozenset[str] = frozenset({"vote_revealed"})
     # Event kinds that are bookkeeping, not a table action: undo skips over them.
     not_undoable: frozenset[str] = frozenset({"undo", "game_started"})
+    # The game's command table (companion.core.commands), set beside each game's class.
+    commands: ClassVar[CommandTable]
 
     def initial_state(self, setup: Mapping[str, Any]) -> Any:
         raise NotImplementedError
@@ -37,7 +49,7 @@ class GameRules:
     def view(self, state: Any, viewer: str) -> Mapping[str, Any]:
         raise NotImplementedError
 
-    def outcome(self, state: Any) -> Mapping[str, Any] | None:
+    def outcome(self, state: Any) -> Outcome | None:
         return None
 
     # -- the fold ---------------------------------------------------------------------------
@@ -87,7 +99,8 @@ def undo_target(rules: GameRules, events: list[Event]) -> Event:
     raise RuleError("Nothing to undo")
 
 
-def require(condition: bool, message: str, rule: str | None = None) -> None:
-    """Refuse an action unless ``condition`` holds, quoting the rule."""
+def require(condition: bool, message: str | Mapping[str, Any], rule: str | None = None) -> None:
+    """Refuse an action unless ``condition`` holds, quoting the rule (``message``: English, or
+    ``keyed(...)`` for a view to translate)."""
     if not condition:
         raise RuleError(message, rule)

@@ -262,6 +262,6 @@ def check(schema: Schema, data: Any, ctx: dict | None = None) -> Any:
 def question(schema: Schema) -> Callable[[Callable], Callable]:
     """Attach a question's schema; ``companion.referee.ask`` checks it before the call."""
     def mark(fn: Callable) -> Callable:
-        fn.schema = schema
+        setattr(fn, "schema", schema)  # a function attribute: ask() reads it with getattr
         return fn
     return mark

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from companion.core import i18n
 from companion.core.audio import default_cache_dir, wav_duration
@@ -117,9 +118,10 @@ class EspeakSpeaker(Speaker):
     def __init__(self, cache_dir: str | None = None, voice: str | None = None,
                  binary: str = "espeak-ng", wpm: float = WORDS_PER_MINUTE):
         voice = voice or i18n.language()  # espeak-ng's voices are named by language: en, fr, de
-        self.binary = shutil.which(binary)
-        if self.binary is None:
+        found = shutil.which(binary)
+        if found is None:
             raise SpeechError(f"espeak: the program {binary!r} is not installed")
+        self.binary: str = found
         self.voice, self.wpm = voice, wpm
         self.cache_dir = os.path.join(cache_dir or default_cache_dir(), "espeak")
         os.makedirs(self.cache_dir, exist_ok=True)
@@ -291,20 +293,21 @@ class AndroidSpeaker(Speaker):
     def __init__(self, jnius=None, wpm: float = WORDS_PER_MINUTE):
         if jnius is None:
             try:
-                import jnius  # noqa: F401  (only on Android)
+                jnius = importlib.import_module("jnius")  # only on Android
             except ImportError as exc:
                 raise SpeechError(f"android: the platform voice needs pyjnius ({exc})") from None
-        self._jnius = jnius or __import__("jnius")
+        self._jnius = jnius
         self.wpm = wpm
         self.ready = False
         self.last_error: str | None = None
         self._speaking: str | None = None   # the utterance id still sounding
         self._count = 0
-        self._rate = None
+        self._rate: float | None = None
         j = self._jnius
         speaker = self
+        java_class: Any = j.PythonJavaClass  # pyjnius' base for Python classes Java calls
 
-        class _OnInit(j.PythonJavaClass):
+        class _OnInit(java_class):
             __javainterfaces__ = ["android/speech/tts/TextToSpeech$OnInitListener"]
             __javacontext__ = "app"
 
@@ -316,7 +319,7 @@ class AndroidSpeaker(Speaker):
                 if not speaker.ready:
                     speaker.last_error = f"android: the voice did not start (status {status})"
 
-        class _Done(j.PythonJavaClass):
+        class _Done(java_class):
             # an interface (pyjnius cannot subclass the abstract UtteranceProgressListener)
             __javainterfaces__ = ["android/speech/tts/TextToSpeech$OnUtteranceCompletedListener"]
             __javacontext__ = "app"
@@ -378,7 +381,7 @@ def auto_speaker() -> Speaker:
     raise SpeechError("no platform voice and no espeak-ng installed")
 
 
-SPEAKERS = {
+SPEAKERS: dict[str, Callable[..., Speaker]] = {
     "auto": auto_speaker,
     "espeak": EspeakSpeaker,
     "plyer": PlyerSpeaker,

@@ -15,14 +15,15 @@ Ballots arrive from any input source as ``{"voter": name}`` or ``{"seat": 1-base
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping, get_args
 
 from . import i18n
 from .events import BadInput, Event, RuleError
 
 KINDS = ("binary", "pick", "weighted")
 CENTER = "center"
-VOTE_EVENTS = frozenset({"vote_opened", "ballot_cast", "vote_revealed", "vote_cancelled"})
+VoteEventKind = Literal["vote_opened", "ballot_cast", "vote_revealed", "vote_cancelled"]
+VOTE_EVENTS: frozenset[str] = frozenset(get_args(VoteEventKind))
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,8 @@ class VoteState:
         out = {o: 0 for o in self.spec.options}
         for voter, ballot in self.ballots.items():
             if ballot.choice is not None:
-                out[ballot.choice] += self.spec.weights[voter] if self.spec.kind == "weighted" else 1
+                weights = self.spec.weights  # a weighted spec always has them (checked when opened)
+                out[ballot.choice] += weights[voter] if self.spec.kind == "weighted" and weights else 1
         return out
 
 
@@ -175,7 +177,7 @@ def cast(book: VoteBook, data: Mapping[str, Any], source: str) -> list[tuple[str
     if data.get("vote_id") not in (None, vote.spec.vote_id):
         raise RuleError(f"Vote {data.get('vote_id')} is not the vote in progress")
     voter, choice = normalise_ballot(vote.spec, data)
-    events = [("ballot_cast", {"vote_id": vote.spec.vote_id, "voter": voter, "choice": choice})]
+    events: list[tuple[str, dict[str, Any]]] = [("ballot_cast", {"vote_id": vote.spec.vote_id, "voter": voter, "choice": choice})]
     if all(v in vote.ballots or v == voter for v in vote.spec.voters):
         events.append(("vote_revealed", {"vote_id": vote.spec.vote_id, "forced": False, "missing": []}))
     return events

@@ -63,8 +63,8 @@ def serve_demo(args, out=sys.stdout) -> int:
     from .server import PhoneServer
     from .source import answer_line, choose_host
 
-    with tempfile.TemporaryDirectory(prefix="phone-demo-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="phone-demo-") as tmp_name:
+        tmp = Path(tmp_name)
         key = qrpayload.load_key(args.key_file) if args.key_file else qrpayload.new_key()
         journal, session = _demo_session(tmp)
         bridge = CuriaBridge(session)

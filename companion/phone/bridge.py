@@ -40,7 +40,7 @@ class CuriaBridge:
         self.state = state or (lambda: session.state)
         self.on_answer = on_answer  # main thread: the tablet shows what the phones were told
         self.timeout = timeout
-        self._q: "queue.SimpleQueue[tuple[object, Future]]" = queue.SimpleQueue()
+        self._q: "queue.SimpleQueue[tuple[Callable[[], object], Future]]" = queue.SimpleQueue()
         self._main = threading.current_thread()
 
     # --- any thread ----------------------------------------------------------------------

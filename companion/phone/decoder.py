@@ -97,6 +97,7 @@ class DecodeWorker:
             raise BadInput("the photo reader could not be started on this tablet")
 
     def _answer(self, seconds: float):
+        assert self._proc is not None and self._proc.stdout is not None  # started with pipes
         out = self._proc.stdout
         if not select.select([out], [], [], seconds)[0]:
             return "slow", None
@@ -127,6 +128,7 @@ class DecodeWorker:
                     self._start()
                 except _NoWorker:
                     return self._in_process(data)
+            assert self._proc is not None and self._proc.stdin is not None  # started with pipes
             try:
                 self._proc.stdin.write(struct.pack(">I", len(data)) + data)
                 self._proc.stdin.flush()

@@ -52,7 +52,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 from companion.core.clock import SYSTEM_CLOCK
 from companion.core.events import BadInput, Command
@@ -449,7 +449,7 @@ class PhoneServer:
         """The narrator frees a seat (a player changed phones): its code works once more."""
         with self._lock:
             pid = self._seat_phone.pop(player, None)
-            if pid in self._phones:
+            if pid is not None and pid in self._phones:
                 self._phones[pid].seat = None
 
     def join_seat(self, seat_token: str | None, token: str | None, address: str) -> PhoneRecord:
@@ -504,7 +504,7 @@ class PhoneServer:
         vote = self._vote_for(phone)
         if vote is None or vote["vote_id"] != vote_id:
             raise _Refused(409, "refused: that vote is not open for you now")
-        data = {"vote_id": vote_id, "voter": phone.seat}
+        data: dict[str, Any] = {"vote_id": vote_id, "voter": phone.seat}
         data.update({"choice": None} if option is None else {"option": option})
         try:
             self.cast(Command("cast_ballot", data, source=f"phone:{phone.id}"))
@@ -647,7 +647,7 @@ class PhoneServer:
         try:
             reply = dict(self.submit(cmd))
         except Exception as exc:  # the rules' refusal (RuleError/BadInput), one line
-            answer = {"status": "refused", "reason": "rules", "serial": card.serial,
+            answer: dict[str, Any] = {"status": "refused", "reason": "rules", "serial": card.serial,
                       "label": card.label,
                       "error": " ".join(str(exc).split()) or type(exc).__name__}
             if isinstance(exc, TimeoutError):
@@ -799,7 +799,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             pass
 
     def _send(self, code: int, body: bytes, ctype: str, headers: dict | None = None,
-              cookies_: list[str] = ()):
+              cookies_: Sequence[str] = ()):
         self.connection.settimeout(10)  # a phone that stops reading does not hold the thread
         self.send_response(code)
         for k, v in {**SECURITY_HEADERS, **(headers or {})}.items():
@@ -955,7 +955,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _join(self, query: str, seat: bool = False):
         q = urllib.parse.parse_qs(query, max_num_fields=4)
         ps = self.phone_server
-        given = (q.get("k") or [None])[0]
+        given = q["k"][0] if q.get("k") else None
         if seat:
             phone = ps.join_seat(given, self._cookies().get(ps.cookie_name),
                                  self.client_address[0])

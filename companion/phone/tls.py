@@ -29,6 +29,7 @@ def _make(host: str, cert_path: Path, key_path: Path) -> None:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"Table companion {host}")])
     now = datetime.datetime.now(datetime.timezone.utc)
+    alt: list[x509.GeneralName]
     try:
         alt = [x509.IPAddress(ipaddress.ip_address(host))]
     except ValueError:

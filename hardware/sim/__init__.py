@@ -10,6 +10,7 @@ with a seeded random generator so a failing test can be replayed.
 """
 from __future__ import annotations
 
+import functools
 import os
 import random
 import select
@@ -18,6 +19,7 @@ import threading
 import time
 import tty
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from hardware import protocol as P
 from hardware.transport import VirtualWire
@@ -120,8 +122,8 @@ class SimBox:
         self._make_link = make_link
         self._rng = random.Random(seed ^ box_id)
         self._lock = threading.RLock()
-        self._link = None
-        self._thread = None
+        self._link: _PtyLink | _WireLink | None = None   # None until plugged
+        self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.seq = 0
         self.boot = 0          # power-ups so far (the firmware keeps it in EEPROM)
@@ -136,6 +138,7 @@ class SimBox:
 
     @property
     def url(self) -> str:
+        assert self._link is not None, "plug() the box first"
         return self._link.url
 
     # power and cable
@@ -147,9 +150,9 @@ class SimBox:
             if power_up:
                 # USB powers the box: a replug is a power-up, sequence from 0, pending lost.
                 self._power_up()
-            self._thread = threading.Thread(target=self._run, name="simbox %08X" % self.box_id,
-                                            daemon=True)
-            self._thread.start()
+            thread = self._thread = threading.Thread(target=self._run, name="simbox %08X" % self.box_id,
+                                                     daemon=True)
+            thread.start()
             self._send_hello(P.REASON_POWER_UP if power_up else P.REASON_ANSWER)
 
     def restart(self, lose_hello: bool = True):
@@ -331,10 +334,11 @@ class SimulatedBoxes:
         self.boxes: list[SimBox] = []
         for i in range(n):
             name = "%s%02d" % (self._prefix, i + 1)
+            make: Callable[[], _PtyLink | _WireLink]
             if transport == "pty":
-                make = (lambda p=os.path.join(self.directory, name): _PtyLink(p))
+                make = functools.partial(_PtyLink, os.path.join(self.directory, name))
             else:
-                make = (lambda nm=name: _WireLink(nm))
+                make = functools.partial(_WireLink, name)
             self.boxes.append(SimBox(first_id + i, make, keypads=keypads, heartbeat=heartbeat,
                                      retry=retry, faults=replace(faults) if faults else None,
                                      seed=seed + i, battery=battery))

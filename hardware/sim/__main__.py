@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     sim.start()
     print("pattern %s" % sim.pattern)
     for b in sim.boxes:
-        print("box %08X %s -> %s" % (b.box_id, b.url, b._link.device))
+        print("box %08X %s -> %s" % (b.box_id, b.url, getattr(b._link, "device", b.url)))
     sys.stdout.flush()
     rng = random.Random(args.seed)
     end = time.monotonic() + args.duration if args.duration else None

@@ -39,7 +39,7 @@ def test_check_fails_on_a_game_that_does_not_replay_and_on_a_missing_journal(tmp
     written_by_two_copies(tmp_path / "journal.sqlite3")
     code, lines = _check(tmp_path)
     assert code == 1
-    assert "game 1 knives23 playing: does not replay: TypeError: 'NoneType' object is not subscriptable" in lines
+    assert "game 1 knives23 playing: does not replay: AssertionError: an Exile decided with no Exile called" in lines
     assert lines[-1] == "summary: 1 games, 1 with problems, integrity ok"
     assert _check(tmp_path / "nowhere") == (1, [f"no journal at {tmp_path / 'nowhere' / 'journal.sqlite3'}"])
 

@@ -19,11 +19,14 @@ import os
 import threading
 import time
 import warnings
+from types import ModuleType
+from typing import Callable
 
 import cv2
 import numpy as np
 from PIL import Image
 
+zxingcpp: ModuleType | None
 try:
     import zxingcpp
 except ImportError:  # no python-for-android recipe: on the tablet, OpenCV's stages read alone
@@ -96,25 +99,25 @@ def _run(img: np.ndarray, found: _Found, scale=1.0, offset=(0, 0), which=(0, 1))
                       quads if quads is not None else [], scale, offset)
 
 
-_QR = zxingcpp.BarcodeFormat.QRCode
-
-
 def _quad_of(position) -> np.ndarray:
-    return np.float32([[p.x, p.y] for p in (position.top_left, position.top_right,
-                                           position.bottom_right, position.bottom_left)])
+    return np.array([[p.x, p.y] for p in (position.top_left, position.top_right,
+                                          position.bottom_right, position.bottom_left)], np.float32)
 
 
-def _zx(img: np.ndarray, found: "_Found", scale=1.0, offset=(0, 0),
-        binarizer=zxingcpp.Binarizer.LocalAverage) -> None:
+def _zx(img: np.ndarray, found: "_Found", scale=1.0, offset=(0, 0), global_threshold: bool = False) -> None:
     """zxing-cpp on one image; codes it found but could not decode become ``unread`` quads."""
-    res = zxingcpp.read_barcodes(img, formats=_QR, return_errors=True, binarizer=binarizer)
+    assert zxingcpp is not None  # decode() reads with OpenCV alone without it
+    binarizer = zxingcpp.Binarizer.GlobalHistogram if global_threshold else zxingcpp.Binarizer.LocalAverage
+    res = zxingcpp.read_barcodes(img, formats=zxingcpp.BarcodeFormat.QRCode, return_errors=True,
+                                 binarizer=binarizer)
     if res:
         found.add([b.text if b.valid else "" for b in res], [_quad_of(b.position) for b in res],
                   scale, offset)
 
 
 def _zx_text(img: np.ndarray) -> str:
-    for b in zxingcpp.read_barcodes(img, formats=_QR):
+    assert zxingcpp is not None  # decode() reads with OpenCV alone without it
+    for b in zxingcpp.read_barcodes(img, formats=zxingcpp.BarcodeFormat.QRCode):
         return b.text
     return ""
 
@@ -254,7 +257,7 @@ def _read_candidates(gray: np.ndarray, found: _Found, run=None, side: int = 500,
         crop = gray[y0:y1, x0:x1]
         z = max(1.0, side / max(crop.shape[:2]))
         big = cv2.resize(crop, None, fx=z, fy=z, interpolation=cv2.INTER_CUBIC) if z > 1 else crop
-        variants = (lambda: big, lambda: _sharpen(big, 2.0, 1.5), lambda: _sharpen(big, 4.0, 2.5))
+        variants: tuple[Callable[[], np.ndarray], ...] = (lambda: big, lambda: _sharpen(big, 2.0, 1.5), lambda: _sharpen(big, 4.0, 2.5))
         if not light:
             variants += (lambda: _clahe(big), lambda: cv2.threshold(
                 _sharpen(big, 3.0, 2.0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1])
@@ -266,10 +269,10 @@ def _read_candidates(gray: np.ndarray, found: _Found, run=None, side: int = 500,
         else:
             if light:
                 continue
-            for variant in _unskewed(big):
+            for unskewed in _unskewed(big):
                 # positions in an unskewed crop do not map back: keep only what was read
                 here = _Found()
-                run(variant, here)
+                run(unskewed, here)
                 if here.texts:
                     found.texts += [t for t in here.texts if t not in found.texts]
                     break
@@ -327,7 +330,7 @@ def decode_array(img: np.ndarray, method: str = "best", max_codes: int | None = 
                 ("zxing: sharpened", "left", lambda: _zx(_sharpen(work), found, f)),
                 ("zxing: flattened light", "left", lambda: _zx(_flatten(work), found, f)),
                 ("zxing: global threshold", "left", lambda: _zx(
-                    gray, found, binarizer=zxingcpp.Binarizer.GlobalHistogram)),
+                    gray, found, global_threshold=True)),
                 ("zxing: sticker crops", "none", lambda: _read_candidates(gray, found, _zx)),
                 # Of OpenCV's stages only this one added reads after zxing's (a couple per
                 # hundred generated card photos, none on the real ones); the whole-photo passes

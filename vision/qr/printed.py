@@ -20,6 +20,8 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import cv2
 import numpy as np
@@ -27,12 +29,13 @@ import numpy as np
 from . import payload, stickers
 from .synth import Photo, _table
 
+zxingcpp: ModuleType | None
 try:  # a benchmark generator's tool, not the app's: the tablet (no recipe) does without it
     import zxingcpp
 except ImportError:
     zxingcpp = None
 
-PROFILES = {
+PROFILES: dict[str, dict[str, Any]] = {
     "tune": dict(layout="L7160", size=(1600, 1200), code_px=(26, 160), tilt=50, bow=(0, 0.05),
                  blur=("gauss",), blur_px=(0, 2.6), glare=(0, 260), shadow=0.35,
                  jpeg=(50, 92), noise=(2, 6)),
@@ -60,7 +63,10 @@ def _rasterise(layout: stickers.Layout, cards, key) -> np.ndarray:
         subprocess.run([gs, "-q", "-dSAFER", "-dNOPAUSE", "-dBATCH", "-sDEVICE=pnggray",
                         f"-r{stickers.DPI}", "-dFirstPage=1", "-dLastPage=1",
                         f"-sOutputFile={png}", str(pdf)], check=True, timeout=120)
-        return cv2.imread(str(png), cv2.IMREAD_GRAYSCALE)
+        page = cv2.imread(str(png), cv2.IMREAD_GRAYSCALE)
+        if page is None:
+            raise RuntimeError(f"ghostscript wrote no readable page ({png})")
+        return page
 
 
 @lru_cache(maxsize=4)
@@ -74,9 +80,9 @@ def sheet_page(layout_name: str, key: bytes) -> Page:
         raise RuntimeError("printed sticker photos are located with zxing-cpp: pip install zxing-cpp")
     found = zxingcpp.read_barcodes(gray, formats=zxingcpp.BarcodeFormat.QRCode)
     want = {payload.encode(c, key) for c in cards}
-    codes = tuple((b.text, np.float32([[p.x, p.y] for p in (
+    codes = tuple((b.text, np.array([[p.x, p.y] for p in (
         b.position.top_left, b.position.top_right, b.position.bottom_right,
-        b.position.bottom_left)])) for b in found)
+        b.position.bottom_left)], np.float32)) for b in found)
     if {t for t, _ in codes} != want:
         raise RuntimeError(f"clean {layout_name} page gives back {len(codes)} of {len(want)} codes")
     return Page(gray, codes)
@@ -192,7 +198,9 @@ def make_photo(seed: int, profile: str, key: bytes) -> Photo:
     img = np.clip(img, 0, 255).astype(np.uint8)
     bgr = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)  # phones send colour JPEGs
     ok, jpg = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*p["jpeg"]))])
-    return Photo(cv2.imdecode(jpg, cv2.IMREAD_COLOR), texts, f"sheet-{profile}")
+    photo = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+    assert photo is not None  # the JPEG it just encoded
+    return Photo(photo, texts, f"sheet-{profile}")
 
 
 def on_sheet(profile: str, key: bytes) -> set[str]:

@@ -61,7 +61,7 @@ def mm(v: float) -> int:
 
 
 @lru_cache(maxsize=None)
-def _font(px: int, bold: bool = False) -> ImageFont.FreeTypeFont:
+def _font(px: int, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     path = Path("/usr/share/fonts/truetype/dejavu") / name
     if path.exists():
@@ -82,7 +82,7 @@ def qr_image(text: str, module_px: int, border: int = QUIET_MODULES) -> Image.Im
     n = len(matrix)
     img = Image.new("L", (n, n), 255)
     img.putdata([0 if dark else 255 for row in matrix for dark in row])
-    return img.resize((n * module_px, n * module_px), Image.NEAREST)
+    return img.resize((n * module_px, n * module_px), Image.Resampling.NEAREST)
 
 
 def _fit_font(draw, text, max_w, max_h, bold=False):

@@ -153,6 +153,7 @@ def make_photo(seed: int, condition: str, cards: list[Card], key: bytes) -> Phot
     img = np.clip(img, 0, 255).astype(np.uint8)
     ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 90))])
     img = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+    assert img is not None  # the JPEG it just encoded
     return Photo(img, [encode(c, key) for c in chosen], condition)
 
 

@@ -7,11 +7,10 @@ import logging
 
 log = logging.getLogger(__name__)
 
-GAMES = ("knives23", "masks", "sevenknights", "cicero")
-TITLES = {  # catalogue keys, so the picker can name a game even before its package loads
-    "knives23": "game.knives23", "masks": "game.masks",
-    "sevenknights": "game.sevenknights", "cicero": "game.cicero",
-}
+from companion.app.gameui import GameUI
+from companion.games import GAMES, TITLES
+
+__all__ = ["GAMES", "TITLES", "title", "load_ui", "describe"]
 
 
 def title(game_id: str) -> str:
@@ -20,22 +19,24 @@ def title(game_id: str) -> str:
     return tr(TITLES[game_id]) if game_id in TITLES else game_id
 
 
-def load_ui(game_id: str):
-    """The game's GameUI, or None if its UI package is not available."""
+def load_ui(game_id: str) -> GameUI | None:
+    """A new GameUI for one game (its per-game state starts empty), or None if its UI package is
+    not available. A game's UI package exposes ``UI``: its GameUI class (or a function making one)."""
     try:
         module = importlib.import_module(f"companion.app.games.{game_id}")
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith(f"companion.app.games.{game_id}"):
             return None
         raise
-    return getattr(module, "UI", None)
+    factory = getattr(module, "UI", None)
+    return factory() if factory is not None else None
 
 
-def describe(game_id: str):
+def describe(game_id: str) -> tuple[GameUI | None, str | None]:
     """(GameUI or None, error text or None) — a game whose package fails to load is shown as
     unavailable with the reason logged, instead of taking the whole app down."""
     try:
         return load_ui(game_id), None
-    except Exception as exc:  # a broken game package must not stop the other three
+    except ImportError as exc:  # a game whose package or library is missing: the other three play on
         log.exception("game %s failed to load", game_id)
         return None, f"{type(exc).__name__}: {exc}"

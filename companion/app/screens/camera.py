@@ -33,6 +33,13 @@ from vision import markers
 from vision.capture import CameraCapture, FrameSource, PushedFrames
 from vision.source import CameraSource
 
+# What opening the tablet's camera can raise: no camera provider (Kivy's CoreCamera is None ->
+# TypeError), a device that will not open, and on Android the Java side's refusal.
+CAMERA_ERRORS: tuple[type[BaseException], ...] = (OSError, RuntimeError, TypeError)
+if platform == "android":  # pragma: no cover - Android only
+    from jnius import JavaException
+    CAMERA_ERRORS += (JavaException,)
+
 log = logging.getLogger(__name__)
 load_kv(__file__)
 
@@ -207,7 +214,7 @@ class CameraScreen(Screen):
         frames = PushedFrames()
         try:
             self.tablet = TabletCamera(frames, index=index)
-        except Exception as exc:  # no camera permission, no camera: say so in one line
+        except CAMERA_ERRORS as exc:  # no camera permission, no camera: say so in one line
             self._fail(tr("camera.tablet_failed", error=str(exc).splitlines()[0] if str(exc) else type(exc).__name__))
             return False
         return self.start_frames(frames)
@@ -243,8 +250,9 @@ class CameraScreen(Screen):
         self.error = ""
         self.seen = []
         self._shown_frame = None
-        if getattr(frames, "where", None) is not None:
-            self.ids.where.text = str(frames.where)  # what is running, however it was started
+        where = getattr(frames, "where", None)  # a camera's index or address, when it has one
+        if where is not None:
+            self.ids.where.text = str(where)  # what is running, however it was started
         self.source = source
         self.running = True
         self.app.add_source(source)

@@ -30,12 +30,9 @@ class PickerScreen(Screen):
             card.title = tr(games.TITLES[game_id])
             ui, error = games.describe(game_id)
             if ui is not None:
-                try:
-                    card.blurb = tr(ui.blurb) if ui.blurb else ""
-                    card.players = (tr("picker.players_exact", n=ui.min_players) if ui.min_players == ui.max_players
-                                    else tr("picker.players", low=ui.min_players, high=ui.max_players))
-                except Exception as exc:
-                    ui, error = None, f"{type(exc).__name__}: {exc}"
+                card.blurb = tr(ui.blurb) if ui.blurb else ""
+                card.players = (tr("picker.players_exact", n=ui.min_players) if ui.min_players == ui.max_players
+                                else tr("picker.players", low=ui.min_players, high=ui.max_players))
             if ui is None:
                 if error:
                     log.error("game %s is unavailable: %s", game_id, error)

@@ -221,6 +221,7 @@ def elect_princeps(names: Sequence[str], senate_votes: Mapping[str, int], ballot
         need.field = "outgoing_choice"
         raise need from None
     counts = {p: result.counts[p] for p in names if p in result.counts}
+    assert result.winner is not None  # a tie was broken above
     return Election(result.winner, counts, result.tie, result.leaders if result.tie else (), automatii_to,
                     tuple(p for p in names if p not in given))
 

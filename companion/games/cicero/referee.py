@@ -179,7 +179,7 @@ def prestige(data: Mapping[str, Any]) -> dict:
                               {g: v["use"] for g, v in guilds.items()})
     senators = {r["name"]: r.get("senators", 0) for r in data["players"]}
     final = {r["name"]: r["prestige"] + cards[r["name"]]["total"] + senators[r["name"]] for r in data["players"]}
-    out = {"cards": cards, "senators": senators, "prestige": final}
+    out: dict[str, Any] = {"cards": cards, "senators": senators, "prestige": final}
     if data.get("last", False):
         out["winners"] = logic.most_prestigious(final)
     return out
@@ -187,3 +187,10 @@ def prestige(data: Mapping[str, Any]) -> dict:
 
 QUESTIONS = {"princeps": princeps, "first_princeps": first_princeps, "caste_majority": caste_majority,
              "guild_majority": guild_majority, "tribute": tribute, "prestige": prestige}
+
+# A whole game from a list of commands, through the command table (docs/commands.md).
+from companion.core.commands import play_question  # noqa: E402
+
+from .rules import CiceroRules  # noqa: E402
+
+QUESTIONS["play"] = play_question(CiceroRules)

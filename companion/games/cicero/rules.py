@@ -10,14 +10,19 @@ commands to them and folds the events.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Mapping
 
 from companion.core import votes
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
+                                     force_arg, Numbers, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import keyed, tr
-from companion.core.rules import GameRules, require
+from companion.core.rules import GameRules, Outcome, require
+from companion.core.schema import Bool, Int, List, Null, Text
 
 from . import economy, logic
+from .phases import Phase
 from .logic import check_caste, check_guild, check_players, known, numbers_for, signed, whole
 from .tables import (AUTOMATII, CASTES, GENERALS, GUILD_USES, GUILDS, PRESTIGE_START, SPACES, TRIBUTE_PP,
                      TRIBUTE_WAYS, ZONES, space_caste)
@@ -62,7 +67,7 @@ class CiceroState:
     youngest: str
     servants: int
     rounds: int
-    phase: str = "draft"
+    phase: Phase = "draft"
     round: int = 0
     draft: tuple[tuple[str, int], ...] = ()
     draft_step: int = 0
@@ -140,6 +145,7 @@ class CiceroState:
         return self.senate_votes.get(self.round, {})
 
     def outgoing(self) -> str:
+        assert self.princeps is not None  # chosen before the first election
         return self.princeps  # until the election ends, the Princeps is the outgoing one
 
 
@@ -175,14 +181,10 @@ class CiceroRules(GameRules):
 
     # -- commands -----------------------------------------------------------------------------
     def decide(self, state: CiceroState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
-        handler = getattr(self, f"_cmd_{command.kind}", None)
-        if handler is None:
-            raise BadInput(keyed("cicero.err.unknown_command", kind=command.kind))
-        if not isinstance(command.data, Mapping):
-            raise BadInput(keyed("cicero.err.command_shape", kind=command.kind))
+        COMMANDS.spec_for(command.kind)  # an unknown command is bad input, even after the end
         if state.phase == "game_over":
             raise RuleError(keyed("cicero.err.game_over"), R_END)
-        return handler(state, dict(command.data), command)
+        return COMMANDS.dispatch(self, state, command)
 
     def _phase(self, state: CiceroState, *phases: str) -> None:
         require(state.phase in phases, keyed("cicero.err.wrong_phase", phase=keyed(f"cicero.phase.{state.phase}")),
@@ -548,7 +550,7 @@ class CiceroRules(GameRules):
             s = replace(s, phase="game_over", winners=tuple(d["winners"]))
         return s
 
-    def outcome(self, state: CiceroState):
+    def outcome(self, state: CiceroState) -> Outcome | None:
         if state.phase != "game_over":
             return None
         final = ", ".join(f"{p} {state.prestige[p]}" for p in state.players)
@@ -577,3 +579,104 @@ def space_name(space: str) -> str:
     if caste is None:
         return tr("cicero.space.senate", n=space.rpartition("_")[2])
     return tr(f"cicero.space.zone_{space.rpartition('_')[2]}", zone=ZONES[caste], caste=caste)
+
+
+# -- the command table (companion.core.commands) ------------------------------------------------
+
+_cmd = partial(command, passes="command")
+
+
+_players = players_of
+
+
+def _or_nobody(state):
+    return (None,) + state.players
+
+
+def _numbers(lo, hi):
+    """A sample of numbers, one per player (for random play and listing)."""
+    return lambda state, rng: {p: rng.randint(lo, hi) for p in state.players}
+
+
+def _castes(k, distinct=False):
+    return lambda state, rng: (rng.sample(CASTES, k) if distinct else [rng.choice(CASTES) for _ in range(k)])
+
+
+# Types only: which names, Castes, spaces and ranges are allowed the rule functions say in
+# the game's words (translated); the tables' ``values`` list them for legal_commands.
+NUMBERS = Numbers()
+CASTE = Text()
+
+COMMANDS = CommandTable("cicero", [
+    _cmd("draft_pick", CiceroRules._cmd_draft_pick, R_DRAFT,
+         Arg("player", Text(), False, "who picks (the player whose turn it is)", values=_players),
+         doc="the drafting player keeps a Senator card"),
+    _cmd("first_princeps", CiceroRules._cmd_first_princeps, logic.R_FIRST_PRINCEPS,
+         Arg("votes", NUMBERS, doc="each player's votes in the Senate", sample=_numbers(1, 12)),
+         Arg("oratores", NUMBERS, doc="each player's Oratores votes", sample=_numbers(0, 6)),
+         Arg("oldest", Text(), False, "the oldest player, when the count ties", values=_players),
+         doc="the first Princeps, from the Senators' votes"),
+    _cmd("automatii_reveal", CiceroRules._cmd_automatii_reveal, logic.R_AUTOMATII_SAME_TWO,
+         Arg("castes", List(CASTE), doc="the Castes of the 3 revealed Senators", sample=_castes(3)),
+         doc="the Automatii's Senators are revealed (2 players)"),
+    _cmd("next_step", CiceroRules._cmd_next_step, R_ROUND, doc="the Automatii acted, or the next round starts"),
+    _cmd("senate_votes", CiceroRules._cmd_senate_votes, R_ANNOUNCE,
+         Arg("votes", NUMBERS, doc="the votes each player announced", sample=_numbers(1, 12)),
+         doc="players announce their votes in the Senate"),
+    _cmd("start_debate", CiceroRules._cmd_start_debate, R_ANNOUNCE,
+         Arg("seconds", Int(None, None), doc="the debate's length", sample=lambda s, rng: rng.choice([60, 120])),
+         doc="the debate's timer starts"),
+    _cmd("open_ballot", CiceroRules._cmd_open_ballot, R_VOTE, doc="the secret election opens"),
+    _cmd("cast_ballot", CiceroRules._cmd_cast_ballot, R_VOTE, *ballot_args(_players),
+         who=(SEAT, DEVICE, TABLE), seat_arg="voter", doc="one Family's secret vote for Princeps"),
+    _cmd("reveal_vote", CiceroRules._cmd_reveal_vote, R_VOTE, force_arg(), doc="the votes are shown at once"),
+    _cmd("tie_break", CiceroRules._cmd_tie_break, logic.R_ELECTION_TIE,
+         Arg("choice", Text(), doc="whom the outgoing Princeps chooses", values=_players),
+         doc="the outgoing Princeps breaks a tie"),
+    _cmd("cicero_card", CiceroRules._cmd_cicero_card, R_TRIBUTE,
+         Arg("influences", List(CASTE), doc="the 4 influences on the Cicero card", sample=_castes(4)),
+         Arg("senator_castes", List(CASTE), doc="the 2 Senator Castes on it", sample=_castes(2, True)),
+         doc="the Cicero card is revealed"),
+    _cmd("place_servant", CiceroRules._cmd_place_servant, R_PLACE_ORDER,
+         Arg("player", Text(), False, "who places (the player whose turn it is)", values=_players),
+         Arg("space", Text(), doc="the space", values=lambda s: SPACES),
+         doc="a Servant goes to a space"),
+    _cmd("pay_tribute", CiceroRules._cmd_pay_tribute, R_TRIBUTE,
+         Arg("player", Text(), doc="who pays", values=_players),
+         Arg("how", Text(), doc="the way of paying", values=lambda s: TRIBUTE_WAYS),
+         doc="a Family pays its tribute to Cicero"),
+    _cmd("triumvirate", CiceroRules._cmd_triumvirate, R_TRIUMVIRATE,
+         Arg("satisfied", Bool(), doc="the Triumvirate is satisfied", values=lambda s: (True, False)),
+         Arg("general", Null(Text()), False, "the General revealed",
+             values=lambda s: (None,) + GENERALS),
+         doc="the Triumvirate card is revealed"),
+    _cmd("count_caste", CiceroRules._cmd_count_caste, R_MAJORITIES,
+         Arg("caste", CASTE, False, "the Caste counted (the next one)", values=lambda s: CASTES),
+         Arg("votes", NUMBERS, doc="each player's influence in it", sample=_numbers(0, 5)),
+         Arg("primus", Null(Text()), False, "the Princeps' choice in a tie for first", values=_or_nobody),
+         Arg("secundus", Null(Text()), False, "the Princeps' choice in a tie for second", values=_or_nobody),
+         doc="one Caste's majority"),
+    _cmd("count_guild", CiceroRules._cmd_count_guild, R_MAJORITIES,
+         Arg("guild", Text(), False, "the Guild counted (the next one)", values=lambda s: GUILDS),
+         Arg("symbols", NUMBERS, doc="each player's symbols of it", sample=_numbers(0, 4)),
+         Arg("choice", Null(Text()), False, "the Princeps' choice in a tie", values=_or_nobody),
+         doc="one Guild's majority"),
+    _cmd("guild_use", CiceroRules._cmd_guild_use, R_GUILD_CHOICE,
+         Arg("use", Text(), doc="the Guild's power or its Prestige", values=lambda s: GUILD_USES),
+         doc="the Guild's winner chooses"),
+    _cmd("score_prestige", CiceroRules._cmd_score_prestige, R_END,
+         Arg("senators", NUMBERS, False, "Prestige from each player's Senators", sample=_numbers(0, 3)),
+         doc="the Prestige phase"),
+    _cmd("adjust_prestige", CiceroRules._cmd_adjust_prestige, R_ROUND,
+         Arg("player", Text(), doc="whose Prestige changes", values=_players),
+         Arg("delta", Int(None, None), doc="the change (not 0)", sample=lambda s, rng: rng.choice([-2, -1, 1, 3])),
+         Arg("note", Text(), False, "why"),
+         doc="a change of Prestige by hand"),
+    _cmd("economy", CiceroRules._cmd_economy, economy.R_INFLUENCE,
+         Arg("item", Text(), doc="what changes", values=lambda s: economy.ITEMS),
+         Arg("player", Null(Text()), False, "whose (none for the Legions)", values=_or_nobody),
+         Arg("caste", Null(CASTE), False, "the Caste (for influence)", values=lambda s: CASTES),
+         Arg("delta", Int(None, None), doc="the change (not 0)", sample=lambda s, rng: rng.choice([-1, 1, 2])),
+         doc="one change to the tracked economy (optional)"),
+])
+CiceroRules.commands = COMMANDS

@@ -5,6 +5,8 @@ reveal: the table sees who has voted, a player sees only their own ballot.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from companion.core import votes
 from companion.core.i18n import tr
 from companion.core.rules import NARRATOR, TABLE
@@ -15,7 +17,7 @@ from .tables import AUTOMATII_VOTES, CASTES, GUILDS, SPACES, ZONES
 
 
 def table_view(s: CiceroState, viewer: str) -> dict:
-    view = {
+    view: dict[str, Any] = {
         "game": "cicero",
         "phase": s.phase,
         "phase_name": tr(f"cicero.phase.{s.phase}"),
@@ -118,7 +120,9 @@ def checklist(s: CiceroState) -> list[dict]:
 def prompt(s: CiceroState) -> str:
     p = s.phase
     if p == "draft":
-        player, cards = s.drafting()
+        drafting = s.drafting()
+        assert drafting is not None  # the draft goes on
+        player, cards = drafting
         if s.draft_step == 0:
             return tr("cicero.prompt.draft_first", player=player, pack=2 * len(s.players))
         key = "cicero.prompt.draft_two" if cards == 2 else "cicero.prompt.draft_one"
@@ -129,6 +133,7 @@ def prompt(s: CiceroState) -> str:
         return tr("cicero.prompt.automatii", round=s.round)
     if p == "automatii_actions":
         a = s.automatii
+        assert a is not None  # placed this round
         zones = ", ".join(ZONES[sp.rpartition("_")[0]] for sp in a["spaces"])
         text = tr("cicero.prompt.automatii_actions", zones=zones)
         if a["doubled"]:
@@ -149,7 +154,9 @@ def prompt(s: CiceroState) -> str:
     if p == "accusation":
         return tr("cicero.prompt.accusation")
     if p == "servants":
-        text = tr("cicero.prompt.servants", player=s.next_to_place(), left=s.servants_left()[s.next_to_place()])
+        placer = s.next_to_place()
+        assert placer is not None  # phase "servants" has one
+        text = tr("cicero.prompt.servants", player=placer, left=s.servants_left()[placer])
         if not s.placements:
             text = tr("cicero.prompt.origin_influences") + " " + text
         return text

@@ -62,9 +62,11 @@ def _result_words(before: State, after: State, d) -> str:
 
 def _decided_words(before: State, after: State, vote: str, winner: str) -> str:
     if vote == "issue":
+        assert after.issues is not None  # the vote was on them
         return tr("knives23.say.issue_chosen", colour=tr(f"knives23.colour.{winner}"),
                   issue=after.issues[winner])
     ex = before.exile
+    assert ex is not None  # the vote was on it
     if winner == scoring.EXILE:
         return tr("knives23.say.exiled", target=ex["target"])
     return tr("knives23.shamed", caller=ex["caller"])

@@ -3,9 +3,11 @@ test, the app test and the benchmark all play it. A short Kalends (4 spaces, Dag
 it to three rounds."""
 from __future__ import annotations
 
+from typing import Any
+
 from companion.core.events import Command
 
-SETUP = {"players": ["Ann", "Bo", "Cy", "Di"], "start_player": "Ann", "curia_knowledge": True,
+SETUP: dict[str, Any] = {"players": ["Ann", "Bo", "Cy", "Di"], "start_player": "Ann", "curia_knowledge": True,
          "kalends": {"spaces": 4, "dagger_start": 2}}
 
 
@@ -26,7 +28,7 @@ D = lambda n: {"doves": n}   # noqa: E731
 
 # the Curia's 10 cards in reveal order: a total of 22, one short
 CURIA = [K(5), K(3), K(2), K(3), K(5), D(2), K(3), K(2), K(2), D(1)]
-TABLEAUX = {
+TABLEAUX: dict[str, dict[str, Any]] = {
     "Ann": {"citizen": {"blood": 2}, "sway": [{"laurels": 1}]},                  # Liberator, 1
     "Bo": {"citizen": {"laurels": 1, "blood": 1}, "sway": []},                    # Opportunist
     "Cy": {"citizen": {"laurels": 2}, "sway": [{"blood": 1}, {"laurels": 2}]},    # Loyalist, 3

@@ -4,7 +4,7 @@ Each function checks its input and calls the same rule functions the app uses (s
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from companion.core.events import BadInput, NeedsTieBreak
 from companion.core.schema import List, Obj, Raw, question
@@ -150,5 +150,12 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
             "steps": [key for key, _ in told]}
 
 
-QUESTIONS = {"final": final, "exile": exile, "issue_vote": issue_vote, "cicero": cicero,
+QUESTIONS: dict[str, Callable[[Mapping[str, Any]], dict]] = {"final": final, "exile": exile, "issue_vote": issue_vote, "cicero": cicero,
              "end_of_turn": end_of_turn}
+
+# A whole game from a list of commands, through the command table (docs/commands.md).
+from companion.core.commands import play_question  # noqa: E402
+
+from .rules import Knives23Rules  # noqa: E402
+
+QUESTIONS["play"] = play_question(Knives23Rules)

@@ -11,15 +11,20 @@ never leaves half a command applied.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from functools import partial
+from typing import Any, Mapping, get_args
 
 from companion.core import votes
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
+                                     force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import keyed, tr
-from companion.core.rules import NARRATOR, TABLE, GameRules, require
+from companion.core.rules import NARRATOR, TABLE, GameRules, Outcome, require
+from companion.core.schema import Bool, Int, List, Null, Raw, Text
 from companion.core.votes import VoteBook, VoteSpec
 
 from . import scoring
+from .phases import Exile, Phase, Step
 from .tables import SPACE_KINDS, Kalends, kalends_for, tables
 
 # The rulebook's words, quoted when a command is refused.
@@ -37,7 +42,7 @@ R_REVEAL = "Once all players are ready, call for all players to reveal their vot
 R_CURIA = "One at a time, reveal the Fate cards from the Curia"
 R_DISCARD = "Discard down to 6 cards (in your hand)."
 
-STEPS = ("move", "action", "sway", "discard", "issue")
+STEPS: tuple[Step, ...] = get_args(Step)
 SETUP_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
 # The eyes-closed script gives the group's words a fixed slot; longer words could overrun it.
 MAX_GROUP_WORDS = 60
@@ -71,7 +76,7 @@ class ForumCard:
     doves: tuple = ()   # Sabinus' Doves played onto this (Knife) card: ForumCards of their own
 
     def to_dict(self) -> dict:
-        d = {"faceup": self.faceup, "card": dict(self.card) if self.card else None}
+        d: dict[str, Any] = {"faceup": self.faceup, "card": dict(self.card) if self.card else None}
         if self.doves:
             d["doves"] = [x.to_dict() for x in self.doves]
         return d
@@ -108,7 +113,7 @@ def note_text(value: Any, what: str) -> str:
 @dataclass(frozen=True)
 class Turn:
     player: str
-    step: str = "move"
+    step: Step = "move"
     fate_played: int = 0          # by the Forum's action (effects do not count)
     exile_called: bool = False
     swayed_in: tuple = ()         # the steps in which this player has Swayed (once each)
@@ -123,7 +128,7 @@ class State:
     start_player: str
     tribune: str
     tria_ludio: bool
-    phase: str = "setup"
+    phase: Phase = "setup"
     setup_done: frozenset = frozenset()
     turn: Turn | None = None
     round: int = 0
@@ -135,7 +140,7 @@ class State:
     flushes: int = 0
     book: VoteBook = VoteBook()
     issues: Mapping[str, Any] | None = None   # {"red", "grey"} placed; then "colour" chosen
-    exile: Mapping[str, Any] | None = None    # {"caller", "target"}
+    exile: Exile | None = None
     exiles: tuple = ()                    # past Votes to Exile: {"caller","target","exiled","tie"}
     shamed: tuple = ()
     eyes_closed: str | None = None
@@ -260,11 +265,7 @@ class Knives23Rules(GameRules):
 
     # -- commands ------------------------------------------------------------------------
     def decide(self, state: State, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
-        handler = getattr(self, f"_do_{command.kind}", None)
-        if handler is None:
-            raise BadInput(f"23 Knives has no command {command.kind!r}")
-        data = command.data if isinstance(command.data, Mapping) else {}
-        return handler(state, data, command.source)
+        return COMMANDS.dispatch(self, state, command)
 
     def _phase(self, state: State, *phases: str) -> None:
         if state.phase not in phases:
@@ -273,6 +274,7 @@ class Knives23Rules(GameRules):
     def _step(self, state: State, *steps: str) -> Turn:
         self._phase(state, "turn")
         turn = state.turn
+        assert turn is not None  # phase "turn" has one
         if turn.step not in steps:
             raise RuleError(keyed("knives23.error.wrong_step", step=keyed(f"knives23.step.{turn.step}")))
         return turn
@@ -464,6 +466,7 @@ class Knives23Rules(GameRules):
 
     def _open_exile_vote(self, state: State):
         ex = state.exile
+        assert ex is not None  # phase "exile_called"
         spec = VoteSpec(f"exile-{len(state.exiles) + 1}", "binary", state.players,
                         (scoring.EXILE, scoring.REMAIN),
                         question=keyed("knives23.vote.exile_question", caller=ex["caller"], target=ex["target"]))
@@ -523,6 +526,7 @@ class Knives23Rules(GameRules):
         return self._open_issue_vote(state)
 
     def _open_issue_vote(self, state: State):
+        assert state.issues is not None  # the Tribune placed them
         n = sum(1 for v in state.book.history if v.spec.vote_id.startswith("issue-")) + 1
         spec = VoteSpec(f"issue-{n}", "binary", state.players, (scoring.RED, scoring.GREY),
                         question=keyed("knives23.vote.issue_question", red=state.issues["red"], grey=state.issues["grey"]))
@@ -550,11 +554,13 @@ class Knives23Rules(GameRules):
 
     def _vote_result(self, state: State, ballots: Mapping[str, str]):
         what = "issue" if state.phase == "issue_vote" else "exile"
+        assert what == "issue" or state.exile is not None  # phase "exile_vote" has one
         try:
             if what == "issue":
                 out = scoring.issue_vote_outcome(state.players, ballots)
                 winner = out["resolved"]
             else:
+                assert state.exile is not None
                 out = scoring.exile_outcome(state.players, state.exile["caller"], state.exile["target"], ballots)
                 winner = scoring.EXILE if out["exiled"] else scoring.REMAIN
             tie = False
@@ -783,10 +789,13 @@ class Knives23Rules(GameRules):
         return self._exile_decided(s, d["choice"] == scoring.EXILE, True)
 
     def _issue_chosen(self, s: State, colour: str) -> State:
+        assert s.issues is not None  # the vote was on them
         return replace(s, phase="issue_resolve", issues={**s.issues, "colour": colour})
 
     def _exile_decided(self, s: State, exiled: bool, tie: bool) -> State:
         ex = s.exile
+        # the vote was on it: a journal deciding one Exile twice (two copies of the app) does not fold
+        assert ex is not None, "an Exile decided with no Exile called"
         record = {"caller": ex["caller"], "target": ex["target"], "exiled": exiled, "tie": tie}
         shamed = s.shamed if exiled or ex["caller"] in s.shamed else s.shamed + (ex["caller"],)
         told = ("exiled", {"player": ex["target"]}) if exiled else ("shamed", {"player": ex["caller"]})
@@ -838,6 +847,7 @@ class Knives23Rules(GameRules):
         """The end of a turn: a Forum of 5 or more goes into the Curia and the Dagger advances;
         then the next player clockwise. In Tria Ludio a Tribune who only placed the Issues keeps
         the deck and votes on them next time."""
+        assert s.turn is not None  # a turn is ending
         player = s.turn.player
         if s.issues is not None and not s.issues.get("vote"):
             s = replace(s, issues={**s.issues, "held_over": True})
@@ -856,7 +866,7 @@ class Knives23Rules(GameRules):
 
     def _flush_forum(self, s: State, why: str) -> State:
         cards = forum_cards(s)
-        known = s.curia_known + tuple(dict(c.card) for c in cards if c.faceup)
+        known = s.curia_known + tuple(dict(c.card) for c in cards if c.faceup and c.card)
         told = s.told + ((why, {"cards": len(cards), "curia": s.curia_count + len(cards)}),) if cards else s.told
         return replace(s, curia_count=s.curia_count + len(cards), curia_known=known,
                        forum=(None,) * 5, forum_extra=(), told=told)
@@ -876,7 +886,7 @@ class Knives23Rules(GameRules):
         return s
 
     # -- views ---------------------------------------------------------------------------
-    def outcome(self, state: State):
+    def outcome(self, state: State) -> Outcome | None:
         if state.result is None:
             return None
         r = state.result
@@ -942,6 +952,9 @@ class Knives23Rules(GameRules):
                         "waiting_tableaux": [p for p in state.players if p not in state.tableaux],
                         "opportunists": self.opportunists(state) if state.phase in ("opportunists", "over") else None,
                         "result": dict(state.result) if state.result else None}
+            # worked out by the rules, shown by the tableaux screen
+            v["end"].update(caesar_dead=scoring.caesar_dead(v["end"]["running_total"]),
+                            allegiances=scoring.allegiances(state.tableaux))
         v["board"] = {"confirmed": state.board_confirmed, "kalends": k.to_dict(),
                       "forum": {"spaces": list(state.forum_kinds), "extra": state.forum_extra_kind}}
         v["told"] = [line for key, d in state.told[state.told_from:] for line in told_lines(key, d)]
@@ -977,6 +990,7 @@ class Knives23Rules(GameRules):
         p = state.phase
         if p == "turn":
             t = state.turn
+            assert t is not None
             if t.step == "issue" and state.issues is not None:
                 if state.tria_ludio and not state.issues.get("vote") and not state.issues.get("held_over"):
                     return tr("knives23.prompt.tria_placed", player=t.player)
@@ -987,20 +1001,26 @@ class Knives23Rules(GameRules):
                           action=tr(f"knives23.action.{loc}"))
             return tr(f"knives23.prompt.{t.step}", player=t.player)
         if p == "exile_called":
+            assert state.exile is not None
             return tr("knives23.prompt.exile_called", caller=state.exile["caller"], target=state.exile["target"],
                       seconds=state.exile["bribe_seconds"])
         if p in ("issue_vote", "exile_vote"):
+            assert state.book.current is not None  # the vote in progress
             return tr(f"knives23.prompt.{p}", waiting=len(state.book.current.waiting))
         if p == "issue_resolve":
+            assert state.issues is not None
             colour = state.issues["colour"]
             return tr("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=tr(f"knives23.colour.{colour}"))
         if p == "eyes_closed":
+            assert state.eyes_closed is not None, "the eyes_closed event names the group"
             return tr("knives23.prompt.eyes_closed", group=group_words(state.eyes_closed))
         if p == "curia_reveal":
             return tr("knives23.prompt.curia_reveal", n=len(state.curia_revealed) + 1, count=state.curia_count,
                       total=running_total(state))
         if p == "over":
-            return self.outcome(state)["summary"]
+            outcome = self.outcome(state)
+            assert outcome is not None  # phase "over" has a result
+            return outcome["summary"]
         return tr(f"knives23.prompt.{p}", tribune=state.tribune, count=state.curia_count)
 
 
@@ -1061,3 +1081,161 @@ def final_result_of(state: State, opportunist_play) -> dict:
 
 
 RULES = Knives23Rules()
+
+
+# -- the command table (companion.core.commands) ------------------------------------------------
+# Types only: which names, spaces and cards are allowed the rule functions say in the rules'
+# words; the ``values`` list them for legal_commands.
+
+R_SETUP = ("I. Place the board in the center of the play area and the Kalends stairs on the Kalends track "
+           "coming out from the Forum in the center of the board.")
+R_TURN = "II. ACTIONS: You must resolve the Location's action (to the best of your ability)."
+R_ISSUE_RESOLVE = ("iii. Resolve the instructions on the chosen Issue. Issue effects take precedence over the "
+                   "basic rules in this rulebook.")
+R_EYES = ("The Tribune then calls for all players to close their eyes. After a few seconds, they call for "
+          "the players indicated on the Issue to open their eyes and look around")
+R_ABILITIES = ("II. If Citizens have special abilities that resolve at the End of Game, check their timing "
+               "and resolve appropriately, starting with the Tribune and proceeding clockwise.")
+R_TABLEAU = "IV. All players reveal their Citizens and the Sway in their tableaus."
+R_OPPORTUNISTS = ("V. Now is the time for Opportunists to act: Opportunists may all play any number of Fate "
+                  "cards from their hands. If they can change the Fate of Caesar, they win as a team.")
+R_CORRECT = R_CURIA  # a correction sets the board to what the table sees
+
+
+_cmd = partial(command, passes="source")
+
+
+_players = players_of
+
+
+def _fate(rng, kinds=("knives", "doves")):
+    kind = rng.choice(kinds)
+    return {kind: rng.choice(tables()["fate"][kind])}
+
+
+def _forum_sample(state, rng):
+    return [None if rng.random() < 0.4 else ({"faceup": False} if rng.random() < 0.3 else
+                                             {"faceup": True, "card": _fate(rng)}) for _ in range(5)]
+
+
+def _ballot_choices(state):
+    vote = state.book.current
+    return vote.spec.options if vote is not None else (scoring.EXILE, scoring.REMAIN, scoring.RED, scoring.GREY)
+
+
+def _tableau_sample(state, rng) -> dict:
+    laurels, blood = rng.choice([(1, 0), (0, 1), (1, 1), (2, 0), (0, 2)])
+    sway = [{rng.choice(("laurels", "blood")): rng.choice(tables()["sway"])} for _ in range(rng.randint(0, 3))]
+    waiting = [p for p in state.players if p not in state.tableaux] or list(state.players)
+    return {"player": rng.choice(waiting), "citizen": {"laurels": laurels, "blood": blood}, "sway": sway}
+
+
+def _tapped_card(state, rng):
+    """A card tapped in without a serial, the one a scan may claim (else any card)."""
+    tapped = [r["card"] for r in state.curia_revealed if r["serial"] is None]
+    return dict(rng.choice(tapped)) if tapped else _fate(rng)
+
+
+SPACES = tuple(range(1, 6))
+NOTE = Text()
+BY = Arg("by", NOTE, False, "what made it happen (the Issue or Citizen)",
+         sample=lambda s, rng: rng.choice(["Issue", "Brutus"]))
+REASON = Arg("reason", NOTE, doc="why the board is corrected", sample=lambda s, rng: "miscounted")
+PLAYER = Arg("player", Text(), False, "who plays it (the current player)", values=_players)
+
+COMMANDS = CommandTable("knives23", [
+    _cmd("tick_setup", Knives23Rules._do_tick_setup, R_SETUP,
+         Arg("step", Text(), doc="the setup step done (I to VII)", values=lambda s: SETUP_STEPS),
+         doc="one step of the setup checklist is done"),
+    _cmd("confirm_board", Knives23Rules._do_confirm_board, R_BLACK,
+         Arg("spaces", Int(None, None), False, "the Kalends track's spaces"),
+         Arg("black_spaces", Raw(), False, "its black spaces"),
+         Arg("dagger_start", Int(None, None), False, "where the Dagger starts"),
+         Arg("forum", Raw(), False, "the Forum's icons {spaces, extra}"),
+         doc="the table checks the Kalends and the Forum against its own board"),
+    _cmd("begin_play", Knives23Rules._do_begin_play, R_TURN, doc="the setup is done: the first turn starts"),
+    _cmd("move", Knives23Rules._do_move, R_MOVE,
+         Arg("location", Text(), doc="the new Location", values=lambda s: tuple(tables()["locations"])),
+         doc="the current player moves"),
+    _cmd("play_fate", Knives23Rules._do_play_fate, R_FORUM,
+         Arg("card", Raw(), False, "the faceup Fate card {\"knives\": n} or {\"doves\": n}",
+             sample=lambda s, rng: _fate(rng)),
+         Arg("facedown", Bool(), False, "played facedown", values=lambda s: (True,)),
+         Arg("effect", Bool(), False, "played by an Issue or a Citizen's ability", values=lambda s: (False, True)),
+         BY, PLAYER,
+         doc="a Fate card goes into the Forum"),
+    _cmd("discard_forum", Knives23Rules._do_discard_forum, R_FORUM,
+         Arg("space", Int(None, None), doc="the Forum space (1 to 5)", values=lambda s: SPACES),
+         BY, doc="an effect discards a Forum card"),
+    _cmd("servilia_swap", Knives23Rules._do_servilia_swap, R_SERVILIA,
+         Arg("spaces", List(Int(None, None)), doc="1 or 2 faceup Forum spaces",
+             sample=lambda s, rng: rng.sample(SPACES, rng.randint(1, 2))),
+         doc="Servilia swaps faceup Forum cards for facedown ones"),
+    _cmd("sabinus_dove", Knives23Rules._do_sabinus_dove, R_SABINUS,
+         Arg("space", Int(None, None), doc="the Forum space of the Knife card", values=lambda s: SPACES),
+         Arg("card", Raw(), False, "the faceup Dove card", sample=lambda s, rng: _fate(rng, ("doves",))),
+         Arg("facedown", Bool(), False, "played facedown", values=lambda s: (True,)),
+         PLAYER, doc="Sabinus plays a Dove onto a Knife card"),
+    _cmd("correct_forum", Knives23Rules._do_correct_forum, R_CORRECT,
+         Arg("spaces", Raw(), doc="all 5 spaces (null for an empty one)", sample=_forum_sample),
+         Arg("extra", Raw(), False, "the cards on top of the 5th space"),
+         REASON, doc="the Forum is set to what the table sees"),
+    _cmd("correct_dagger", Knives23Rules._do_correct_dagger, R_CORRECT,
+         Arg("space", Int(None, None), doc="the Dagger's space", values=lambda s: tuple(range(1, s.kalends.spaces + 1))),
+         REASON, doc="the Dagger is set to where the table sees it"),
+    _cmd("correct_curia", Knives23Rules._do_correct_curia, R_CORRECT,
+         Arg("count", Int(None, None), doc="the Curia's count", sample=lambda s, rng: rng.randint(0, 20)),
+         REASON, doc="the Curia's count is set to what the table counted"),
+    _cmd("call_exile", Knives23Rules._do_call_exile, R_FORUM,
+         Arg("target", Text(), doc="the Citizen to exile", values=_players),
+         Arg("caller", Text(), False, "who calls it (the current player)"),
+         doc="the current player calls a Vote to Exile"),
+    _cmd("start_exile_vote", Knives23Rules._do_start_exile_vote, R_FORUM,
+         doc="the bribe timer is over: the Vote to Exile opens"),
+    _cmd("sway", Knives23Rules._do_sway, "you may Sway any one colocated player",
+         Arg("target", Text(), doc="the Swayed Citizen", values=_players),
+         doc="the current player Sways someone"),
+    _cmd("next_step", Knives23Rules._do_next_step, R_DISCARD, doc="the current step is done"),
+    _cmd("place_issues", Knives23Rules._do_place_issues, R_TRIBUNE,
+         Arg("red", NOTE, doc="the red Issue's name", sample=lambda s, rng: rng.choice(["Bread", "Games"])),
+         Arg("grey", NOTE, doc="the grey Issue's name", sample=lambda s, rng: rng.choice(["Roads", "Walls"])),
+         doc="the Tribune places 2 Issues on the Voting board"),
+    _cmd("hold_issue_vote", Knives23Rules._do_hold_issue_vote, R_TRIA_TRIBUNE,
+         doc="the Tribune holds the Vote on the Issues placed last time (Tria Ludio)"),
+    _cmd("cast_ballot", Knives23Rules._do_cast_ballot, R_REVEAL, *ballot_args(_ballot_choices),
+         who=(SEAT, DEVICE, TABLE), seat_arg="voter", doc="one secret vote"),
+    _cmd("reveal_vote", Knives23Rules._do_reveal_vote, R_REVEAL, force_arg(),
+         doc="every vote is in: all reveal at once"),
+    _cmd("tie_break", Knives23Rules._do_tie_break, scoring.RULE_EXILE_TIE,
+         Arg("choice", Text(), doc="the Tribune's choice",
+             values=lambda s: (scoring.RED, scoring.GREY, scoring.EXILE, scoring.REMAIN)),
+         doc="the Tribune breaks a tied vote"),
+    _cmd("eyes_closed", Knives23Rules._do_eyes_closed, R_EYES,
+         Arg("group", Text(), doc="who opens their eyes (a listed group, or the Issue's words)",
+             values=lambda s: tuple(tables()["eyes_closed_groups"])),
+         doc="the Issue asks a group to open their eyes while the others close them"),
+    _cmd("eyes_open", Knives23Rules._do_eyes_open, R_EYES, doc="everyone opens their eyes"),
+    _cmd("issue_resolved", Knives23Rules._do_issue_resolved, R_ISSUE_RESOLVE,
+         Arg("kalends", Bool(), doc="the resolved Issue shows the Kalends icon", values=lambda s: (True, False)),
+         doc="the chosen Issue is resolved"),
+    _cmd("abilities_done", Knives23Rules._do_abilities_done, R_ABILITIES, doc="the end-of-game abilities are done"),
+    _cmd("curia_card", Knives23Rules._do_curia_card, R_CURIA,
+         Arg("card", Raw(), doc="the revealed Fate card", sample=lambda s, rng: _fate(rng)),
+         Arg("serial", Null(Text()), False, "the card's sticker serial (a phone or the camera)"),
+         who=(TABLE, DEVICE), doc="one Curia card is revealed"),
+    _cmd("curia_claim", Knives23Rules._do_curia_claim, R_CURIA,
+         Arg("card", Raw(), doc="the scanned Fate card", sample=_tapped_card),
+         Arg("serial", Text(), doc="its sticker serial", sample=lambda s, rng: f"s{rng.randint(1, 86)}"),
+         who=(DEVICE,), doc="a scan names the serial of a card already tapped in"),
+    _cmd("tableau", Knives23Rules._do_tableau, R_TABLEAU,
+         Arg("player", Text(), doc="whose tableau", values=_players),
+         Arg("citizen", Raw(), doc="the Citizen card {laurels, blood}"),
+         Arg("sway", Raw(), False, "the Sway cards"),
+         Arg("cicero", Raw(), False, "the Cicero Citizen's 2 Sway sets and the claimed one"),
+         doc="one player's tableau is revealed", sample=_tableau_sample),
+    _cmd("opportunist_play", Knives23Rules._do_opportunist_play, R_OPPORTUNISTS,
+         Arg("cards", Raw(), False, "the Fate cards the Opportunists play",
+             sample=lambda s, rng: [_fate(rng) for _ in range(rng.randint(0, 2))]),
+         doc="the Opportunists' play: the game's result"),
+])
+Knives23Rules.commands = COMMANDS

@@ -305,3 +305,13 @@ def final_result(tableaux: Sequence[Tableau], curia: Sequence[Mapping[str, int]]
             winners = [t.name for t in top if t.citizen[citizen_kind] == fewest]
     return {"total": total, "final_total": final_total, "caesar_dead": dead,
             "opportunists_win": opportunists_win, "winners": winners}
+
+
+def allegiances(tableaux: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each entered tableau's Allegiance and the size of its Blood value, for the table's view
+    (the tableaux screen shows them; it does not work them out itself)."""
+    out = {}
+    for name, entry in tableaux.items():
+        tab = tableau({"name": name, **entry})
+        out[name] = {"allegiance": tab.allegiance, "value": abs(tab.blood_value)}
+    return out

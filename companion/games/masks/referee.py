@@ -32,3 +32,10 @@ def vote(data: Mapping[str, Any]) -> dict:
 
 
 QUESTIONS = {"vote": vote}
+
+# A whole game from a list of commands, through the command table (docs/commands.md).
+from companion.core.commands import play_question  # noqa: E402
+
+from .rules import MasksRules  # noqa: E402
+
+QUESTIONS["play"] = play_question(MasksRules)

@@ -33,12 +33,16 @@ Readings where the rulebook is silent (each is shown to the table when it applie
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Mapping, Sequence
 
 from companion.core import votes
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
+                                     force_arg, PerPlayer, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import keyed, tr
-from companion.core.rules import GameRules, require
+from companion.core.rules import GameRules, Outcome, require
+from companion.core.schema import List, Null, Player, Text
 from companion.core.tally import PluralityAllTiedOut, TallyResult
 
 CENTER = votes.CENTER  # the Bystanders, as a vote option
@@ -382,11 +386,7 @@ class MasksRules(GameRules):
 
     # commands -------------------------------------------------------------------------
     def decide(self, state: MasksState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
-        kind, data = command.kind, command.data
-        handler = getattr(self, f"_do_{kind}", None)
-        if handler is None:
-            raise RuleError(f"unknown command {kind!r} in the mask game")
-        return handler(state, data or {})
+        return COMMANDS.dispatch(self, state, command)
 
     def _phase(self, state: MasksState, *phases: str, what: str) -> None:
         require(state.phase in phases,
@@ -427,6 +427,8 @@ class MasksRules(GameRules):
     def _do_cast_ballot(self, state, data):
         self._phase(state, VOTING, what="Casting a vote")
         vote = state.book.current
+        # (An undo of the vote's opening alone leaves the Voting phase with no vote open.)
+        require(vote is not None, "No vote is in progress: undo once more to end the Discussion again")
         # Read the ballot leniently first, so a refusal can quote this rulebook's words.
         lenient = replace(vote.spec, allow_self=True, allow_abstain=True)
         voter, choice = votes.normalise_ballot(lenient, data)
@@ -440,6 +442,7 @@ class MasksRules(GameRules):
 
     def _do_reveal_vote(self, state, data):
         self._phase(state, VOTING, what="Revealing the votes")
+        require(state.book.current is not None, "No vote is in progress")
         waiting = state.book.current.waiting
         require(not waiting, f"still waiting for {', '.join(waiting)}", RULE_NO_ABSTAIN)
         return votes.reveal(state.book, False)
@@ -518,6 +521,7 @@ class MasksRules(GameRules):
             if state.checked:
                 return self._judged(state, state.executioner_target)
             # A journal from before the check: the Executioner chose after the reveal.
+            assert state.identities is not None and state.ballots is not None  # revealed after the vote
             if executioner_to_choose(state.players, state.identities, state.ballots):
                 return replace(state, phase=EXECUTIONER)
             return self._judged(state, None)
@@ -528,6 +532,7 @@ class MasksRules(GameRules):
         return state  # an event kind this version does not know: nothing to fold
 
     def _judged(self, state: MasksState, target: str | None) -> MasksState:
+        assert state.identities is not None and state.ballots is not None  # judged after both
         verdict = judge(state.players, state.identities, state.center, state.royalist,
                         state.ballots, target)
         return replace(state, phase=OVER, verdict=verdict)
@@ -556,6 +561,7 @@ class MasksRules(GameRules):
         if state.phase in (EXECUTIONER, IDENTITIES_PHASE) and state.checked:
             v["executioner"] = state.executioner
         elif state.phase == EXECUTIONER:  # a journal from before the check
+            assert state.identities is not None and state.ballots is not None
             v["executioner"] = executioner_to_choose(state.players, state.identities, state.ballots)
         if state.verdict is not None:
             vd = state.verdict
@@ -570,20 +576,24 @@ class MasksRules(GameRules):
 
     def prompt(self, state: MasksState) -> str:
         if state.phase == EXECUTIONER_CHECK:
+            assert state.ballots is not None  # the vote was revealed
             top = top_players(state.players, state.ballots)
             return tr("masks.prompt.executioner_check_one" if len(top) == 1
                       else "masks.prompt.executioner_check", names=", ".join(top))
         if state.phase == EXECUTIONER:
-            return tr("masks.prompt.executioner", name=state.executioner or executioner_to_choose(
-                state.players, state.identities, state.ballots))
+            # known from the check, or (a journal from before the check) from the identities
+            name = state.executioner or executioner_to_choose(
+                state.players, state.identities or {}, state.ballots or {})
+            return tr("masks.prompt.executioner", name=name)
         if state.phase == IDENTITIES_PHASE and state.executioner_target is not None:
             return tr("masks.prompt.identities_after_choice", name=state.executioner,
                       target=state.executioner_target)
         if state.phase == OVER:
+            assert state.verdict is not None  # the game is judged
             return result_text(state.verdict)
         return tr(f"masks.prompt.{state.phase}")
 
-    def outcome(self, state: MasksState) -> Mapping[str, Any] | None:
+    def outcome(self, state: MasksState) -> Outcome | None:
         if state.verdict is None:
             return None
         return {"winners": list(state.verdict.winners), "summary": result_text(state.verdict)}
@@ -608,3 +618,73 @@ def result_text(verdict: Verdict) -> str:
                         target=verdict.executioner_target)
     winners = ", ".join(verdict.winners) or tr("masks.result.no_one")
     return out + " " + tr(f"masks.result.{verdict.result}", winners=winners)
+
+
+# --- the command table: what the table may ask of the round (companion.core.commands) --------
+
+RULE_HIDDEN = ("Everyone closes their eyes. The narrator will call on specific Identities to open "
+               "their eyes and perform the action detailed on their card.")
+RULE_DISCUSSION_END = "Once the 7 minutes are up, proceed immediately to the Voting Phase."
+
+
+_cmd = partial(command, passes="data")
+
+
+_players = players_of
+
+
+def _choices(state):
+    return state.players + (CENTER,)
+
+
+COMMANDS = CommandTable("masks", [
+    _cmd("start_hidden_phase", MasksRules._do_start_hidden_phase, RULE_HIDDEN,
+         doc="the deal is done: the narrator starts the Hidden Phase"),
+    _cmd("end_hidden_phase", MasksRules._do_end_hidden_phase, RULE_DISCUSSION,
+         doc="everyone opens their eyes: the Discussion's 7 minutes start"),
+    _cmd("use_vanguard", MasksRules._do_use_vanguard, RULE_VANGUARD,
+         Arg("player", Player(), values=_players, doc="who used the Mask of the Vanguard"),
+         doc="the Vanguard revealed a Bystander and will abstain"),
+    _cmd("end_discussion", MasksRules._do_end_discussion, RULE_DISCUSSION_END,
+         doc="the Discussion is over: the secret vote opens"),
+    _cmd("cast_ballot", MasksRules._do_cast_ballot, RULE_POINT, *ballot_args(_choices),
+         who=(SEAT, DEVICE, TABLE), seat_arg="voter", doc="one secret vote (it may be changed until the reveal)"),
+    _cmd("reveal_vote", MasksRules._do_reveal_vote, RULE_NO_ABSTAIN, force_arg(),
+         doc="every vote is in: reveal them at once"),
+    _cmd("executioner_check", MasksRules._do_executioner_check, RULE_EXECUTIONER,
+         Arg("player", Null(Player()), doc="the most-voted player who showed the Executioner, or null",
+             values=lambda s: (None,) + tuple(top_players(s.players, s.ballots or {}))),
+         doc="the most-voted players look at their own card"),
+    _cmd("executioner_chooses", MasksRules._do_executioner_chooses, RULE_EXECUTIONER,
+         Arg("target", Player(), values=_players, doc="who is eliminated instead"),
+         doc="the Executioner names another player"),
+    _cmd("enter_identities", MasksRules._do_enter_identities, RULE_REVEAL,
+         Arg("identities", PerPlayer(Text()), doc="each player's final Identity (one of the 8 cards)",
+),
+         Arg("center", List(Text()), doc="the 3 Bystanders' Identities",
+),
+         Arg("royalist", Null(Player()), False, "the tapped Royalist, or null",
+             values=lambda s: (None,) + s.players),
+         doc="every Identity is turned over and entered", sample=lambda s, rng: _deal(s, rng)),
+])
+MasksRules.commands = COMMANDS
+
+
+def _deal(state, rng) -> dict:
+    """A deal consistent with what the table has already seen (for random play and listing):
+    whoever showed the Executioner holds it; if nobody did, no most-voted player holds it."""
+    others = [c for c in IDENTITIES if c != "Executioner"]
+    rng.shuffle(others)
+    top = top_players(state.players, state.ballots) if state.ballots is not None else ()
+    if state.executioner is not None:
+        holder = state.executioner
+    else:
+        spots = [p for p in state.players if not (state.checked and p in top)] + [CENTER]
+        holder = rng.choice(spots)
+    ids, rest = {}, iter(others)
+    for p in state.players:
+        ids[p] = "Executioner" if p == holder else next(rest)
+    center = list(rest)
+    if holder == CENTER:
+        center.insert(rng.randrange(BYSTANDERS), "Executioner")
+    return {"identities": ids, "center": center}

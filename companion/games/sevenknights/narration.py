@@ -49,13 +49,14 @@ def cues(before: SevenKnightsState, after: SevenKnightsState) -> list[tuple[str,
             out.append(("recommendation", {}))
         elif ph == "order_question":
             # The votes were in secret; the table sees them together on "Go!".
-            how = tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by, "how_most"))
+            how = tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by or "", "how_most"))
             out += [("shared:ready_set_go", {}), ("captain", {"captain": rnd.captain, "how": how})]
         elif ph == "captain_reveal":
             out.append(("captain_tile", {}))
         elif ph == "formation":
             out.append(("formation", {"tile": rnd.captain_tile}))
         elif ph in ("cleanup", "game_over"):
+            assert rnd.result is not None  # the round is scored
             if rnd.result.why == "captain_witch":
                 out.append(("captain_witch", {}))
             else:

@@ -118,3 +118,10 @@ def score(data: dict) -> dict:
 
 
 QUESTIONS = {"captain": captain, "setup": setup, "round": round_result, "score": score}
+
+# A whole game from a list of commands, through the command table (docs/commands.md).
+from companion.core.commands import play_question  # noqa: E402
+
+from .rules import SevenKnightsRules  # noqa: E402
+
+QUESTIONS["play"] = play_question(SevenKnightsRules)

@@ -14,14 +14,19 @@ flags a next First player the revealed tiles rule out.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from functools import partial
+from typing import Any, Mapping, get_args
 
 from companion.core import votes
+from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
+                                     force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import keyed, tr
-from companion.core.rules import GameRules
+from companion.core.rules import GameRules, Outcome
+from companion.core.schema import Bool, Either, Int, Null, Player, Text
 from companion.core.tally import CaptainRule
 
+from .phases import Phase
 from .setup import MODES, SET_ASIDE, WITCH, Mode, round_points
 
 # The rulebook's sentences that the refusals quote.
@@ -51,8 +56,7 @@ R_TORIKO_NO_WITCH = "TORIKO cannot recommend Witch Myrmamius."
 # CaptainRule.decided_by -> the catalogue key that explains it to the table.
 TIE_HOW = {"did not recommend themself": "how_humble", "farthest clockwise from the First player": "how_farthest"}
 
-PHASES = ("search", "questions", "recommendation", "order_question", "captain_reveal",
-          "formation", "cleanup", "game_over")
+PHASES: tuple[Phase, ...] = get_args(Phase)
 
 # Question templates: the rulebook's "Example Questions". Those marked "about the target" ask
 # the target about their own number; "other" names a third tile the question is about.
@@ -116,7 +120,7 @@ class SevenKnightsState:
     players: tuple[str, ...]
     mode: str
     round: Round
-    phase: str = "search"
+    phase: Phase = "search"
     search: int = 1               # the Search pass in progress (1-based)
     turn: int = 0                 # index into the clockwise order from the First player
     totals: tuple[int, ...] = ()
@@ -198,6 +202,7 @@ def toriko_of(arrows, witch_place: str | None, players) -> tuple[str, ...]:
 def round_result(state: SevenKnightsState, witch_place: str | None, in_order: bool | None,
                  captain_witch: bool = False) -> Result:
     """Who won the round and what each player scores (see setup.POINTS for the reading)."""
+    assert state.round.captain is not None  # scored after the Order Phase
     return score_round(state.players, state.rules_mode, state.round.number, state.round.captain,
                        state.round.arrows, witch_place, in_order, captain_witch)
 
@@ -289,7 +294,7 @@ def round_flags(players, mode: Mode, rnd: "Round") -> tuple[Flag, ...]:
     if rnd.result is None:
         return ()
     flags = list(recommendation_flags(dict(rnd.recommended), rnd.result.witch, rnd.result.toriko))
-    if rnd.next_first is not None:
+    if rnd.next_first is not None and rnd.captain is not None:
         f = next_first_flag(players, mode, rnd.captain, rnd.captain_tile, rnd.result.witch, rnd.next_first)
         if f:
             flags.append(f)
@@ -330,18 +335,7 @@ class SevenKnightsRules(GameRules):
 
     # -- decide -------------------------------------------------------------------------------
     def decide(self, state: SevenKnightsState, command: Command):
-        d = command.data if isinstance(command.data, Mapping) else {}
-        kind = command.kind
-        handler = {
-            "look": self._look, "ask_question": self._ask,
-            "open_recommendation": self._open_recommendation,
-            "cast_ballot": self._cast, "reveal_vote": self._reveal_vote,
-            "reveal_captain_tile": self._reveal_captain_tile, "enter_result": self._enter_result,
-            "start_next_round": self._next_round,
-        }.get(kind)
-        if handler is None:
-            raise BadInput(f"unknown command {kind!r} for Seven Knights Bewitched")
-        return handler(state, d, command.source)
+        return COMMANDS.dispatch(self, state, command)
 
     def _phase(self, state, *phases, rule=None):
         if state.phase not in phases:
@@ -500,10 +494,12 @@ class SevenKnightsRules(GameRules):
             book = votes.apply_vote_event(state.book, event)
             state = replace(state, book=book)
             if k == "vote_revealed":
-                tally = choose_captain(state.players, rnd.first, book.last().choices())
+                last = book.last()
+                assert last is not None  # the vote just revealed
+                tally = choose_captain(state.players, rnd.first, last.choices())
                 rnd = replace(rnd, captain=tally.winner, counts=tuple(sorted(tally.counts.items())),
                               tie=tally.tie, decided_by=tally.decided_by,
-                              recommended=tuple((p, c) for p, c in book.last().choices().items()
+                              recommended=tuple((p, c) for p, c in last.choices().items()
                                                 if c is not None))
                 state = replace(state, round=rnd, phase="order_question")
             return state
@@ -565,7 +561,7 @@ class SevenKnightsRules(GameRules):
             "arrows": [{"looker": a.looker, "at": a.at, "search": a.search} for a in rnd.arrows],
             "questions": [question_view(q) for q in rnd.questions],
             "captain": rnd.captain, "tie": rnd.tie, "decided_by": rnd.decided_by,
-            "captain_how": tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by, "how_most")) if rnd.captain else None,
+            "captain_how": tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by or "", "how_most")) if rnd.captain else None,
             "recommendations": dict(rnd.counts),
             "captain_tile": rnd.captain_tile,
             "result": result_view(rnd.result),
@@ -582,6 +578,7 @@ class SevenKnightsRules(GameRules):
             "vote_history": [votes.table_view(x) for x in state.book.history],
         }
         if state.phase == "search":
+            assert turn_player is not None  # the Search Phase has a player to move
             v["look_options"] = list(look_targets(state, turn_player))
         if state.phase in ("questions", "order_question"):
             v["ask_options"] = [p for p in state.players if p != turn_player]
@@ -614,7 +611,7 @@ class SevenKnightsRules(GameRules):
             return tr("sevenknights.prompt.cleanup")
         return tr("sevenknights.prompt.game_over", winners=", ".join(winners(state)) or tr("sevenknights.nobody"))
 
-    def outcome(self, state: SevenKnightsState):
+    def outcome(self, state: SevenKnightsState) -> Outcome | None:
         if state.phase != "game_over":
             return None
         w = winners(state)
@@ -691,3 +688,56 @@ def setup_steps(mode: Mode, n: int) -> list[str]:
             steps.append(tr("sevenknights.setup.set_aside", aside=mode.set_aside(n)))
     steps.append(tr("sevenknights.setup.check"))
     return steps
+
+
+# -- the command table (companion.core.commands) ------------------------------------------------
+
+_cmd = partial(command, passes="source")
+
+
+_players = players_of
+
+
+def _look_at(state):
+    if state.phase != "search":
+        return state.players
+    return look_targets(state, state.order[state.turn])
+
+
+KNIGHTS = tuple(range(1, 8))
+
+COMMANDS = CommandTable("sevenknights", [
+    _cmd("look", SevenKnightsRules._look, R_SEARCH,
+         Arg("at", Text(), doc="the player (or center tile) whose tile is looked at", values=_look_at),
+         Arg("looker", Text(), False, "who looks (the player whose turn it is)"),
+         doc="the player whose turn it is looks at one tile"),
+    _cmd("ask_question", SevenKnightsRules._ask, R_QUESTION,
+         Arg("target", Player(), doc="the player asked", values=_players),
+         Arg("template", Text(choices=TEMPLATES), False, "the kind of question (default free)", values=lambda s: TEMPLATES),
+         Arg("n", Int(1, 7), False, "the Knight number the question names", values=lambda s: KNIGHTS),
+         Arg("other", Player(), False, "the other player the question names", values=_players),
+         Arg("text", Text(), False, "a free question's words",
+             sample=lambda s, rng: rng.choice(["Is your number larger than mine?", "Did you see the Witch?"])),
+         Arg("answer", Text(choices=("yes", "no")), doc="the answer given", values=lambda s: ("yes", "no")),
+         Arg("asker", Text(), False, "who asks (the player whose turn it is, or the Captain)"),
+         doc="a yes/no question and its answer"),
+    _cmd("open_recommendation", SevenKnightsRules._open_recommendation, R_RECOMMEND,
+         doc="the secret recommendation of the Captain opens"),
+    _cmd("cast_ballot", SevenKnightsRules._cast, R_RECOMMEND, *ballot_args(_players),
+         who=(SEAT, DEVICE, TABLE), seat_arg="voter", doc="one player's secret recommendation"),
+    _cmd("reveal_vote", SevenKnightsRules._reveal_vote, R_RECOMMEND, force_arg(),
+         doc="every token is placed: reveal them at once"),
+    _cmd("reveal_captain_tile", SevenKnightsRules._reveal_captain_tile, R_CAPTAIN_REVEAL,
+         Arg("tile", Either((Int(1, 7), Text(choices=(WITCH,))), f"a Knight number 1 to 7 or {WITCH!r}"),
+             doc="the Captain's own tile", values=lambda s: KNIGHTS + (WITCH,)),
+         doc="the Captain turns over their own tile"),
+    _cmd("enter_result", SevenKnightsRules._enter_result, R_CAPTAIN_REVEAL,
+         Arg("in_order", Bool(), doc="the Knights lined up in order", values=lambda s: (True, False)),
+         Arg("witch", Null(Text()), False, "where Witch Myrmamius was (null: not in play)",
+             values=lambda s: (None,) + witch_places(s)),
+         doc="the formation is revealed: the round's result"),
+    _cmd("start_next_round", SevenKnightsRules._next_round, R_NEXT_FIRST,
+         Arg("first", Player(), doc="the next First player", values=_players),
+         doc="the next round starts with its First player"),
+])
+SevenKnightsRules.commands = COMMANDS

@@ -4,7 +4,7 @@ Servants on the board, the tribute and the Triumvirate, the majorities, the Pres
 the winner. The secret vote and its reveal are the shell's shared screens."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
@@ -13,8 +13,10 @@ from companion.core.narration import Mark, WaitFor
 from companion.core.timers import Countdown
 from companion.games.cicero import CiceroRules
 from companion.games.cicero import narration
+from companion.games.cicero.phases import Phase
+from companion.games.cicero.seats import youngest_tie_break
 
-SCREENS = {
+SCREENS: dict[Phase, str] = {
     "draft": "start", "first_princeps": "start",
     "automatii": "election", "automatii_actions": "election", "election": "election", "debate": "election",
     "ballot": "election", "election_tie": "election",
@@ -28,26 +30,23 @@ SCREEN_NAMES = ("start", "election", "board", "tribute", "majorities", "prestige
 PHASE_TOPIC = "cicero.phase"  # narration about the phase the table is in
 
 class CiceroUI(GameUI):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(game_id="cicero", rules=CiceroRules(), title="game.cicero", blurb="cicero.blurb",
                          seat_fields=[OptionField("age", "cicero.ui.age", "int", 30, minimum=0, maximum=120)],
                          options=[OptionField("economy", "cicero.option.economy", "bool", False,
                                               help="cicero.option.economy_help")])
-        self._last = None
+        self._last: Any = None   # the game's state after the last batch of events
         self.debate: Countdown | None = None
-        self._debate_key = None
+        self._debate_key: tuple | None = None
 
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
         seats = table.get("seats") or {}
-        setup = {"players": list(table["players"]), "colours": list(table.get("colours") or []),
-                 "ages": {p: seats.get(p, {}).get("age") for p in table["players"]},
-                 "options": {"economy": bool(options.get("economy", False))}}
-        # Ages tied for the youngest: the table's first player starts the draft if among them.
-        ages = {p: a for p, a in setup["ages"].items() if isinstance(a, int)}
-        if ages:
-            tied = [p for p in table["players"] if ages.get(p) == min(ages.values())]
-            if len(tied) > 1:
-                setup["youngest"] = table.get("first") if table.get("first") in tied else tied[0]
+        ages = {p: seats.get(p, {}).get("age") for p in table["players"]}
+        setup: dict[str, Any] = {"players": list(table["players"]), "colours": list(table.get("colours") or []),
+                                 "ages": ages, "options": {"economy": bool(options.get("economy", False))}}
+        youngest = youngest_tie_break(table["players"], ages, table.get("first"))
+        if youngest is not None:
+            setup["youngest"] = youngest
         return setup
 
     def build_screens(self, app) -> list:
@@ -59,7 +58,7 @@ class CiceroUI(GameUI):
         return [m.make(app) for m in (start, election, board, tribute, majorities, prestige)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
-        return "cicero." + SCREENS.get(view.get("phase"), "start")
+        return "cicero." + SCREENS.get(cast(Phase, view.get("phase")), "start")  # the state's phase
 
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         before, after = self._last, app.session.state
@@ -95,10 +94,9 @@ class CiceroUI(GameUI):
                 self.debate = app.journaled_countdown("cicero.debate", key[1], view["election"]["debate_seconds"],
                                                       (60, 10))
             self.debate.poll()
-            try:
-                app.screen("cicero.election").show_time(self.debate.remaining())
-            except Exception:  # the screen is not built: nothing to show the time on
-                pass
+            screen = app.built_screen("cicero.election")
+            if screen is not None:  # not built: nothing to show the time on
+                screen.show_time(self.debate.remaining())
         elif self.debate is not None:
             self.debate, self._debate_key = None, None
 
@@ -123,4 +121,4 @@ class CiceroUI(GameUI):
         return tr("cicero.ui.reveal_automatii", to=result["automatii_to"], totals=totals)
 
 
-UI = CiceroUI()
+UI = CiceroUI  # the app makes one per game attached (load_ui)

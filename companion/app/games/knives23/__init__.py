@@ -4,33 +4,34 @@ the tableaux and the winner. Votes go through the shell's pass-and-play vote and
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
-from companion.core.events import Event
+from companion.core.events import Command, Event
 from companion.core.rules import NOTES
 from companion.core.timers import Countdown
 from companion.games.knives23 import cues as k23cues
+from companion.games.knives23.flow import EyesClosedIssue
+from companion.games.knives23.phases import Phase
 from companion.games.knives23.rules import Knives23Rules
 from companion.games.knives23.tables import tables
 
-PHASE_SCREEN = {"setup": "checklist", "turn": "board", "exile_called": "board", "issue_vote": "board",
+PHASE_SCREEN: dict[Phase, str] = {"setup": "checklist", "turn": "board", "exile_called": "board", "issue_vote": "board",
                 "exile_vote": "board", "issue_tie": "decision", "exile_tie": "decision",
                 "issue_resolve": "issue", "eyes_closed": "issue", "end_abilities": "curia",
                 "curia_reveal": "curia", "tableaux": "tableaux", "opportunists": "tableaux",
                 "over": "result"}
 CURIA_SAID = "curia_total_said"  # the mark after the last Curia total is spoken
-EYES_STEP = "eyes_step_"  # the eyes-closed script's marks: eyes_step_1 ... eyes_step_5
 SCREENS = ("checklist", "board", "decision", "issue", "curia", "tableaux", "result", "effects", "correct")
 # The panels the table opens by hand, and the phases in which they stay open.
-PANELS = {"effects": ("turn", "issue_resolve"),
+PANELS: dict[str, tuple[Phase, ...]] = {"effects": ("turn", "issue_resolve"),
           "correct": ("turn", "exile_called", "issue_resolve", "end_abilities", "curia_reveal", "tableaux")}
 
 
 class Knives23UI(GameUI):
-    def __init__(self):
+    def __init__(self) -> None:
         k = tables()["kalends"]
         super().__init__(
             game_id="knives23", rules=Knives23Rules(), title="knives23.title", blurb="knives23.blurb",
@@ -52,10 +53,10 @@ class Knives23UI(GameUI):
                             maximum=20, help="knives23.option.dagger_start_help"),
             ])
         self.bribe: Countdown | None = None
-        self._bribe_key = None
-        self._eyes_key = None
-        self._last = None   # (game id, events folded, state): the state after the last batch
-        self.panel = None   # "effects" or "correct" while the table has that panel open
+        self._bribe_key: tuple | None = None
+        self.eyes = EyesClosedIssue()
+        self._last: tuple | None = None   # (game id, events folded, state): the state after the last batch
+        self.panel: str | None = None   # "effects" or "correct" while the table has that panel open
         self._narrator = None
 
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
@@ -77,7 +78,8 @@ class Knives23UI(GameUI):
     def build_screens(self, app) -> list:
         from companion.app.games.knives23 import (board, checklist, correct, curia, decision, effects, issue,
                                                   result, tableaux)
-        self.bribe, self._bribe_key, self._eyes_key, self._last, self.panel = None, None, None, None, None
+        self.bribe, self._bribe_key, self._last, self.panel = None, None, None, None
+        self.eyes = EyesClosedIssue()
         return [m.make(app) for m in (checklist, board, decision, issue, curia, tableaux, result, effects, correct)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
@@ -90,7 +92,8 @@ class Knives23UI(GameUI):
         if self.panel and view.get("phase") in PANELS[self.panel]:
             return "knives23." + self.panel
         self.panel = None   # the game moved on (a vote, the end): the panel closes by itself
-        return "knives23." + PHASE_SCREEN.get(view.get("phase"), "board")
+        phase = cast(Phase, view.get("phase"))  # the view's phase is the state's (rules.view)
+        return "knives23." + PHASE_SCREEN.get(phase, "board")
 
     def open_panel(self, app, name: str) -> None:
         """The Forum's card effects or the corrections, over the screen of play."""
@@ -124,7 +127,7 @@ class Knives23UI(GameUI):
             after = rules.evolve(state, ev) if ev.kind not in ("game_started",) else state
             for name, ctx in k23cues.cues(state, ev, after):
                 if name == "eyes_closed":
-                    self._eyes_key = (session.game_id, ev.seq)
+                    self.eyes.started(session.game_id, ev.seq)
                 app.narrator.enqueue_script(k23cues.load(name), ctx,
                                             still_true=_still_true(app, name, ctx))
             state = after
@@ -133,11 +136,8 @@ class Knives23UI(GameUI):
 
     def _refresh(self, app) -> None:
         for name in SCREENS:
-            try:
-                screen = app.screen(f"knives23.{name}")
-            except Exception:  # not built (no game attached)
-                continue
-            if app.sm.current == screen.name:
+            screen = app.built_screen(f"knives23.{name}")
+            if screen is not None and app.sm.current == screen.name:
                 screen.refresh()
 
     # the bribe timer (Quid Pro Quo) and the end of an eyes-closed Issue -----------------------
@@ -155,36 +155,26 @@ class Knives23UI(GameUI):
                 # journaled: a resumed game shows the bribe's time as it was
                 self.bribe = app.journaled_countdown("knives23.bribe", key[1], view["exile"]["bribe_seconds"], (10,))
             self.bribe.poll()
-            try:
-                app.screen("knives23.board").update_timer(self.bribe.remaining())
-            except Exception:  # the board is not built: nothing to show the time on
-                pass
+            board = app.built_screen("knives23.board")
+            if board is not None:  # not built: nothing to show the time on
+                board.update_timer(self.bribe.remaining())
         elif self.bribe is not None and phase != "exile_called":
             self.bribe, self._bribe_key = None, None
-        if phase == "eyes_closed":
-            last = next((e for e in reversed(session.events) if e.kind == "eyes_closed"), None)
-            key = (session.game_id, last.seq if last else None)
-            if self._eyes_key != key:  # a resumed game: the eyes-closed Issue goes on
-                self._eyes_key = key
-                ctx = k23cues.eyes_closed_context(view["eyes_closed"])
-                script = k23cues.load("eyes_closed")
-                # from the step the journal says it reached, not from "everyone, close your eyes"
-                reached = app.narration_progress.step(session.game_id, _eyes_script(key[1]))
-                if reached:
-                    script = script.from_mark(f"{EYES_STEP}{reached}")
-                app.narrator.cancel()
-                app.narrator.enqueue_script(script, ctx)
-            elif not app.narrator.busy:
-                # "finally, for everyone to reopen their eyes": the script is over
-                Clock.schedule_once(lambda dt: _eyes_open(app), 0)
+        # "finally, for everyone to reopen their eyes": the game says when the script is over;
+        # a resumed game's script goes on from the step the journal kept
+        command = self.eyes.tick(session.game_id, phase, session.events, app.narrator,
+                                 app.narration_progress)
+        if command is not None:
+            Clock.schedule_once(lambda dt: _eyes_open(app, command), 0)
 
     def on_narration_mark(self, app, name: str) -> None:
         """The eyes-closed narration reached a step: kept in the journal as it goes, so a
         narration cut short (the app killed) resumes there."""
-        if name.startswith(EYES_STEP) and app.session is not None and self._eyes_key \
-                and self._eyes_key[0] == app.session.game_id:
-            app.narration_progress.record(app.session.game_id, _eyes_script(self._eyes_key[1]),
-                                          int(name[len(EYES_STEP):]))
+        if app.session is None:
+            return
+        reached = self.eyes.step_reached(app.session.game_id, name)
+        if reached is not None:
+            app.narration_progress.record(app.session.game_id, *reached)
 
     def bribe_remaining(self) -> float | None:
         return self.bribe.remaining() if self.bribe is not None else None
@@ -220,14 +210,9 @@ def _actions(session) -> int:
     return sum(1 for e in session.events if e.kind not in NOTES)
 
 
-def _eyes_script(seq) -> str:
-    """The name the journal keeps an eyes-closed narration's step under: one per Issue."""
-    return f"knives23.eyes_closed.{seq}"
+def _eyes_open(app, command: Command) -> None:
+    if (app.view or {}).get("phase") == "eyes_closed":  # not ended another way meanwhile
+        app.send_command(command)
 
 
-def _eyes_open(app) -> None:
-    if (app.view or {}).get("phase") == "eyes_closed":
-        app.send("eyes_open")
-
-
-UI = Knives23UI()
+UI = Knives23UI  # the app makes one per game attached (load_ui)

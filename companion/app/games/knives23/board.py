@@ -95,15 +95,15 @@ class Knives23BoardScreen(Screen):
         step = turn["step"]
         if step == "move":
             self.action_cols = 3
+            allowed = self.app.legal("move", "location")
             for loc in tables()["locations"]:
                 self._button(tr(f"knives23.location.{loc}"), lambda loc=loc: send("move", location=loc),
-                             disabled=loc == turn["location"])
+                             disabled=loc not in allowed)
             return
         if self.mode == "exile_target":
             self.action_cols = 3
-            for p in view["players"]:
-                if p != turn["player"]:
-                    self._button(p, lambda p=p: self._exile(p))
+            for p in self.app.legal("call_exile", "target"):
+                self._button(p, lambda p=p: self._exile(p))
             self._button(tr("knives23.ui.cancel"), self._cancel_mode)
             return
         if step == "action" and turn["location"] == "forum":
@@ -116,14 +116,12 @@ class Knives23BoardScreen(Screen):
                                  disabled=turn["fate_played"] >= tables()["fate_per_forum_action"])
                 b.background_color, b.color = bg, fg
             exile = self._button(tr("knives23.ui.call_exile"), self._choose_target,
-                                 disabled=turn["exile_called"] or not view["kalends"]["exile_allowed"])
+                                 disabled=not self.app.legal("call_exile", "target"))
             exile.background_color = theme.DANGER
         elif step in ("action", "sway") and (step == "sway" or turn["location"] == "gardens"):
             self.action_cols = 3
-            here = turn["location"]
-            for p in view["players"]:
-                if p != turn["player"] and (step == "action" or view["locations"][p] == here):
-                    self._button(tr("knives23.ui.sway", player=p), lambda p=p: send("sway", target=p))
+            for p in self.app.legal("sway", "target"):
+                self._button(tr("knives23.ui.sway", player=p), lambda p=p: send("sway", target=p))
         elif step == "issue":
             self._issue_actions(view, turn)
             return

@@ -40,7 +40,7 @@ class Knives23ResultScreen(Screen):
         for name in view["players"]:
             t = view["end"]["tableaux"][name]
             mark = tr("knives23.ui.winner_mark") if name in r["winners"] else ""
-            rows.add_widget(Factory.K23Line(text=tableau_line(name, t) + mark))
+            rows.add_widget(Factory.K23Line(text=tableau_line(name, t, view["end"]["allegiances"][name]) + mark))
 
 
 def make(app):

@@ -37,16 +37,15 @@ def set_line(citizen: dict, sets: list, claim: int) -> str:
     return " · ".join(parts)
 
 
-def tableau_line(name: str, t: dict) -> str:
-    tab = scoring.tableau({"name": name, **t})
+def tableau_line(name: str, t: dict, allegiance: dict) -> str:
+    """One entered tableau, with the Allegiance the rules worked out (the view's "allegiances")."""
     c = t["citizen"]
     citizen = " + ".join(tr(f"knives23.ui.sway_{k}", n=c[k]) for k in ("laurels", "blood") if c.get(k))
     sway = ", ".join(sway_text(s) for s in t["sway"]) or "\u2014"
     if t.get("cicero"):
         sway = set_line(c, t["cicero"]["sets"], t["cicero"]["claim"] - 1)
-    value = abs(tab.blood_value)
     return tr("knives23.ui.tableau_line", name=name, citizen=citizen, sway=sway,
-              allegiance=tr(f"knives23.allegiance.{tab.allegiance}"), value=value)
+              allegiance=tr(f"knives23.allegiance.{allegiance['allegiance']}"), value=allegiance["value"])
 
 
 class Knives23TableauxScreen(Screen):
@@ -75,13 +74,14 @@ class Knives23TableauxScreen(Screen):
         end = view["end"]
         total = end["running_total"]
         self.headline = tr("knives23.ui.curia_verdict", total=total,
-                           fate=tr("knives23.caesar_dead" if scoring.caesar_dead(total) else "knives23.caesar_lives"))
+                           fate=tr("knives23.caesar_dead" if end["caesar_dead"] else "knives23.caesar_lives"))
         self.prompt = view["prompt"]
         entered = self.ids.entered
         entered.clear_widgets()
         for name in view["players"]:
             if name in end["tableaux"]:
-                entered.add_widget(Factory.K23Line(text=tableau_line(name, end["tableaux"][name]), font_size="21sp"))
+                line = tableau_line(name, end["tableaux"][name], end["allegiances"][name])
+                entered.add_widget(Factory.K23Line(text=line, font_size="21sp"))
         box = self.ids.entry
         box.clear_widgets()
         if phase == "tableaux":

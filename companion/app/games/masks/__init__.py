@@ -29,7 +29,7 @@ PHASE_SCREEN = {"deal": "deal", "hidden": "hidden", "discussion": "discussion",
 
 
 class MasksUI(GameUI):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(
             game_id="masks", rules=MasksRules(), title="masks.title", blurb="masks.blurb",
             options=[OptionField("discussion_minutes", "masks.option.discussion_minutes", "int",
@@ -51,7 +51,7 @@ class MasksUI(GameUI):
         return [m.make(app) for m in (deal, hidden, discussion, identities, executioner, result)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
-        return "masks." + PHASE_SCREEN.get(view.get("phase"), "deal")
+        return "masks." + PHASE_SCREEN.get(view.get("phase") or "", "deal")
 
     # narration and timer ---------------------------------------------------------------
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
@@ -98,7 +98,7 @@ class MasksUI(GameUI):
         if app.settings.masking_loop:
             try:
                 narrator.start_background()
-            except Exception:  # no sound device: the narration goes on with captions
+            except OSError:  # the masking sound cannot be written (full disk): narration goes on
                 pass
         game = app.session.game_id if app.session else None
         self.hidden.start(from_step=app.narration_progress.step(game, "masks.hidden"))
@@ -143,6 +143,7 @@ class MasksUI(GameUI):
             started = app.live_event("discussion_started")
             total = float(view.get("discussion_seconds", DISCUSSION_SECONDS))
             self._start_countdown(app, total, started.seq if started else 0)
+        assert self.countdown is not None  # started just above, or running
         self.countdown.poll()
         # The clock on screen follows the engine tick, whatever the frame rate.
         if app.sm.current == "masks.discussion":
@@ -155,11 +156,9 @@ def _minutes(seconds: int) -> float:
 
 
 def _refresh(app, screen_name: str) -> None:
-    try:
-        screen = app.screen(screen_name)
-    except Exception:  # the screen is not built (no game attached): nothing to refresh
-        return
-    screen.refresh()
+    screen = app.built_screen(screen_name)
+    if screen is not None:  # not built (no game attached): nothing to refresh
+        screen.refresh()
 
 
 def hidden_step_texts() -> dict[int, list[str]]:
@@ -170,4 +169,4 @@ def hidden_step_texts() -> dict[int, list[str]]:
     return out
 
 
-UI = MasksUI()
+UI = MasksUI  # the app makes one per game attached (load_ui)

@@ -44,20 +44,20 @@ class MasksDiscussionScreen(Screen):
         box.add_widget(Factory.MasksMaskRule(text=tr("masks.mask.used_rule")))
 
     def _countdown(self):
-        from companion.app.games.masks import UI
-        return UI.countdown
+        from companion.app.games.masks import MasksUI
+        ui = self.app.game_ui  # the Masks game attached; None or another game's once the table left it
+        return ui.countdown if isinstance(ui, MasksUI) else None
 
     def refresh(self):
         view = self.app.view or {}
         self.vanguard = view.get("vanguard") or ""
         row = self.ids.vanguard_row
         row.clear_widgets()
-        if not self.vanguard:
-            for name in view.get("players", []):
-                b = Factory.MasksVanguardButton(text=name)
-                b.player = name
-                b.bind(on_hold=lambda btn: self.app.send("use_vanguard", player=btn.player))
-                row.add_widget(b)
+        for name in self.app.legal("use_vanguard", "player"):  # none once the Mask was used
+            b = Factory.MasksVanguardButton(text=name)
+            b.player = name
+            b.bind(on_hold=lambda btn: self.app.send("use_vanguard", player=btn.player))
+            row.add_widget(b)
         self.update_clock()
 
     def update_clock(self):

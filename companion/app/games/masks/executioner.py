@@ -28,7 +28,7 @@ class MasksExecutionerScreen(GameScreen):
         box.clear_widgets()
         if view.get("phase") == "executioner_check":
             self.hint = tr("masks.check.hold")
-            for name in view.get("top_players", []):
+            for name in [p for p in self.app.legal("executioner_check", "player") if p is not None]:
                 b = Factory.MasksTargetButton(text=tr("masks.check.shown", name=name))
                 b.player = name
                 b.bind(on_hold=lambda btn: self.shown(btn.player))
@@ -39,9 +39,7 @@ class MasksExecutionerScreen(GameScreen):
             box.add_widget(b)
             return
         self.hint = tr("masks.executioner.hold")
-        for name in view.get("players", []):
-            if name == self.executioner:
-                continue
+        for name in self.app.legal("executioner_chooses", "target"):
             b = Factory.MasksTargetButton(text=name)
             b.player = name
             b.bind(on_hold=lambda btn: self.choose(btn.player))

@@ -33,8 +33,9 @@ class MasksHiddenScreen(Screen):
         self.refresh()
 
     def _phase(self):
-        from companion.app.games.masks import UI
-        return UI.hidden
+        from companion.app.games.masks import MasksUI
+        ui = self.app.game_ui  # the Masks game attached; None or another game's once the table left it
+        return ui.hidden if isinstance(ui, MasksUI) else None
 
     def refresh(self):
         from companion.app.games.masks import hidden_step_texts
@@ -47,8 +48,7 @@ class MasksHiddenScreen(Screen):
         self.pace = narrator.pace if narrator else 1.0
 
     def start(self):
-        from companion.app.games.masks import UI
-        UI.start_hidden_phase(self.app)
+        self.app.game_ui.start_hidden_phase(self.app)
 
     def repeat(self):
         phase = self._phase()

@@ -6,12 +6,15 @@ reveal are the shell's shared screens), captain (Order Phase), score (Cleanup an
 """
 from __future__ import annotations
 
+from typing import Any
+
 from companion.app.gameui import GameUI, OptionField
 from companion.core.narration import Mark, WaitFor
 from companion.games.sevenknights import SevenKnightsRules
 from companion.games.sevenknights.narration import cues, script, start_cues
+from companion.games.sevenknights.phases import Phase
 
-SCREENS = {
+SCREENS: dict[Phase, str] = {
     "search": "search", "questions": "questions", "order_question": "captain",
     "recommendation": "recommend", "captain_reveal": "captain", "formation": "captain",
     "cleanup": "score", "game_over": "score",
@@ -20,6 +23,15 @@ SCREENS = {
 PHASE_TOPIC = "sevenknights.phase"  # narration about the phase the table is in
 
 class SevenKnightsUI(GameUI):
+    def __init__(self) -> None:
+        super().__init__(
+            game_id="sevenknights", rules=SevenKnightsRules(), title="game.sevenknights",
+            blurb="sevenknights.blurb",
+            options=[OptionField("mode", "sevenknights.option.mode", kind="choice", default="basic",
+                                 choices=("basic", "groping", "advanced", "unity"),
+                                 help="sevenknights.option.mode_help")])
+        self._last: Any = None
+
     def make_setup(self, table, options):
         return {"players": list(table["players"]), "first": table["first"],
                 "colours": list(table.get("colours") or []), "mode": options.get("mode", "basic")}
@@ -35,7 +47,7 @@ class SevenKnightsUI(GameUI):
         return "sevenknights." + SCREENS.get(view.get("phase"), "search")
 
     def on_events(self, app, events, view):
-        before, after = getattr(self, "_last", None), app.session.state
+        before, after = self._last, app.session.state
         self._last = after
         # An undo walks back: narrating the phase we return to would repeat old lines.
         if before is None or any(e.kind == "undo" for e in events) or app.narrator is None:
@@ -52,9 +64,4 @@ class SevenKnightsUI(GameUI):
             app.narrator.enqueue_script(s, context, topic=None if whole else PHASE_TOPIC)
 
 
-UI = SevenKnightsUI(
-    game_id="sevenknights", rules=SevenKnightsRules(), title="game.sevenknights",
-    blurb="sevenknights.blurb",
-    options=[OptionField("mode", "sevenknights.option.mode", kind="choice", default="basic",
-                         choices=("basic", "groping", "advanced", "unity"), help="sevenknights.option.mode_help")],
-)
+UI = SevenKnightsUI  # the app makes one per game attached (load_ui)

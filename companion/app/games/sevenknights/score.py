@@ -33,7 +33,7 @@ class ScoreScreen(SKScreen):
             row = Factory.SKScoreRow(player=p, won=p in winners, seat_colour=self.seat_colour(p))
             row.set_cells([str(pts.get(p, 0)) for pts in rounds] + [str(v["totals"][p])])
             box.add_widget(row)
-        firsts = [p for p in v["players"] if p != result.get("witch")] if v["phase"] == "cleanup" else []
+        firsts = list(self.app.legal("start_next_round", "first"))  # the rules say who may be next
         self.fill(self.ids.firsts, firsts, lambda p: player_button(self, p, on_press=self.next_first))
         past = v.get("past_rounds", []) + [{"round": v["round"], "captain": v.get("captain"), "result": result}]
         lines = [tr("sevenknights.ui.round_summary", round=r["round"], captain=r["captain"], result=r["result"]["text"])

@@ -1,0 +1,20 @@
+"""The type check is part of the test command: mypy (configured in pyproject.toml, [tool.mypy])
+over companion/, hardware/ and vision/ must report no error."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_mypy_finds_no_error():
+    # No skip when mypy is missing: it is in the test extras (bash scripts/setup.sh test).
+    done = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "Success: no issues found" in done.stdout

@@ -133,7 +133,7 @@ def _show(rules, before, events, label: str, narrator, clock, say):
     view = rules.view(state, "table")
     say(f"{label} {_table_line(view)}")
     if view.get("prompt"):
-        say(f"    screen: {view['prompt']}")
+        say(f"    screen: {i18n.text_of(view['prompt'])}")
     if view.get("vote") is None and view["vote_history"] and events and any(e.kind == "vote_revealed" for e in events):
         last = view["vote_history"][-1]
         say(f"    revealed at once: {last['counts']} — " + ", ".join(f"{v}: {c}" for v, c in last["ballots"].items()))
@@ -178,7 +178,7 @@ def _summary(rules, state, narrator, clock, audio, out: Path) -> int:
     (out / "transcript.txt").write_text(narrator.transcript(), encoding="utf-8")
     outcome = rules.outcome(state)
     winners, summary = (outcome["winners"], outcome["summary"]) if outcome else ([], "")
-    print(f"winners: {', '.join(winners) or 'none yet'} — {summary}")
+    print(f"winners: {', '.join(winners) or 'none yet'} — {i18n.text_of(summary)}")
     print(f"narration: {wav} ({len(narrator.history)} lines, {clock.now():.0f} s of table time)")
     print(f"transcript: {out / 'transcript.txt'}")
     return 0

@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None, stderr=None) ->
             except UnicodeDecodeError as exc:
                 raise BadInput(f"input is not UTF-8 text (byte {exc.start})") from None
         i18n.set_language(args.lang)
-        answer = ask(args.game, args.question, parse(raw))
+        answer = i18n.texts(ask(args.game, args.question, parse(raw)))  # messages said in --lang
         text = json.dumps(answer, ensure_ascii=False)
     except (BadInput, RuleError) as exc:
         print(f"error: {_one_line(i18n.error_text(exc))}", file=stderr)

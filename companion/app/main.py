@@ -671,7 +671,8 @@ class CompanionApp(App):
         return events
 
     def _publish(self, events, force_screen=False):
-        self.view = dict(self.session.view("table"))
+        # the rules' view holds messages as keys and values; the screens get them said now
+        self.view = i18n.texts(dict(self.session.view("table")))
         self.can_undo = self.session.can_undo()
         self.state_version += 1
         if self.game_ui is not None and events:

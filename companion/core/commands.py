@@ -338,7 +338,7 @@ def play(rules: Any, data: Mapping[str, Any]) -> dict:
             except RuleError as exc:
                 raise RuleError(f"commands[{i}] ({name}): {exc.args[0]}", exc.rule) from None
             except BadInput as exc:
-                raise BadInput(f"commands[{i}] ({name}): {exc}") from None
+                raise BadInput(f"commands[{i}] ({name}): {exc.args[0]}", exc.rule) from None
         return {"view": session.view(TABLE), "outcome": rules.outcome(session.state),
                 "events": len(session.events),
                 "legal": [entry.to_dict() for entry in legal_commands(rules, session.state)]}

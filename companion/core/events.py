@@ -37,12 +37,26 @@ def _message(message) -> tuple[str, str | None, dict]:
     return str(message), None, {}
 
 
-class BadInput(ValueError):
-    """Malformed input (a file, a frame, a request, a JSON). The message is one line."""
+def with_rule(text: str, rule: str | None, lang: str = "en") -> str:
+    """``text`` followed by the rulebook's words it quotes (English, as the rulebooks are), the
+    words around the quote from the catalogue in ``lang``."""
+    if not rule:
+        return text
+    from . import i18n  # i18n imports this module
+    return i18n.text_of(i18n.keyed("rule.quoted", text=text, rule=rule), lang)
 
-    def __init__(self, message: str | Mapping):
+
+class BadInput(ValueError):
+    """Malformed input (a file, a frame, a request, a JSON). The message is one line; ``rule``
+    quotes the rulebook when a rule sets the limit (a player count)."""
+
+    def __init__(self, message: str | Mapping, rule: str | None = None):
         text, self.key, self.values = _message(message)
         super().__init__(" ".join(text.split()))
+        self.rule = rule
+
+    def __str__(self) -> str:
+        return with_rule(self.args[0], self.rule) if self.args else ""
 
 
 class RuleError(Exception):
@@ -55,8 +69,7 @@ class RuleError(Exception):
         self.rule = rule
 
     def __str__(self) -> str:  # one line, with the rule's words when we have them
-        base = self.args[0]
-        return f"{base} (rule: \"{self.rule}\")" if self.rule else base
+        return with_rule(self.args[0], self.rule)
 
 
 class NeedsTieBreak(RuleError):

@@ -22,7 +22,7 @@ from typing import Any
 
 from babel.messages.pofile import PoFileError, read_po
 
-from .events import BadInput
+from .events import BadInput, with_rule
 
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 _catalogues: dict[str, "Catalogue"] = {}
@@ -150,19 +150,44 @@ def keyed(key: str, **values: Any) -> dict:
     return {"key": key, "values": values}
 
 
+def joined(parts: Any, sep: str = " ") -> dict:
+    """Messages said one after the other (``sep`` between them): still data, translated when
+    shown. Empty parts are left out."""
+    return {"join": [p for p in parts if p], "sep": sep}
+
+
+def is_message(value: Any) -> bool:
+    """Is ``value`` a message as data (``keyed`` or ``joined``), not a plain dict of a view?"""
+    return isinstance(value, dict) and (set(value) == {"key", "values"} or set(value) == {"join", "sep"})
+
+
+def texts(value: Any, lang: str | None = None) -> Any:
+    """A view (or any JSON-like value) with every message in it said in the current language
+    (or ``lang``): what a screen shows, worked out when it is shown."""
+    if is_message(value):
+        return text_of(value, lang)
+    if isinstance(value, dict):
+        return {k: texts(v, lang) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [texts(v, lang) for v in value]
+    return value
+
+
 def text_of(message: Any, lang: str | None = None) -> str:
     """A message in the current language (or ``lang``): a ``keyed`` dict, or a typed error or
     outcome that carries ``key`` and ``values``; a plain string (typed by a person, or recorded
     by an older version) as it is; anything else as its ``str`` (English, for logs and the
     referee). A value that is itself keyed is translated too."""
     lang = lang or _language
+    if isinstance(message, dict) and "join" in message:
+        return str(message.get("sep", " ")).join(t for t in (text_of(p, lang) for p in message["join"]) if t)
     if isinstance(message, dict) and "key" in message:
         key, values = message["key"], message.get("values") or {}
     else:
         key, values = getattr(message, "key", None), getattr(message, "values", None) or {}
     if not (isinstance(key, str) and has(key)):
         return message if isinstance(message, str) else str(message)
-    values = {k: text_of(v, lang) if isinstance(v, dict) else v for k, v in values.items()}
+    values = {k: text_of(v, lang) if is_message(v) else v for k, v in values.items()}
     if isinstance(_cat("en").get(key), tuple):
         return _ntr(lang, key, values.pop("n"), values)
     return _tr(lang, key, values)
@@ -173,7 +198,7 @@ def error_text(exc: BaseException) -> str:
     the rulebook's words it quotes (the rulebooks are English)."""
     rule = getattr(exc, "rule", None)
     text = text_of(exc) if getattr(exc, "key", None) else (exc.args[0] if exc.args else str(exc))
-    return f"{text} (rule: \"{rule}\")" if rule else str(text)  # as str(exc) has it in English
+    return with_rule(str(text), rule, _language)
 
 
 def _cat(lang: str) -> Catalogue:

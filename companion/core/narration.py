@@ -107,7 +107,8 @@ class Script:
     def resolve(self, context: dict | None = None, rng: random.Random | None = None) -> list:
         """The steps with placeholders filled and random pauses drawn (validated up front,
         so a missing value fails before anything is queued)."""
-        context = dict(context or {})
+        # a value that is a message as data (i18n.keyed) is said in the language spoken now
+        context = {k: i18n.text_of(v) if i18n.is_message(v) else v for k, v in (context or {}).items()}
         for step in self.steps:
             if isinstance(step, Say):
                 for name in sorted(_fields(step.line_id) | _fields(step.text)):

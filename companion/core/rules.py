@@ -22,7 +22,7 @@ class Outcome(TypedDict):
     """How a game ended, as the journal records it (``Journal.finish``)."""
 
     winners: list[str]
-    summary: str
+    summary: Any  # a message as data (i18n.keyed), said in the language of whoever shows it
 
 
 class GameRules:

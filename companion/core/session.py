@@ -118,12 +118,12 @@ class GameSession:
                 state = fold_step(self.rules, state, ev)
         # The game's end (or its undoing) goes in the same transaction as the events deciding it:
         # a kill in between can no longer leave a finished game "playing".
-        with i18n.speaking("en"):  # the games table's summary is a log line: English, whatever the table speaks
-            outcome = self.rules.outcome(state)
+        outcome = self.rules.outcome(state)
         status = self.journal.game(self.game_id).status
         finish = reopen = None
         if outcome is not None and status == "playing":
-            finish = (outcome.get("winners", []), outcome.get("summary", ""))
+            # the games table's summary is a log line: English, whatever the table speaks
+            finish = (outcome.get("winners", []), i18n.text_of(outcome.get("summary", ""), "en"))
         elif outcome is None and status == "finished":  # the winning action was undone
             reopen = True
         new = self.journal.append(self.game_id, items, finish=finish, reopen=bool(reopen))
@@ -181,6 +181,6 @@ def repair(journal: Journal, rules_of: Callable[[str], GameRules] = rules_for) -
             log.warning("game %s not repaired: %s", record.id, exc)
             continue
         if outcome is not None:
-            journal.finish(record.id, outcome.get("winners", []), outcome.get("summary", ""))
+            journal.finish(record.id, outcome.get("winners", []), i18n.text_of(outcome.get("summary", ""), "en"))
             notes.append(f"game {record.id} ({record.game}) had finished: marked finished")
     return notes

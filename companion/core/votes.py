@@ -133,7 +133,7 @@ class VoteBook:
 
 def open_vote(book: VoteBook, spec: VoteSpec) -> list[tuple[str, dict]]:
     if book.current is not None:
-        raise RuleError(f"A vote is already in progress ({i18n.text_of(book.current.spec.question) or book.current.spec.vote_id})")
+        raise RuleError(i18n.keyed("vote.error.in_progress", question=book.current.spec.question or book.current.spec.vote_id))
     if book.find(spec.vote_id) is not None:
         raise RuleError(f"Vote {spec.vote_id} was already held")
     return [("vote_opened", spec.to_dict())]
@@ -226,7 +226,7 @@ def table_view(vote: VoteState | None) -> dict | None:
     if vote is None:
         return None
     view = {
-        "vote_id": vote.spec.vote_id, "kind": vote.spec.kind, "question": i18n.text_of(vote.spec.question),
+        "vote_id": vote.spec.vote_id, "kind": vote.spec.kind, "question": vote.spec.question,
         "options": list(vote.spec.options), "voters": list(vote.spec.voters),
         "allow_self": vote.spec.allow_self, "allow_abstain": vote.spec.allow_abstain,
         "weights": dict(vote.spec.weights) if vote.spec.weights else None,

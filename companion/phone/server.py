@@ -490,7 +490,8 @@ class PhoneServer:
         options = [{"option": i, "label": option_words(o)} for i, o in enumerate(vote["options"])
                    if vote.get("allow_self", True) or o != phone.seat]
         weights = vote.get("weights") or {}
-        return {"vote_id": vote["vote_id"], "question": vote.get("question", ""),
+        from companion.core import i18n  # the question may be a message as data (i18n.keyed)
+        return {"vote_id": vote["vote_id"], "question": i18n.text_of(vote.get("question", "")),
                 "options": options, "abstain": bool(vote.get("allow_abstain")),
                 "weight": weights.get(phone.seat), "voted": phone.seat in vote.get("voted", ())}
 

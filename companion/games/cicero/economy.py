@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from companion.core.events import BadInput, RuleError
-from companion.core.i18n import keyed, tr
+from companion.core.i18n import keyed
 
 from .tables import CASTES
 
@@ -55,7 +55,7 @@ def change(eco: Mapping[str, Any], players, data: Mapping[str, Any]) -> dict:
         raise BadInput(keyed("cicero.err.unknown_caste", name=repr(caste), castes=", ".join(CASTES)))
     before = current(eco, player, item, caste)
     after = before + delta
-    who = player or tr("cicero.word.the_map")
+    who = player or keyed("cicero.word.the_map")
     if after < 0:
         raise RuleError(keyed("cicero.err.economy_below_zero", who=who, what=label(item, caste), n=before))
     if item == "influence" and after > INFLUENCE_MAX:
@@ -80,12 +80,12 @@ def apply(eco: Mapping[str, Any], d: Mapping[str, Any]) -> dict:
     return out
 
 
-def label(item: str, caste: str | None = None) -> str:
-    return caste if item == "influence" and caste else tr(f"cicero.economy.{item}")
+def label(item: str, caste: str | None = None) -> dict | str:
+    return caste if item == "influence" and caste else keyed(f"cicero.economy.{item}")
 
 
-def warnings(eco: Mapping[str, Any]) -> list[str]:
+def warnings(eco: Mapping[str, Any]) -> list[dict]:
     """"If the limit of your cenacle decreases during the game, you may be forced to discard one or
     more of your Senators": a cenacle above its limit is shown, not refused."""
-    return [tr("cicero.economy.over_limit", player=p, n=f["cenacle"] - f["cenacle_limit"])
+    return [keyed("cicero.economy.over_limit", player=p, n=f["cenacle"] - f["cenacle_limit"])
             for p, f in eco["families"].items() if f["cenacle"] > f["cenacle_limit"]]

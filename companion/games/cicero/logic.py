@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from companion.core.events import BadInput, NeedsTieBreak, RuleError
-from companion.core.i18n import keyed, tr
+from companion.core.i18n import keyed
 from companion.core.tally import WeightedPlurality
 
 from .tables import (AUTOMATII, AUTOMATII_VOTES, CASTES, GUILD_PP, GUILDS, PRIMUS_PP, ROUNDS, SECUNDUS_PP, SERVANTS,
@@ -44,20 +44,20 @@ R_SECOND_TRIBUTE = ("Otherwise, the players must complete the payment of their t
                     "of the 2 Castes indicated, or by losing 10 PP.")
 
 
-def and_list(names: Sequence[str]) -> str:
-    """"A, B and C" (the catalogue's word for "and")."""
+def and_list(names: Sequence[str]) -> dict | str:
+    """"A, B and C" (the catalogue's words, said when shown)."""
     names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + tr("cicero.word.and") + names[-1]
+    return names[0] if len(names) == 1 else keyed("cicero.word.and_list", names=", ".join(names[:-1]), last=names[-1])
 
 
-def whole(value: Any, what: str, low: int = 0) -> int:
+def whole(value: Any, what: Any, low: int = 0) -> int:
     """A whole number from ``low`` (bools are not numbers here)."""
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
         raise BadInput(keyed("cicero.err.not_whole", what=what, low=low, value=repr(value)))
     return value
 
 
-def signed(value: Any, what: str) -> int:
+def signed(value: Any, what: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise BadInput(keyed("cicero.err.not_integer", what=what, value=repr(value)))
     return value
@@ -71,13 +71,13 @@ def check_players(names: Any) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         raise BadInput(keyed("cicero.err.players_twice"))
     if not 2 <= len(names) <= 5:
-        raise BadInput(tr("cicero.err.player_count", n=len(names)) + f' (rule: "{R_PLAYERS}")')
+        raise BadInput(keyed("cicero.err.player_count", n=len(names)), R_PLAYERS)
     if AUTOMATII in names:
         raise BadInput(keyed("cicero.err.automatii_name", name=AUTOMATII))
     return names
 
 
-def known(name: Any, players: Sequence[str], what: str) -> str:
+def known(name: Any, players: Sequence[str], what: Any) -> str:
     if name not in players:
         raise BadInput(keyed("cicero.err.unknown_name", what=what, name=repr(name), players=", ".join(players)))
     return name
@@ -95,14 +95,14 @@ def check_guild(name: Any) -> str:
     return name
 
 
-def numbers_for(players: Sequence[str], values: Any, what: str, *, all_needed: bool = True) -> dict[str, int]:
+def numbers_for(players: Sequence[str], values: Any, what: Any, *, all_needed: bool = True) -> dict[str, int]:
     """``{player: whole number >= 0}``: every name known; every player present when needed."""
     if not isinstance(values, Mapping):
         raise BadInput(keyed("cicero.err.numbers_shape", what=what))
     out = {}
     for name, n in values.items():
         known(name, players, what)
-        out[name] = whole(n, f"{what} of {name}")
+        out[name] = whole(n, keyed("cicero.word.of_player", what=what, player=name))
     if all_needed:
         missing = [p for p in players if p not in out]
         if missing:
@@ -258,7 +258,7 @@ def automatii_placement(castes: Sequence[str]) -> AutomatiiPlacement:
 # -- majorities ---------------------------------------------------------------------------------
 
 def _ranked_winner(scores: Mapping[str, int], order: Sequence[str], princeps: str, choice: str | None,
-                   message_key: str, what: str, rule: str, field_name: str) -> str | None:
+                   message_key: str, what: Any, rule: str, field_name: str) -> str | None:
     """The player with the most (at least 1); a tie is the Princeps' to break. The NeedsTieBreak
     raised names in ``field`` the command field that carries the Princeps' choice."""
     contenders = {p: n for p, n in scores.items() if n > 0}
@@ -381,17 +381,17 @@ def space_effect(space: str) -> tuple[str, dict]:
     return ("first" if n == "1" else "second"), {"caste": kind, "zone": ZONES[kind]}
 
 
-def space_effect_text(space: str, placer: str | None = None) -> dict[str, str]:
+def space_effect_text(space: str, placer: str | None = None) -> dict[str, dict]:
     kind, params = space_effect(space)
-    return {"placer": tr(f"cicero.effect.{kind}.placer", player=placer or tr("cicero.effect.you"), **params),
-            "others": tr(f"cicero.effect.{kind}.others", **params)}
+    return {"placer": keyed(f"cicero.effect.{kind}.placer", player=placer or keyed("cicero.effect.you"), **params),
+            "others": keyed(f"cicero.effect.{kind}.others", **params)}
 
 
-def space_kind_texts() -> list[dict[str, str]]:
+def space_kind_texts() -> list[dict[str, dict]]:
     """The three kinds of space (Senate, first, second) in general words, for a legend."""
-    params = {"player": tr("cicero.effect.you"), "pile": tr("cicero.effect.any_pile"),
-              "caste": tr("cicero.effect.zone_caste"), "zone": ""}
-    return [{"placer": tr(f"cicero.effect.{k}.placer", **params), "others": tr(f"cicero.effect.{k}.others", **params)}
+    params = {"player": keyed("cicero.effect.you"), "pile": keyed("cicero.effect.any_pile"),
+              "caste": keyed("cicero.effect.zone_caste"), "zone": ""}
+    return [{"placer": keyed(f"cicero.effect.{k}.placer", **params), "others": keyed(f"cicero.effect.{k}.others", **params)}
             for k in ("senate", "first", "second")]
 
 

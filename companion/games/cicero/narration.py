@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.core.i18n import ntr, tr
+from companion.core.i18n import keyed
 from companion.core.narration import Script, load_script, shared_script
 
 from .logic import and_list, space_effect_text
@@ -30,10 +30,10 @@ def script(name: str) -> Script:
     return load_script(str(SCRIPTS / f"{name}.txt"))
 
 
-def _duration(seconds: int) -> str:
+def _duration(seconds: int) -> dict:
     if seconds % 60 == 0:
-        return ntr("cicero.say.minutes", seconds // 60)
-    return ntr("cicero.say.seconds", seconds)
+        return keyed("cicero.say.minutes", n=seconds // 60)
+    return keyed("cicero.say.seconds", n=seconds)
 
 
 def context(state) -> dict:
@@ -67,7 +67,7 @@ def cues(before, after, events) -> list[tuple[Script, dict]]:
                 out.append(("automatii_doubled", {}))
         elif kind == "servant_placed":
             # The others act at once too: say what the space gives them.
-            out.append(("servant_placed", {"placed": tr("cicero.say.placed", player=d["player"]),
+            out.append(("servant_placed", {"placed": keyed("cicero.say.placed", player=d["player"]),
                                            "others": space_effect_text(d["space"], d["player"])["others"]}))
         elif kind == "debate_started":
             out.append(("debate", {}))

@@ -17,7 +17,7 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, Numbers, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
-from companion.core.i18n import keyed, tr
+from companion.core.i18n import keyed
 from companion.core.rules import GameRules, Outcome, require
 from companion.core.schema import Bool, Int, List, Null, Text
 
@@ -164,7 +164,7 @@ class CiceroRules(GameRules):
         if not isinstance(setup, Mapping):
             raise BadInput(keyed("cicero.err.setup_shape"))
         players = check_players(setup.get("players"))
-        ages = numbers_for(players, setup.get("ages"), tr("cicero.word.age"))
+        ages = numbers_for(players, setup.get("ages"), keyed("cicero.word.age"))
         young = min(ages.values())
         youngest = [p for p in players if ages[p] == young]
         if len(youngest) > 1:
@@ -194,18 +194,18 @@ class CiceroRules(GameRules):
         self._phase(state, "draft")
         player, cards = state.drafting()
         if "player" in d:
-            known(d["player"], state.players, tr("cicero.word.player"))
+            known(d["player"], state.players, keyed("cicero.word.player"))
             require(d["player"] == player, keyed("cicero.err.not_draft_turn", player=d["player"], turn=player), R_DRAFT)
         events = [("senators_drafted", {"player": player, "cards": cards})]
         return events
 
     def _cmd_first_princeps(self, state, d, command):
         self._phase(state, "first_princeps")
-        senate = numbers_for(state.players, d.get("votes"), tr("cicero.word.senate_votes"))
-        oratores = numbers_for(state.players, d.get("oratores"), tr("cicero.word.oratores_votes"))
+        senate = numbers_for(state.players, d.get("votes"), keyed("cicero.word.senate_votes"))
+        oratores = numbers_for(state.players, d.get("oratores"), keyed("cicero.word.oratores_votes"))
         oldest = d.get("oldest")
         if oldest is not None:
-            known(oldest, state.players, tr("cicero.word.oldest"))
+            known(oldest, state.players, keyed("cicero.word.oldest"))
         result = logic.first_princeps(state.players, senate, oratores, state.ages, oldest)
         # One event per command, so one undo takes back one table action; it also starts round 1.
         return [("first_princeps_elected", {"princeps": result.princeps, "decided_by": result.decided_by,
@@ -225,14 +225,14 @@ class CiceroRules(GameRules):
 
     def _cmd_senate_votes(self, state, d, command):
         self._phase(state, "election", "debate")
-        entered = numbers_for(state.players, d.get("votes"), tr("cicero.word.senate_votes"), all_needed=False)
+        entered = numbers_for(state.players, d.get("votes"), keyed("cicero.word.senate_votes"), all_needed=False)
         require(bool(entered), keyed("cicero.err.no_numbers"), logic.R_ELECTION)
         return [("senate_votes_announced", {"round": state.round, "votes": entered})]
 
     def _cmd_start_debate(self, state, d, command):
         self._phase(state, "election", "debate")
         self._all_announced(state)
-        seconds = whole(d.get("seconds"), tr("cicero.word.debate_seconds"), 1)
+        seconds = whole(d.get("seconds"), keyed("cicero.word.debate_seconds"), 1)
         return [("debate_started", {"seconds": seconds})]
 
     def _all_announced(self, state):
@@ -295,7 +295,7 @@ class CiceroRules(GameRules):
     def _cmd_tie_break(self, state, d, command):
         self._phase(state, "election_tie")
         choice = d.get("choice")
-        known(choice, state.players, tr("cicero.word.tie_choice"))
+        known(choice, state.players, keyed("cicero.word.tie_choice"))
         result = self._elect(state, state.book.last().choices(), choice)
         return [("princeps_chosen", self._elected(state, result, by_tie_break=True)[1])]
 
@@ -314,7 +314,7 @@ class CiceroRules(GameRules):
         self._phase(state, "servants")
         turn = state.next_to_place()
         player = d.get("player", turn)
-        known(player, state.players, tr("cicero.word.player"))
+        known(player, state.players, keyed("cicero.word.player"))
         require(player == turn, keyed("cicero.err.not_your_turn", player=player, turn=turn), R_PLACE_ORDER)
         space = d.get("space")
         if space not in SPACES:
@@ -325,7 +325,7 @@ class CiceroRules(GameRules):
 
     def _cmd_pay_tribute(self, state, d, command):
         self._phase(state, "tribute", "second_tribute")
-        player = known(d.get("player"), state.players, tr("cicero.word.player"))
+        player = known(d.get("player"), state.players, keyed("cicero.word.player"))
         how = d.get("how")
         if how not in TRIBUTE_WAYS:
             raise BadInput(keyed("cicero.err.tribute_way", how=repr(how), ways=", ".join(TRIBUTE_WAYS)))
@@ -353,10 +353,10 @@ class CiceroRules(GameRules):
         check_caste(caste)
         require(caste == state.count_next(), keyed("cicero.err.count_order", name=caste, next=state.count_next()),
                 R_MAJORITIES)
-        counted = numbers_for(state.players, d.get("votes"), tr("cicero.word.caste_votes", caste=caste))
+        counted = numbers_for(state.players, d.get("votes"), keyed("cicero.word.caste_votes", caste=caste))
         for key in ("primus", "secundus"):
             if d.get(key) is not None:
-                known(d[key], state.players, tr(f"cicero.word.{key}_choice"))
+                known(d[key], state.players, keyed(f"cicero.word.{key}_choice"))
         held = tuple(state.caste_cards.get(caste, (None, None)))
         result = logic.caste_majority(state.players, counted, state.princeps, held, d.get("primus"),
                                       d.get("secundus"), caste)
@@ -373,9 +373,9 @@ class CiceroRules(GameRules):
         check_guild(guild)
         require(guild == state.count_next(), keyed("cicero.err.count_order", name=guild, next=state.count_next()),
                 R_MAJORITIES)
-        counted = numbers_for(state.players, d.get("symbols"), tr("cicero.word.guild_symbols", guild=guild))
+        counted = numbers_for(state.players, d.get("symbols"), keyed("cicero.word.guild_symbols", guild=guild))
         if d.get("choice") is not None:
-            known(d["choice"], state.players, tr("cicero.word.tie_choice"))
+            known(d["choice"], state.players, keyed("cicero.word.tie_choice"))
         held = state.guild_cards.get(guild)
         holder, taken = logic.guild_majority(state.players, counted, state.princeps, held, d.get("choice"), guild)
         return [("guild_counted", {"guild": guild, "symbols": counted, "holder": holder, "taken": taken,
@@ -392,7 +392,7 @@ class CiceroRules(GameRules):
 
     def _cmd_score_prestige(self, state, d, command):
         self._phase(state, "prestige")
-        senators = numbers_for(state.players, d.get("senators", {}), tr("cicero.word.senator_pp"), all_needed=False)
+        senators = numbers_for(state.players, d.get("senators", {}), keyed("cicero.word.senator_pp"), all_needed=False)
         cards = card_points(state)
         data = {"round": state.round, "cards": cards, "senators": {p: senators.get(p, 0) for p in state.players},
                 "last": state.round == state.rounds}
@@ -404,8 +404,8 @@ class CiceroRules(GameRules):
 
     def _cmd_adjust_prestige(self, state, d, command):
         require(state.round >= 1, keyed("cicero.err.not_started"), R_ROUND)
-        player = known(d.get("player"), state.players, tr("cicero.word.player"))
-        delta = signed(d.get("delta"), tr("cicero.word.prestige_change"))
+        player = known(d.get("player"), state.players, keyed("cicero.word.player"))
+        delta = signed(d.get("delta"), keyed("cicero.word.prestige_change"))
         require(delta != 0, keyed("cicero.err.zero_change"))
         note = d.get("note", "")
         if not isinstance(note, str):
@@ -555,7 +555,7 @@ class CiceroRules(GameRules):
             return None
         final = ", ".join(f"{p} {state.prestige[p]}" for p in state.players)
         return {"winners": list(state.winners),
-                "summary": tr("cicero.summary", winners=" & ".join(state.winners), final=final)}
+                "summary": keyed("cicero.summary", winners=" & ".join(state.winners), final=final)}
 
     # -- views --------------------------------------------------------------------------------
     def view(self, state: CiceroState, viewer: str) -> dict:
@@ -574,11 +574,11 @@ def card_points(state: CiceroState) -> dict[str, dict[str, int]]:
     return logic.card_points(state.players, state.caste_cards, state.guild_cards, state.guild_use)
 
 
-def space_name(space: str) -> str:
+def space_name(space: str) -> dict:
     caste = space_caste(space)
     if caste is None:
-        return tr("cicero.space.senate", n=space.rpartition("_")[2])
-    return tr(f"cicero.space.zone_{space.rpartition('_')[2]}", zone=ZONES[caste], caste=caste)
+        return keyed("cicero.space.senate", n=space.rpartition("_")[2])
+    return keyed(f"cicero.space.zone_{space.rpartition('_')[2]}", zone=ZONES[caste], caste=caste)
 
 
 # -- the command table (companion.core.commands) ------------------------------------------------

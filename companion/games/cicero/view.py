@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.core import votes
-from companion.core.i18n import tr
+from companion.core.i18n import joined, keyed
 from companion.core.rules import NARRATOR, TABLE
 
 from . import economy, logic
@@ -20,7 +20,7 @@ def table_view(s: CiceroState, viewer: str) -> dict:
     view: dict[str, Any] = {
         "game": "cicero",
         "phase": s.phase,
-        "phase_name": tr(f"cicero.phase.{s.phase}"),
+        "phase_name": keyed(f"cicero.phase.{s.phase}"),
         "prompt": prompt(s),
         "round": s.round,
         "rounds": s.rounds,
@@ -62,7 +62,7 @@ def table_view(s: CiceroState, viewer: str) -> dict:
     view["last_effect"] = (logic.space_effect_text(s.placements[-1][1], s.placements[-1][0])
                            if s.placements else None)
     view["space_kinds"] = logic.space_kind_texts()
-    view["setup_checklist"] = [tr(f"cicero.setup.{k}", **params) for k, params in logic.setup_checklist(len(s.players))]
+    view["setup_checklist"] = [keyed(f"cicero.setup.{k}", **params) for k, params in logic.setup_checklist(len(s.players))]
     # Counts the table entered last, carried to the next count so only a change needs a tap.
     view["carried"] = {k: dict(v) for k, v in s.carried.items()}
     view["economy"] = _jsonable(s.economy) if s.economy is not None else None
@@ -112,70 +112,66 @@ def checklist(s: CiceroState) -> list[dict]:
             status = "now"
         else:
             status = "done" if i < at else "now" if i == at else "todo"
-        out.append({"key": key, "text": tr(f"cicero.check.{key}"), "short": tr(f"cicero.check_short.{key}"),
+        out.append({"key": key, "text": keyed(f"cicero.check.{key}"), "short": keyed(f"cicero.check_short.{key}"),
                     "status": status})
     return out
 
 
-def prompt(s: CiceroState) -> str:
+def prompt(s: CiceroState) -> dict | str:
     p = s.phase
     if p == "draft":
         drafting = s.drafting()
         assert drafting is not None  # the draft goes on
         player, cards = drafting
         if s.draft_step == 0:
-            return tr("cicero.prompt.draft_first", player=player, pack=2 * len(s.players))
+            return keyed("cicero.prompt.draft_first", player=player, pack=2 * len(s.players))
         key = "cicero.prompt.draft_two" if cards == 2 else "cicero.prompt.draft_one"
-        return tr(key, player=player)
+        return keyed(key, player=player)
     if p == "first_princeps":
-        return tr("cicero.prompt.first_princeps")
+        return keyed("cicero.prompt.first_princeps")
     if p == "automatii":
-        return tr("cicero.prompt.automatii", round=s.round)
+        return keyed("cicero.prompt.automatii", round=s.round)
     if p == "automatii_actions":
         a = s.automatii
         assert a is not None  # placed this round
         zones = ", ".join(ZONES[sp.rpartition("_")[0]] for sp in a["spaces"])
-        text = tr("cicero.prompt.automatii_actions", zones=zones)
-        if a["doubled"]:
-            text += " " + tr("cicero.prompt.automatii_doubled", zone=ZONES[a["doubled"]])
-        return text
+        return joined([keyed("cicero.prompt.automatii_actions", zones=zones),
+                       keyed("cicero.prompt.automatii_doubled", zone=ZONES[a["doubled"]]) if a["doubled"] else None])
     if p == "election":
         missing = [x for x in s.players if x not in s.votes_this_round()]
         if missing:
-            return tr("cicero.prompt.election_announce", round=s.round, names=", ".join(missing))
-        return tr("cicero.prompt.election_debate")
+            return keyed("cicero.prompt.election_announce", round=s.round, names=", ".join(missing))
+        return keyed("cicero.prompt.election_debate")
     if p == "debate":
-        return tr("cicero.prompt.debate", minutes=_minutes(s.debate_seconds))
+        return keyed("cicero.prompt.debate", minutes=_minutes(s.debate_seconds))
     if p == "ballot":
         waiting = s.book.current.waiting if s.book.current else ()
-        return tr("cicero.prompt.ballot", names=", ".join(waiting))
+        return keyed("cicero.prompt.ballot", names=", ".join(waiting))
     if p == "election_tie":
-        return tr("cicero.prompt.election_tie", outgoing=s.princeps, names=" / ".join(s.tied))
+        return keyed("cicero.prompt.election_tie", outgoing=s.princeps, names=" / ".join(s.tied))
     if p == "accusation":
-        return tr("cicero.prompt.accusation")
+        return keyed("cicero.prompt.accusation")
     if p == "servants":
         placer = s.next_to_place()
         assert placer is not None  # phase "servants" has one
-        text = tr("cicero.prompt.servants", player=placer, left=s.servants_left()[placer])
-        if not s.placements:
-            text = tr("cicero.prompt.origin_influences") + " " + text
-        return text
+        return joined([None if s.placements else keyed("cicero.prompt.origin_influences"),
+                       keyed("cicero.prompt.servants", player=placer, left=s.servants_left()[placer])])
     if p in ("tribute", "second_tribute"):
         paid = s.second_tribute if p == "second_tribute" else s.tribute
         names = ", ".join(x for x in s.players if x not in paid)
-        return tr(f"cicero.prompt.{p}", names=names)
+        return keyed(f"cicero.prompt.{p}", names=names)
     if p == "triumvirate":
-        return tr("cicero.prompt.triumvirate", princeps=s.princeps)
+        return keyed("cicero.prompt.triumvirate", princeps=s.princeps)
     if p in ("castes", "guilds"):
         if s.pending_guild:
-            return tr("cicero.prompt.guild_use", holder=s.guild_cards[s.pending_guild], guild=s.pending_guild)
-        return tr(f"cicero.prompt.count_{p}", name=s.count_next(), princeps=s.princeps)
+            return keyed("cicero.prompt.guild_use", holder=s.guild_cards[s.pending_guild], guild=s.pending_guild)
+        return keyed(f"cicero.prompt.count_{p}", name=s.count_next(), princeps=s.princeps)
     if p == "prestige":
-        return tr("cicero.prompt.prestige")
+        return keyed("cicero.prompt.prestige")
     if p == "round_end":
-        return tr("cicero.prompt.round_end", round=s.round + 1)
+        return keyed("cicero.prompt.round_end", round=s.round + 1)
     if p == "game_over":
-        return tr("cicero.prompt.game_over", winners=" & ".join(s.winners))
+        return keyed("cicero.prompt.game_over", winners=" & ".join(s.winners))
     return ""
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from companion.core.events import BadInput, Event
-from companion.core.i18n import keyed, ntr, text_of, tr
+from companion.core.i18n import joined, keyed
 from companion.core.narration import Script, load_script, slug
 
 from . import scoring
@@ -26,8 +26,10 @@ def eyes_closed_context(group: str) -> dict:
     table). Its closing punctuation goes: the line goes on ("…Citizen cards, open your eyes").
     ``group_key`` names a voice pack's clips: a listed group's id, the same in every language."""
     words = group_words(group)
+    if not isinstance(words, str):  # a listed group: its key, said in the narrator's language
+        return {"group": words, "group_key": group}
     words = words.strip().rstrip(".!?,;:").strip() or words
-    return {"group": words, "group_key": group if words != group else slug(words).lower()}
+    return {"group": words, "group_key": slug(words).lower()}
 
 
 def check_spoken_group(group: str) -> None:
@@ -44,61 +46,61 @@ def check_spoken_group(group: str) -> None:
                     raise BadInput(keyed("knives23.error.group_too_long", group=group))
 
 
-def card_words(card) -> str:
+def card_words(card) -> dict:
     (kind, value), = card.items()
-    return tr(f"knives23.card.{kind}_one") if value == 1 else tr(f"knives23.card.{kind}", value=value)
+    return keyed(f"knives23.card.{kind}_one") if value == 1 else keyed(f"knives23.card.{kind}", value=value)
 
 
-def _result_words(before: State, after: State, d) -> str:
+def _result_words(before: State, after: State, d) -> dict:
     c = d["counts"]
     if d["vote"] == "issue":
-        counts = tr("knives23.say.issue_counts", red=c["red"], grey=c["grey"])
+        counts = keyed("knives23.say.issue_counts", red=c["red"], grey=c["grey"])
     else:
-        counts = tr("knives23.say.exile_counts", exile=c["exile"], remain=c["remain"])
+        counts = keyed("knives23.say.exile_counts", exile=c["exile"], remain=c["remain"])
     if d["tie"]:
-        return tr("knives23.say.tie", counts=counts, tribune=after.tribune)
-    return f"{counts} {_decided_words(before, after, d['vote'], d['winner'])}"
+        return keyed("knives23.say.tie", counts=counts, tribune=after.tribune)
+    return joined([counts, _decided_words(before, after, d['vote'], d['winner'])])
 
 
-def _decided_words(before: State, after: State, vote: str, winner: str) -> str:
+def _decided_words(before: State, after: State, vote: str, winner: str) -> dict:
     if vote == "issue":
         assert after.issues is not None  # the vote was on them
-        return tr("knives23.say.issue_chosen", colour=tr(f"knives23.colour.{winner}"),
+        return keyed("knives23.say.issue_chosen", colour=keyed(f"knives23.colour.{winner}"),
                   issue=after.issues[winner])
     ex = before.exile
     assert ex is not None  # the vote was on it
     if winner == scoring.EXILE:
-        return tr("knives23.say.exiled", target=ex["target"])
-    return tr("knives23.shamed", caller=ex["caller"])
+        return keyed("knives23.say.exiled", target=ex["target"])
+    return keyed("knives23.shamed", caller=ex["caller"])
 
 
 def cues(before: State, event: Event, after: State) -> list[tuple[str, dict]]:
     k, d = event.kind, event.data
     out: list[tuple[str, dict]] = []
     if k == "vote_opened":
-        out.append(("vote_open", {"question": text_of(d["question"])}))
+        out.append(("vote_open", {"question": d["question"]}))
     elif k == "exile_called" and d["bribe_seconds"]:
-        out.append(("bribe", {"target": d["target"], "seconds": ntr("narration.seconds", d["bribe_seconds"])}))
+        out.append(("bribe", {"target": d["target"], "seconds": keyed("narration.seconds", n=d["bribe_seconds"])}))
     elif k == "vote_result":
         out.append(("vote_result", {"result": _result_words(before, after, d)}))
     elif k == "tie_broken":
-        out.append(("decision", {"result": tr("knives23.say.tribune_decides", tribune=d["by"]) + " "
-                                 + _decided_words(before, after, d["vote"], d["choice"])}))
+        out.append(("decision", {"result": joined([keyed("knives23.say.tribune_decides", tribune=d["by"]),
+                                                   _decided_words(before, after, d["vote"], d["choice"])])}))
     elif k == "eyes_closed":
         out.append(("eyes_closed", eyes_closed_context(d["group"])))
     elif k == "curia_card_revealed":
         out.append(("curia_card", {"card": card_words(d["card"]), "total": d["total"]}))
         if d["index"] == d["of"]:
             out.append(("curia_verdict", {"total": d["total"],
-                                          "fate": tr("knives23.caesar_dead" if scoring.caesar_dead(d["total"]) else "knives23.caesar_lives")}))
+                                          "fate": keyed("knives23.caesar_dead" if scoring.caesar_dead(d["total"]) else "knives23.caesar_lives")}))
     elif k == "game_over":
         r = d["result"]
         if r["opportunists_win"]:
-            words = tr("knives23.say.opportunists_win", total=r["final_total"], winners=", ".join(r["winners"]))
+            words = keyed("knives23.say.opportunists_win", total=r["final_total"], winners=", ".join(r["winners"]))
         else:
-            words = tr("knives23.summary", total=r["final_total"],
-                       fate=tr("knives23.caesar_dead" if r["caesar_dead"] else "knives23.caesar_lives"),
-                       winners=", ".join(r["winners"]) or tr("knives23.no_one"))
+            words = keyed("knives23.summary", total=r["final_total"],
+                       fate=keyed("knives23.caesar_dead" if r["caesar_dead"] else "knives23.caesar_lives"),
+                       winners=", ".join(r["winners"]) or keyed("knives23.no_one"))
         out.append(("winners", {"outcome": words}))
     for key, d in after.told[len(before.told):]:
         out.extend(told_cues(after, key, d))
@@ -116,9 +118,9 @@ def told_cues(state: State, key: str, d) -> list[tuple[str, dict]]:
     if key == "dagger":
         if d["curia"]:
             return [("game_end", {})]
-        return [("dagger", {"reason": tr(f"knives23.say.dagger_{d['why']}"), "space": d["space"],
+        return [("dagger", {"reason": keyed(f"knives23.say.dagger_{d['why']}"), "space": d["space"],
                             "spaces": state.kalends.spaces,
-                            "black": tr("knives23.say.dagger_black") if d["black"] else ""})]
+                            "black": keyed("knives23.say.dagger_black") if d["black"] else ""})]
     if key in ("flush", "final_flush", "refill"):
         return [(key, {})]
     if key == "pass_deck":

@@ -18,7 +18,7 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
-from companion.core.i18n import keyed, tr
+from companion.core.i18n import joined, keyed
 from companion.core.rules import NARRATOR, TABLE, GameRules, Outcome, require
 from companion.core.schema import Bool, Int, List, Null, Raw, Text
 from companion.core.votes import VoteBook, VoteSpec
@@ -165,10 +165,10 @@ def _flag(setup: Mapping, key: str, default: bool) -> bool:
     return v
 
 
-def group_words(group: str) -> str:
-    """The eyes-closed group as said and shown: a listed group's id in the current language,
-    a group typed from the Issue card as typed."""
-    return tr(f"knives23.group.{group}") if group in tables()["eyes_closed_groups"] else group
+def group_words(group: str) -> dict | str:
+    """The eyes-closed group as said and shown: a listed group's id as a key (said in the
+    language of whoever shows it), a group typed from the Issue card as typed."""
+    return keyed(f"knives23.group.{group}") if group in tables()["eyes_closed_groups"] else group
 
 
 def next_clockwise(players, name: str, by: int = 1) -> str:
@@ -891,11 +891,11 @@ class Knives23Rules(GameRules):
             return None
         r = state.result
         if r["opportunists_win"]:
-            return {"winners": list(r["winners"]), "summary": tr(
+            return {"winners": list(r["winners"]), "summary": keyed(
                 "knives23.say.opportunists_win", total=r["final_total"], winners=", ".join(r["winners"]))}
-        summary = tr("knives23.summary", total=r["final_total"],
-                     fate=tr("knives23.caesar_dead" if r["caesar_dead"] else "knives23.caesar_lives"),
-                     winners=", ".join(r["winners"]) or tr("knives23.no_one"))
+        summary = keyed("knives23.summary", total=r["final_total"],
+                     fate=keyed("knives23.caesar_dead" if r["caesar_dead"] else "knives23.caesar_lives"),
+                     winners=", ".join(r["winners"]) or keyed("knives23.no_one"))
         return {"winners": list(r["winners"]), "summary": summary}
 
     def view(self, state: State, viewer: str) -> dict:
@@ -931,12 +931,12 @@ class Knives23Rules(GameRules):
             steps = [s for s in STEPS if s != "issue" or t.player == state.tribune]
             loc = state.locations[t.player]
             v["turn"] = {"player": t.player, "step": t.step, "steps": steps,
-                         "step_names": [tr(f"knives23.step.{s}") for s in steps],
-                         "location": loc, "location_name": tr(f"knives23.location.{loc}"),
-                         "action": tr(f"knives23.action.{loc}"),
+                         "step_names": [keyed(f"knives23.step.{s}") for s in steps],
+                         "location": loc, "location_name": keyed(f"knives23.location.{loc}"),
+                         "action": keyed(f"knives23.action.{loc}"),
                          "fate_played": t.fate_played, "exile_called": t.exile_called,
                          "is_tribune": t.player == state.tribune}
-        v["locations_help"] = {loc: {"name": tr(f"knives23.location.{loc}"), "action": tr(f"knives23.action.{loc}")}
+        v["locations_help"] = {loc: {"name": keyed(f"knives23.location.{loc}"), "action": keyed(f"knives23.action.{loc}")}
                                for loc in tables()["locations"]}
         if state.phase == "setup":
             v["setup"] = [{"step": s, "text": self.setup_text(state, s), "done": s in state.setup_done}
@@ -960,7 +960,7 @@ class Knives23Rules(GameRules):
         v["told"] = [line for key, d in state.told[state.told_from:] for line in told_lines(key, d)]
         v["history_notes"] = [note_line(n) for n in state.notes]
         if state.exile is not None or state.exiles:
-            v["exile_steps"] = [tr(f"knives23.exiled.step{i}") for i in range(1, 5)]
+            v["exile_steps"] = [keyed(f"knives23.exiled.step{i}") for i in range(1, 5)]
         if viewer not in (TABLE, NARRATOR) and viewer in state.players and state.book.current:
             mine = state.book.current.ballots.get(viewer)
             v["my_ballot"] = mine.choice if mine else None
@@ -970,108 +970,108 @@ class Knives23Rules(GameRules):
         return [p for p in state.players if p in state.tableaux and
                 scoring.tableau({"name": p, **state.tableaux[p]}).allegiance == scoring.OPPORTUNIST]
 
-    def setup_text(self, state: State, step: str) -> str:
+    def setup_text(self, state: State, step: str) -> dict:
         n = len(state.players)
         extra = []
         if step == "I":
-            extra.append(tr("knives23.setup.I.dagger", space=state.kalends.dagger_start, players=n,
+            extra.append(keyed("knives23.setup.I.dagger", space=state.kalends.dagger_start, players=n,
                             spaces=state.kalends.spaces))
             if state.tria_ludio:
-                extra.append(tr("knives23.setup.I.tria"))
+                extra.append(keyed("knives23.setup.I.tria"))
         if step == "V" and not state.options.advanced_citizens:
-            extra.append(tr("knives23.setup.V.no_advanced"))
+            extra.append(keyed("knives23.setup.V.no_advanced"))
         if step == "VI":
-            extra.append(tr("knives23.setup.VI.who", start=state.start_player, tribune=state.tribune))
+            extra.append(keyed("knives23.setup.VI.who", start=state.start_player, tribune=state.tribune))
             if n < tables()["five_plus_issues_from"]:
-                extra.append(tr("knives23.setup.VI.remove_5plus"))
-        return " ".join([tr(f"knives23.setup.{step}")] + extra)
+                extra.append(keyed("knives23.setup.VI.remove_5plus"))
+        return joined([keyed(f"knives23.setup.{step}")] + extra)
 
-    def prompt(self, state: State) -> str:
+    def prompt(self, state: State) -> dict:
         p = state.phase
         if p == "turn":
             t = state.turn
             assert t is not None
             if t.step == "issue" and state.issues is not None:
                 if state.tria_ludio and not state.issues.get("vote") and not state.issues.get("held_over"):
-                    return tr("knives23.prompt.tria_placed", player=t.player)
-                return tr("knives23.prompt.issues_ready", player=t.player)
+                    return keyed("knives23.prompt.tria_placed", player=t.player)
+                return keyed("knives23.prompt.issues_ready", player=t.player)
             if t.step == "action":
                 loc = state.locations[t.player]
-                return tr("knives23.prompt.action", player=t.player, location=tr(f"knives23.location.{loc}"),
-                          action=tr(f"knives23.action.{loc}"))
-            return tr(f"knives23.prompt.{t.step}", player=t.player)
+                return keyed("knives23.prompt.action", player=t.player, location=keyed(f"knives23.location.{loc}"),
+                          action=keyed(f"knives23.action.{loc}"))
+            return keyed(f"knives23.prompt.{t.step}", player=t.player)
         if p == "exile_called":
             assert state.exile is not None
-            return tr("knives23.prompt.exile_called", caller=state.exile["caller"], target=state.exile["target"],
+            return keyed("knives23.prompt.exile_called", caller=state.exile["caller"], target=state.exile["target"],
                       seconds=state.exile["bribe_seconds"])
         if p in ("issue_vote", "exile_vote"):
             assert state.book.current is not None  # the vote in progress
-            return tr(f"knives23.prompt.{p}", waiting=len(state.book.current.waiting))
+            return keyed(f"knives23.prompt.{p}", waiting=len(state.book.current.waiting))
         if p == "issue_resolve":
             assert state.issues is not None
             colour = state.issues["colour"]
-            return tr("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=tr(f"knives23.colour.{colour}"))
+            return keyed("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=keyed(f"knives23.colour.{colour}"))
         if p == "eyes_closed":
             assert state.eyes_closed is not None, "the eyes_closed event names the group"
-            return tr("knives23.prompt.eyes_closed", group=group_words(state.eyes_closed))
+            return keyed("knives23.prompt.eyes_closed", group=group_words(state.eyes_closed))
         if p == "curia_reveal":
-            return tr("knives23.prompt.curia_reveal", n=len(state.curia_revealed) + 1, count=state.curia_count,
+            return keyed("knives23.prompt.curia_reveal", n=len(state.curia_revealed) + 1, count=state.curia_count,
                       total=running_total(state))
         if p == "over":
             outcome = self.outcome(state)
             assert outcome is not None  # phase "over" has a result
             return outcome["summary"]
-        return tr(f"knives23.prompt.{p}", tribune=state.tribune, count=state.curia_count)
+        return keyed(f"knives23.prompt.{p}", tribune=state.tribune, count=state.curia_count)
 
 
-def told_lines(key: str, d: Mapping[str, Any]) -> list[str]:
+def told_lines(key: str, d: Mapping[str, Any]) -> list[dict]:
     """A physical step (rules ``told``) in the table's words: what to do with the real pieces."""
     if key == "dagger":
-        where = tr("knives23.told.dagger_curia") if d["curia"] else tr("knives23.told.dagger_space", space=d["space"])
-        line = tr(f"knives23.told.dagger_{d['why']}", where=where)
-        return [line + (" " + tr("knives23.say.dagger_black") if d["black"] and not d["curia"] else "")]
+        where = keyed("knives23.told.dagger_curia") if d["curia"] else keyed("knives23.told.dagger_space", space=d["space"])
+        line = keyed(f"knives23.told.dagger_{d['why']}", where=where)
+        return [joined([line, keyed("knives23.say.dagger_black") if d["black"] and not d["curia"] else None])]
     if key == "pass_deck":
-        return [tr("knives23.told.pass_deck", giver=d["from"], taker=d["to"])]
+        return [keyed("knives23.told.pass_deck", giver=d["from"], taker=d["to"])]
     if key == "exiled":
-        return [tr("knives23.told.exiled", player=d["player"])] + \
-            [tr(f"knives23.exiled.step{i}") for i in range(1, 5)]
+        return [keyed("knives23.told.exiled", player=d["player"])] + \
+            [keyed(f"knives23.exiled.step{i}") for i in range(1, 5)]
     if key == "shamed":
-        return [tr("knives23.shamed", caller=d["player"])]
-    return [tr(f"knives23.told.{key}", **d)]
+        return [keyed("knives23.shamed", caller=d["player"])]
+    return [keyed(f"knives23.told.{key}", **d)]
 
 
-def card_words(entry: Mapping[str, Any] | None) -> str:
+def card_words(entry: Mapping[str, Any] | None) -> dict:
     """A Forum card as the history says it: its value when faceup, else 'facedown'."""
     if not entry:
-        return tr("knives23.note.empty")
+        return keyed("knives23.note.empty")
     if not entry.get("faceup"):
-        words = tr("knives23.card.facedown")
+        words = keyed("knives23.card.facedown")
     else:
         (kind, value), = entry["card"].items()
-        words = tr(f"knives23.card.{kind}_one") if value == 1 else tr(f"knives23.card.{kind}", value=value)
+        words = keyed(f"knives23.card.{kind}_one") if value == 1 else keyed(f"knives23.card.{kind}", value=value)
     doves = entry.get("doves") or []
-    return words + "".join(" + " + card_words(x) for x in doves)
+    return joined([words] + [card_words(x) for x in doves], " + ")
 
 
-def note_line(n: Mapping[str, Any]) -> str:
+def note_line(n: Mapping[str, Any]) -> dict:
     """A card effect or a correction, for the history: its source or reason named."""
     k = n["kind"]
     if k == "fate_played":
-        return tr("knives23.note.fate_played", source=n["by"], player=n["player"], space=n["space"],
+        return keyed("knives23.note.fate_played", source=n["by"], player=n["player"], space=n["space"],
                   card=card_words(n))
     if k == "forum_card_discarded":
-        return tr("knives23.note.discarded", source=n["by"], space=n["space"])
+        return keyed("knives23.note.discarded", source=n["by"], space=n["space"])
     if k == "forum_swapped":
-        return tr("knives23.note.swapped", player=n["player"], spaces=", ".join(map(str, n["spaces"])))
+        return keyed("knives23.note.swapped", player=n["player"], spaces=", ".join(map(str, n["spaces"])))
     if k == "dove_on_knife":
-        return tr("knives23.note.dove", player=n["player"], space=n["space"], card=card_words(n))
+        return keyed("knives23.note.dove", player=n["player"], space=n["space"], card=card_words(n))
     what, before, after = n["what"], n["before"], n["after"]
     if what == "forum":
         def words(f):
-            return "; ".join(card_words(c) for c in f["spaces"]) + \
-                ("".join(" + " + card_words(c) for c in f["extra"]))
+            return joined([joined([card_words(c) for c in f["spaces"]], "; ")]
+                          + [card_words(c) for c in f["extra"]], " + ")
         before, after = words(before), words(after)
-    return tr(f"knives23.note.corrected_{what}", before=before, after=after, reason=n["reason"])
+    return keyed(f"knives23.note.corrected_{what}", before=before, after=after, reason=n["reason"])
 
 
 def final_result_of(state: State, opportunist_play) -> dict:

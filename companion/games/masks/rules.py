@@ -40,7 +40,7 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, PerPlayer, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
-from companion.core.i18n import keyed, tr
+from companion.core.i18n import joined, keyed
 from companion.core.rules import GameRules, Outcome, require
 from companion.core.schema import List, Null, Player, Text
 from companion.core.tally import PluralityAllTiedOut, TallyResult
@@ -159,11 +159,11 @@ def check_royalist(players: Sequence[str], royalist: Any) -> str | None:
 class RoyalistWarning:
     """A Royalist the Royalist rule would not allow, given the final Identities."""
     key: str                    # catalogue key under masks.warn.
-    params: Mapping[str, str]
+    params: Mapping[str, Any]
     rule: str                   # the rulebook's words
 
-    def text(self) -> str:
-        return tr(f"masks.warn.{self.key}", **self.params) + f' (rule: "{self.rule}")'
+    def text(self) -> dict:
+        return keyed("rule.quoted", text=keyed(f"masks.warn.{self.key}", **self.params), rule=self.rule)
 
 
 def royalist_warnings(players: Sequence[str], identities: Mapping[str, str],
@@ -180,7 +180,7 @@ def royalist_warnings(players: Sequence[str], identities: Mapping[str, str],
     if len(royals) == 2:
         out.append(RoyalistWarning("both_royals", {"name": royalist}, RULE_ROYALIST_ONE))
     if mine in ROYAL_CARDS:
-        out.append(RoyalistWarning("royal_self", {"name": royalist, "card": tr(f"masks.identity.{mine}")},
+        out.append(RoyalistWarning("royal_self", {"name": royalist, "card": keyed(f"masks.identity.{mine}")},
                            RULE_ROYALIST_NEIGHBOUR))
     if mine == "Martyr":
         out.append(RoyalistWarning("martyr", {"name": royalist}, RULE_ROYALIST_MARTYR))
@@ -568,30 +568,30 @@ class MasksRules(GameRules):
             v.update(vd.to_dict())
             v["executioner"] = vd.executioner
             v["executioner_target"] = vd.executioner_target
-            v["readings"] = [tr(k) for k in vd.readings]
+            v["readings"] = [keyed(k) for k in vd.readings]
             v["warnings"] = [w.text() for w in vd.warnings]
             v["decided_by"] = vd.decided_by
             v["result_text"] = result_text(vd)
         return v
 
-    def prompt(self, state: MasksState) -> str:
+    def prompt(self, state: MasksState) -> dict:
         if state.phase == EXECUTIONER_CHECK:
             assert state.ballots is not None  # the vote was revealed
             top = top_players(state.players, state.ballots)
-            return tr("masks.prompt.executioner_check_one" if len(top) == 1
+            return keyed("masks.prompt.executioner_check_one" if len(top) == 1
                       else "masks.prompt.executioner_check", names=", ".join(top))
         if state.phase == EXECUTIONER:
             # known from the check, or (a journal from before the check) from the identities
             name = state.executioner or executioner_to_choose(
                 state.players, state.identities or {}, state.ballots or {})
-            return tr("masks.prompt.executioner", name=name)
+            return keyed("masks.prompt.executioner", name=name)
         if state.phase == IDENTITIES_PHASE and state.executioner_target is not None:
-            return tr("masks.prompt.identities_after_choice", name=state.executioner,
+            return keyed("masks.prompt.identities_after_choice", name=state.executioner,
                       target=state.executioner_target)
         if state.phase == OVER:
             assert state.verdict is not None  # the game is judged
             return result_text(state.verdict)
-        return tr(f"masks.prompt.{state.phase}")
+        return keyed(f"masks.prompt.{state.phase}")
 
     def outcome(self, state: MasksState) -> Outcome | None:
         if state.verdict is None:
@@ -609,15 +609,14 @@ def _vote_view(vote: votes.VoteState | None) -> dict | None:
     return view
 
 
-def result_text(verdict: Verdict) -> str:
-    """One sentence for the table: who was eliminated and which faction won."""
-    out = (tr("masks.result.eliminated", names=", ".join(verdict.eliminated))
-           if verdict.eliminated else tr("masks.result.nobody_eliminated"))
-    if verdict.executioner:
-        out += " " + tr("masks.result.executioner", executioner=verdict.executioner,
-                        target=verdict.executioner_target)
-    winners = ", ".join(verdict.winners) or tr("masks.result.no_one")
-    return out + " " + tr(f"masks.result.{verdict.result}", winners=winners)
+def result_text(verdict: Verdict) -> dict:
+    """One sentence for the table: who was eliminated and which faction won (said when shown)."""
+    winners = ", ".join(verdict.winners) or keyed("masks.result.no_one")
+    return joined([keyed("masks.result.eliminated", names=", ".join(verdict.eliminated))
+                   if verdict.eliminated else keyed("masks.result.nobody_eliminated"),
+                   keyed("masks.result.executioner", executioner=verdict.executioner,
+                         target=verdict.executioner_target) if verdict.executioner else None,
+                   keyed(f"masks.result.{verdict.result}", winners=winners)])
 
 
 # --- the command table: what the table may ask of the round (companion.core.commands) --------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from companion.core.i18n import tr
+from companion.core.i18n import keyed
 from companion.core.narration import Script, load_script, shared_script
 
 from .rules import TIE_HOW, SevenKnightsState, winners
@@ -27,10 +27,10 @@ def start_cues(state: SevenKnightsState) -> list[tuple[str, dict]]:
     mode, n = state.rules_mode, len(state.players)
     deal = "deal_groping" if mode.witch and not mode.witch_dealt else \
         "deal_center" if mode.center.get(n) else "deal"
-    what = tr("sevenknights.say.what_center_allowed") if mode.center_in_player_search and mode.center.get(n) \
-        else tr("sevenknights.say.what_player")
+    what = keyed("sevenknights.say.what_center_allowed") if mode.center_in_player_search and mode.center.get(n) \
+        else keyed("sevenknights.say.what_player")
     return [("round_start", {"round": state.round.number, "rounds": mode.rounds, "first": state.round.first,
-                             "deal": tr(f"sevenknights.say.{deal}")}),
+                             "deal": keyed(f"sevenknights.say.{deal}")}),
             ("search", {"first": state.round.first, "what": what})]
 
 
@@ -49,7 +49,7 @@ def cues(before: SevenKnightsState, after: SevenKnightsState) -> list[tuple[str,
             out.append(("recommendation", {}))
         elif ph == "order_question":
             # The votes were in secret; the table sees them together on "Go!".
-            how = tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by or "", "how_most"))
+            how = keyed("sevenknights.say." + TIE_HOW.get(rnd.decided_by or "", "how_most"))
             out += [("shared:ready_set_go", {}), ("captain", {"captain": rnd.captain, "how": how})]
         elif ph == "captain_reveal":
             out.append(("captain_tile", {}))
@@ -60,13 +60,13 @@ def cues(before: SevenKnightsState, after: SevenKnightsState) -> list[tuple[str,
             if rnd.result.why == "captain_witch":
                 out.append(("captain_witch", {}))
             else:
-                out.append(("result", {"result": tr(f"sevenknights.result.{rnd.result.winner}")}))
+                out.append(("result", {"result": keyed(f"sevenknights.result.{rnd.result.winner}")}))
             if after.rules_mode.scored:
                 out.append(("cards", {}))
             if ph == "cleanup":
                 out.append(("next_first", {}))
             else:
                 w = winners(after)
-                text = tr("sevenknights.say.winners", winners=", ".join(w)) if w else tr("sevenknights.result.none")
+                text = keyed("sevenknights.say.winners", winners=", ".join(w)) if w else keyed("sevenknights.result.none")
                 out.append(("game_over", {"winners": text}))
     return out

@@ -21,7 +21,7 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
-from companion.core.i18n import keyed, tr
+from companion.core.i18n import joined, keyed
 from companion.core.rules import GameRules, Outcome
 from companion.core.schema import Bool, Either, Int, Null, Player, Text
 from companion.core.tally import CaptainRule
@@ -165,8 +165,8 @@ def check_setup(setup: Mapping[str, Any]) -> tuple[tuple[str, ...], str, Mode]:
     if bad:
         raise BadInput(f"{bad[0]!r} cannot be a player's name here (it names a tile place)")
     if not mode.min_players <= len(players) <= mode.max_players:
-        raise BadInput(f"{tr('sevenknights.mode.' + mode_key)} is for {mode.min_players}-"
-                       f"{mode.max_players} players, not {len(players)}")
+        raise BadInput(keyed("sevenknights.error.player_count", mode=keyed(f"sevenknights.mode.{mode_key}"),
+                             low=mode.min_players, high=mode.max_players, n=len(players)))
     first = setup.get("first", players[0])
     if first not in players:
         raise BadInput(f"first player {first!r} is not at the table")
@@ -237,8 +237,8 @@ class Flag:
     params: Mapping[str, Any]
     rule: str
 
-    def text(self) -> str:
-        return tr(f"sevenknights.flag.{self.key}", **self.params) + f' (rule: "{self.rule}")'
+    def text(self) -> dict:
+        return keyed("rule.quoted", text=keyed(f"sevenknights.flag.{self.key}", **self.params), rule=self.rule)
 
     def data(self) -> dict:
         return {"flag": self.key, **self.params, "rule": self.rule}
@@ -277,14 +277,14 @@ def next_first_flag(players, mode: Mode, captain: str, captain_tile: Any, witch_
     return None
 
 
-def header_flags(state: "SevenKnightsState") -> list[str]:
+def header_flags(state: "SevenKnightsState") -> list[dict]:
     """What the table is told on every screen: this round's flags once its result is in, or,
     during the next round's Search, the last round's (its next First player included)."""
     if state.round.result is not None:
         return [f.text() for f in round_flags(state.players, state.rules_mode, state.round)]
     if state.phase == "search" and state.past:
         last = state.past[-1]
-        return [tr("sevenknights.flag.in_round", round=last.number, text=f.text())
+        return [keyed("sevenknights.flag.in_round", round=last.number, text=f.text())
                 for f in round_flags(state.players, state.rules_mode, last)]
     return []
 
@@ -315,11 +315,11 @@ def winners(state: SevenKnightsState) -> list[str]:
     return list(state.players) if last.result and last.result.winner == "knights" else []
 
 
-def question_text(q: Question | Mapping[str, Any]) -> str:
+def question_text(q: Question | Mapping[str, Any]) -> dict | str:
     d = q if isinstance(q, Mapping) else q.__dict__
     if d["template"] == "free":
         return d["text"]
-    return tr(f"sevenknights.q.{d['template']}", n=d.get("n"), other=d.get("other"))
+    return keyed(f"sevenknights.q.{d['template']}", n=d.get("n"), other=d.get("other"))
 
 
 # -- the game ---------------------------------------------------------------------------------
@@ -415,7 +415,7 @@ class SevenKnightsRules(GameRules):
         self._phase(state, "recommendation", rule=R_RECOMMEND)
         spec = votes.VoteSpec(
             vote_id=f"recommendation-{state.round.number}", kind="pick", voters=state.players,
-            options=state.players, allow_self=True, question=tr("sevenknights.vote.question"))
+            options=state.players, allow_self=True, question=keyed("sevenknights.vote.question"))
         return votes.open_vote(state.book, spec)
 
     def _cast(self, state, d, source):
@@ -551,8 +551,8 @@ class SevenKnightsRules(GameRules):
         elif state.phase in ("order_question", "captain_reveal", "formation"):
             turn_player = rnd.captain
         v: dict[str, Any] = {
-            "game": self.game_id, "mode": mode.key, "mode_title": tr(f"sevenknights.mode.{mode.key}"),
-            "phase": state.phase, "phase_title": tr(f"sevenknights.phase.{state.phase}"),
+            "game": self.game_id, "mode": mode.key, "mode_title": keyed(f"sevenknights.mode.{mode.key}"),
+            "phase": state.phase, "phase_title": keyed(f"sevenknights.phase.{state.phase}"),
             "prompt": self.prompt(state),
             "round": rnd.number, "rounds": mode.rounds, "players": list(state.players),
             "first": rnd.first, "order": list(state.order), "turn": turn_player,
@@ -561,7 +561,7 @@ class SevenKnightsRules(GameRules):
             "arrows": [{"looker": a.looker, "at": a.at, "search": a.search} for a in rnd.arrows],
             "questions": [question_view(q) for q in rnd.questions],
             "captain": rnd.captain, "tie": rnd.tie, "decided_by": rnd.decided_by,
-            "captain_how": tr("sevenknights.say." + TIE_HOW.get(rnd.decided_by or "", "how_most")) if rnd.captain else None,
+            "captain_how": keyed("sevenknights.say." + TIE_HOW.get(rnd.decided_by or "", "how_most")) if rnd.captain else None,
             "recommendations": dict(rnd.counts),
             "captain_tile": rnd.captain_tile,
             "result": result_view(rnd.result),
@@ -573,7 +573,7 @@ class SevenKnightsRules(GameRules):
                             for r in state.past],
             "flags": [f.text() for f in round_flags(state.players, mode, rnd)],
             "header_flags": header_flags(state),
-            "reminders": [tr("sevenknights.reminder.forbidden"), tr("sevenknights.reminder.recommend")],
+            "reminders": [keyed("sevenknights.reminder.forbidden"), keyed("sevenknights.reminder.recommend")],
             "vote": votes.table_view(state.book.current),
             "vote_history": [votes.table_view(x) for x in state.book.history],
         }
@@ -593,30 +593,30 @@ class SevenKnightsRules(GameRules):
             v["my_recommendation"] = cur.ballots[viewer].choice  # only the viewer's own token
         return v
 
-    def prompt(self, state: SevenKnightsState) -> str:
+    def prompt(self, state: SevenKnightsState) -> dict:
         rnd, ph = state.round, state.phase
         if ph == "search":
             key = "search_center" if state.rules_mode.searches[state.search - 1] == "center" else "search"
-            return tr(f"sevenknights.prompt.{key}", player=state.order[state.turn])
+            return keyed(f"sevenknights.prompt.{key}", player=state.order[state.turn])
         if ph == "questions":
-            return tr("sevenknights.prompt.questions", player=state.order[state.turn])
+            return keyed("sevenknights.prompt.questions", player=state.order[state.turn])
         if ph == "recommendation":
             cur = state.book.current
             if cur is None:
-                return tr("sevenknights.prompt.recommendation_open")
-            return tr("sevenknights.prompt.recommendation", players=", ".join(cur.waiting))
+                return keyed("sevenknights.prompt.recommendation_open")
+            return keyed("sevenknights.prompt.recommendation", players=", ".join(cur.waiting))
         if ph in ("order_question", "captain_reveal", "formation"):
-            return tr(f"sevenknights.prompt.{ph}", captain=rnd.captain)
+            return keyed(f"sevenknights.prompt.{ph}", captain=rnd.captain)
         if ph == "cleanup":
-            return tr("sevenknights.prompt.cleanup")
-        return tr("sevenknights.prompt.game_over", winners=", ".join(winners(state)) or tr("sevenknights.nobody"))
+            return keyed("sevenknights.prompt.cleanup")
+        return keyed("sevenknights.prompt.game_over", winners=", ".join(winners(state)) or keyed("sevenknights.nobody"))
 
     def outcome(self, state: SevenKnightsState) -> Outcome | None:
         if state.phase != "game_over":
             return None
         w = winners(state)
         summary = ", ".join(f"{p} {t}" for p, t in zip(state.players, state.totals))
-        return {"winners": w, "summary": summary if state.rules_mode.scored else tr(
+        return {"winners": w, "summary": summary if state.rules_mode.scored else keyed(
             "sevenknights.result.knights" if w else "sevenknights.result.none")}
 
 
@@ -636,14 +636,14 @@ def result_view(r: Result | None) -> dict | None:
     if r is None:
         return None
     out = result_data(r)
-    out["text"] = tr(f"sevenknights.result.{r.winner}")
-    out["why_text"] = tr(f"sevenknights.why.{r.why}")
+    out["text"] = keyed(f"sevenknights.result.{r.winner}")
+    out["why_text"] = keyed(f"sevenknights.why.{r.why}")
     return out
 
 
 def question_view(q: Question) -> dict:
     return {"asker": q.asker, "target": q.target, "template": q.template, "n": q.n, "other": q.other,
-            "text": question_text(q), "answer": q.answer, "answer_text": tr(f"sevenknights.answer.{q.answer}"),
+            "text": question_text(q), "answer": q.answer, "answer_text": keyed(f"sevenknights.answer.{q.answer}"),
             "by_captain": q.by_captain}
 
 
@@ -663,30 +663,29 @@ def setup_view(mode: Mode, n: int) -> dict:
     }
 
 
-def tiles_text(tiles) -> str:
+def tiles_text(tiles) -> dict:
     knights = [t for t in tiles if t != WITCH]
-    text = f"{knights[0]}-{knights[-1]}"
-    return text + (" + " + tr("sevenknights.tile.witch") if WITCH in tiles else "")
+    return joined([f"{knights[0]}-{knights[-1]}", keyed("sevenknights.tile.witch") if WITCH in tiles else None], " + ")
 
 
-def setup_steps(mode: Mode, n: int) -> list[str]:
-    """What the table does before each round, in order, already translated."""
+def setup_steps(mode: Mode, n: int) -> list[dict]:
+    """What the table does before each round, in order (messages, said when shown)."""
     tiles = mode.tiles(n)
-    steps = [tr("sevenknights.setup.cards", cards=mode.player_cards(), arrows=len(mode.searches))]
-    steps.append(tr("sevenknights.setup.tiles", tiles=tiles_text(tiles)))
+    steps = [keyed("sevenknights.setup.cards", cards=mode.player_cards(), arrows=len(mode.searches))]
+    steps.append(keyed("sevenknights.setup.tiles", tiles=tiles_text(tiles)))
     unused = [str(k) for k in range(1, 8) if k not in tiles]
     if mode.show_unused_knights and unused:
-        steps.append(tr("sevenknights.setup.unused", tiles=", ".join(unused)))
+        steps.append(keyed("sevenknights.setup.unused", tiles=", ".join(unused)))
     if mode.witch and not mode.witch_dealt:
-        steps.append(tr("sevenknights.setup.deal_knights"))
-        steps.append(tr("sevenknights.setup.center_groping", aside=mode.set_aside(n)))
+        steps.append(keyed("sevenknights.setup.deal_knights"))
+        steps.append(keyed("sevenknights.setup.center_groping", aside=mode.set_aside(n)))
     else:
-        steps.append(tr("sevenknights.setup.deal"))
+        steps.append(keyed("sevenknights.setup.deal"))
         if mode.center.get(n):
-            steps.append(tr("sevenknights.setup.center_one"))
+            steps.append(keyed("sevenknights.setup.center_one"))
         if mode.set_aside(n):
-            steps.append(tr("sevenknights.setup.set_aside", aside=mode.set_aside(n)))
-    steps.append(tr("sevenknights.setup.check"))
+            steps.append(keyed("sevenknights.setup.set_aside", aside=mode.set_aside(n)))
+    steps.append(keyed("sevenknights.setup.check"))
     return steps
 
 

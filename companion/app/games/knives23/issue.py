@@ -10,7 +10,7 @@ from kivy.uix.screenmanager import Screen
 
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common  # noqa: F401
-from companion.core.i18n import tr
+from companion.core.i18n import text_of, tr
 from companion.games.knives23.tables import tables
 from companion.games.knives23.rules import group_words
 
@@ -40,7 +40,7 @@ class Knives23IssueScreen(Screen):
             return
         self.prompt = view["prompt"]
         closed = phase == "eyes_closed"
-        self.group = group_words(view.get("eyes_closed") or "")  # the id, in the table's language
+        self.group = text_of(group_words(view.get("eyes_closed") or ""))  # the id, in the table's language
         self.ids.eyes_open_area.opacity = 0 if closed else 1
         self.ids.eyes_open_area.disabled = closed
         self.ids.eyes_open_area.size_hint_y = None if closed else 1

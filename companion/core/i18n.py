@@ -193,6 +193,25 @@ def text_of(message: Any, lang: str | None = None) -> str:
     return _tr(lang, key, values)
 
 
+def format_when(timestamp: float, with_year: bool = False) -> str:
+    """A moment (epoch seconds, local time) as the current language writes it: "01 déc. 21:05"
+    in French, "01.12. 21:05"-like in German (Babel's locale data, so month names are the
+    language's own)."""
+    from datetime import datetime
+
+    from babel.dates import format_datetime
+    pattern = "dd MMM yyyy HH:mm" if with_year else "dd MMM HH:mm"
+    return format_datetime(datetime.fromtimestamp(timestamp), pattern, locale=_babel_locale(_language))
+
+
+def _babel_locale(lang: str) -> str:
+    from babel import Locale, UnknownLocaleError
+    try:
+        return str(Locale.parse(lang))
+    except (UnknownLocaleError, ValueError):  # a group's own language Babel does not know
+        return "en"
+
+
 def error_text(exc: BaseException) -> str:
     """A refusal as a person at the table reads it: its message in the current language, with
     the rulebook's words it quotes (the rulebooks are English)."""

@@ -1,7 +1,6 @@
 """Past games, per game, with who won; unfinished and abandoned ones can be resumed."""
 from __future__ import annotations
 
-import datetime
 
 from kivy.factory import Factory
 from kivy.properties import ObjectProperty
@@ -10,7 +9,7 @@ from kivy.uix.screenmanager import Screen
 from companion.app import games
 from companion.app.screens import load_kv
 from companion.core.events import BadInput
-from companion.core.i18n import tr
+from companion.core.i18n import format_when, tr
 
 load_kv(__file__)
 
@@ -29,7 +28,7 @@ class PastGamesScreen(Screen):
         if not records:
             box.add_widget(Factory.WrapLabel(text=tr("past.empty")))
         for rec in records[:200]:
-            when = datetime.datetime.fromtimestamp(rec.started_at).strftime("%d %b %Y %H:%M")
+            when = format_when(rec.started_at, with_year=True)
             title = games.title(rec.game)
             if rec.status == "finished":
                 status = tr("past.won_by", names=", ".join(rec.winners) or tr("past.nobody"))

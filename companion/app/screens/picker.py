@@ -1,7 +1,6 @@
 """First screen: pick the game; offer to resume an unfinished one."""
 from __future__ import annotations
 
-import datetime
 import logging
 
 from kivy.factory import Factory
@@ -11,7 +10,7 @@ from kivy.uix.screenmanager import Screen
 
 from companion.app import games
 from companion.app.screens import load_kv
-from companion.core.i18n import tr
+from companion.core.i18n import format_when, tr
 
 load_kv(__file__)
 log = logging.getLogger(__name__)
@@ -116,7 +115,7 @@ class PickerScreen(Screen):
 
 
 def _when(record) -> str:
-    return datetime.datetime.fromtimestamp(record.started_at).strftime("%d %b %H:%M")
+    return format_when(record.started_at)
 
 
 def make(app):

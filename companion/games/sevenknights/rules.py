@@ -165,7 +165,7 @@ def check_setup(setup: Mapping[str, Any]) -> tuple[tuple[str, ...], str, Mode]:
     if bad:
         raise BadInput(f"{bad[0]!r} cannot be a player's name here (it names a tile place)")
     if not mode.min_players <= len(players) <= mode.max_players:
-        raise BadInput(keyed("sevenknights.error.player_count", mode=keyed(f"sevenknights.mode.{mode_key}"),
+        raise BadInput(keyed("sevenknights.err.player_count", mode=keyed(f"sevenknights.mode.{mode_key}"),
                              low=mode.min_players, high=mode.max_players, n=len(players)))
     first = setup.get("first", players[0])
     if first not in players:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.core import i18n
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.journal import Journal
 from companion.core.narration import Say
@@ -75,7 +76,7 @@ def transcript(setup, tmp_path) -> str:
 
         events = execute_breaking_ties(session.execute, command, on_tie)
         record(before, events)
-    out.append(f"# outcome {_data(rules.outcome(session.state))}")
+    out.append(f"# outcome {_data(i18n.texts(rules.outcome(session.state)))}")
     expected = set(PROBES) if len(setup["players"]) == 2 else set(PROBES) - {("automatii", 3)}
     assert probed == expected
     return "\n".join(out) + "\n"

@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+from companion.core import i18n
 from companion.core.journal import Journal
 from companion.core.session import GameSession
 from companion.games.knives23 import RULES, demo
@@ -38,7 +39,7 @@ def transcript(tmp_path) -> str:
                 out.append(f"      say {line_id}: {text}")
             state = after
         out.append("  " + board(s.state))
-    out.append(f"outcome {json.dumps(RULES.outcome(s.state), sort_keys=True)}")
+    out.append(f"outcome {json.dumps(i18n.texts(RULES.outcome(s.state)), sort_keys=True)}")
     return "\n".join(out) + "\n"
 
 

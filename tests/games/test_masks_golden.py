@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.core import i18n
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.journal import Journal
 from companion.core.narration import Say, script_timeline
@@ -39,7 +40,7 @@ def narrate(lines: list[str], script) -> None:
 def transcript(tmp_path, commands) -> str:
     journal = Journal(tmp_path / "golden.sqlite")
     session = GameSession.start(journal, MasksRules(), {"players": PLAYERS})
-    lines = [f"setup players={_j(PLAYERS)}", f"  prompt: {session.view('table')['prompt']}"]
+    lines = [f"setup players={_j(PLAYERS)}", f"  prompt: {i18n.text_of(session.view('table')['prompt'])}"]
     for command in commands:
         if command == "NARRATE hidden":
             narrate(lines, narration.hidden_phase_script())
@@ -57,13 +58,13 @@ def transcript(tmp_path, commands) -> str:
         for ev in events:
             lines.append(f"  = {ev.kind} {_j(dict(ev.data))}")
         view = session.view("table")
-        lines.append(f"  phase: {view['phase']} | prompt: {view['prompt']}")
+        lines.append(f"  phase: {view['phase']} | prompt: {i18n.text_of(view['prompt'])}")
         if view.get("counts") and events[-1].kind == "vote_revealed":
             lines.append(f"  counts: {_j(view['counts'])}")
         for reading in view.get("readings", []) if view["phase"] == "over" else []:
-            lines.append(f"  reading: {reading}")
+            lines.append(f"  reading: {i18n.text_of(reading)}")
         for warning in view.get("warnings", []) if view["phase"] == "over" else []:
-            lines.append(f"  warning: {warning}")
+            lines.append(f"  warning: {i18n.text_of(warning)}")
     journal.close()
     return "\n".join(lines) + "\n"
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.core import i18n
 from companion.core.events import Command, RuleError
 from companion.core.journal import Journal
 from companion.core.narration import Say
@@ -93,7 +94,7 @@ def transcript(session, commands):
             lines.append(f"  {ev.seq:3d} {ev.kind} {json.dumps(dict(ev.data), sort_keys=True)}")
         lines += said(cues(before, session.state))
         v = session.view("table")
-        lines.append(f"  = {v['phase']}: {v['prompt']}")
+        lines.append(f"  = {v['phase']}: {i18n.text_of(v['prompt'])}")
     v = session.view("table")
     lines.append("# totals " + json.dumps(v["totals"]) + " winners " + json.dumps(v["winners"]))
     return "\n".join(lines) + "\n"

@@ -615,8 +615,9 @@ class SevenKnightsRules(GameRules):
         if state.phase != "game_over":
             return None
         w = winners(state)
-        summary = ", ".join(f"{p} {t}" for p, t in zip(state.players, state.totals))
-        return {"winners": w, "summary": summary if state.rules_mode.scored else keyed(
+        totals = ", ".join(f"{p} {t}" for p, t in zip(state.players, state.totals))
+        return {"winners": w, "summary": keyed("sevenknights.summary", winners=", ".join(w), totals=totals)
+                if state.rules_mode.scored else keyed(
             "sevenknights.result.knights" if w else "sevenknights.result.none")}
 
 

@@ -18,33 +18,34 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from .events import BadInput
+from .i18n import keyed
 
 MAX_TEXT = 200  # a name or a key: longer is not a name
 
 
-def _where(path: str) -> str:
-    return path or "input"
+def _where(path: str) -> Any:
+    return path or keyed("schema.input")
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
+def _kind(value: Any) -> Any:
+    for test, word in ((lambda v: v is None, "null"), (lambda v: isinstance(v, bool), "bool"),
+                       (lambda v: isinstance(v, (int, float)), "number"), (lambda v: isinstance(v, str), "text"),
+                       (lambda v: isinstance(v, list), "list"), (lambda v: isinstance(v, dict), "object")):
+        if test(value):
+            return keyed(f"schema.kind.{word}")
     return type(value).__name__
 
 
-def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, (list, dict)) else _kind(value)
+def _short(value: Any) -> Any:
+    if isinstance(value, (list, dict)):
+        return _kind(value)
+    text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _refuse(what: str, path: str, **values: Any) -> BadInput:
+    """A refusal naming where in the input it is (``schema.<what>`` in the catalogue)."""
+    return BadInput(keyed(f"schema.{what}", where=_where(path), **values))
 
 
 class Schema:
@@ -72,12 +73,13 @@ class Int(Schema):
 
     def check(self, value, path, ctx):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise BadInput(f"{_where(path)}: must be a whole number, got {_short(value)}")
+            raise _refuse("whole_number", path, got=_short(value))
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
-            span = (f"{self.lo} to {self.hi}" if self.lo is not None and self.hi is not None
-                    else f"at least {self.lo}" if self.lo is not None else f"at most {self.hi}")
-            raise BadInput(f"{_where(path)}: must be {span}, got {value}"
-                           + (f" ({self.why})" if self.why else ""))
+            span = (keyed("schema.span.between", lo=self.lo, hi=self.hi) if self.lo is not None and self.hi is not None
+                    else keyed("schema.span.at_least", lo=self.lo) if self.lo is not None
+                    else keyed("schema.span.at_most", hi=self.hi))
+            raise _refuse("out_of_range_why" if self.why else "out_of_range", path, span=span, got=value,
+                          why=self.why)
         return value
 
 
@@ -85,7 +87,7 @@ class Int(Schema):
 class Bool(Schema):
     def check(self, value, path, ctx):
         if not isinstance(value, bool):
-            raise BadInput(f"{_where(path)}: must be true or false, got {_short(value)}")
+            raise _refuse("bool", path, got=_short(value))
         return value
 
 
@@ -96,9 +98,9 @@ class Text(Schema):
 
     def check(self, value, path, ctx):
         if not isinstance(value, str) or not value.strip() or len(value) > MAX_TEXT:
-            raise BadInput(f"{_where(path)}: must be a non-empty text, got {_short(value)}")
+            raise _refuse("text", path, got=_short(value))
         if self.choices and value not in self.choices:
-            raise BadInput(f"{_where(path)}: {value!r} is not one of {', '.join(self.choices)}")
+            raise _refuse("choice", path, got=repr(value), choices=", ".join(self.choices))
         return value
 
 
@@ -111,7 +113,7 @@ class Player(Schema):
         players = ctx.get("players") or ()
         if not isinstance(value, str) or (value not in players and value not in self.extra):
             allowed = ", ".join(list(players) + list(self.extra))
-            raise BadInput(f"{_where(path)}: {_short(value)} is not a player at this table ({allowed})")
+            raise _refuse("player", path, got=_short(value), players=allowed)
         return value
 
 
@@ -136,7 +138,7 @@ class Either(Schema):
                 return option.check(value, path, ctx)
             except BadInput:
                 continue
-        raise BadInput(f"{_where(path)}: must be {self.what}, got {_short(value)}")
+        raise _refuse("either", path, what=self.what, got=_short(value))
 
 
 @dataclass(frozen=True)
@@ -148,11 +150,11 @@ class List(Schema):
 
     def check(self, value, path, ctx):
         if not isinstance(value, list):
-            raise BadInput(f"{_where(path)}: must be a list, got {_short(value)}")
+            raise _refuse("list", path, got=_short(value))
         if len(value) < self.lo or (self.hi is not None and len(value) > self.hi):
-            span = f"{self.lo} to {self.hi}" if self.hi is not None else f"at least {self.lo}"
-            raise BadInput(f"{_where(path)}: must hold {span} entries, got {len(value)}"
-                           + (f" ({self.why})" if self.why else ""))
+            span = (keyed("schema.span.between", lo=self.lo, hi=self.hi) if self.hi is not None
+                    else keyed("schema.span.at_least", lo=self.lo))
+            raise _refuse("entries_why" if self.why else "entries", path, span=span, got=len(value), why=self.why)
         return [self.item.check(v, f"{path}[{i}]", ctx) for i, v in enumerate(value)]
 
 
@@ -167,18 +169,19 @@ class Names(Schema):
 
     def check(self, value, path, ctx):
         if not isinstance(value, list):
-            raise BadInput(f"{_where(path)}: must be a list of player names, got {_short(value)}")
+            raise _refuse("names", path, got=_short(value))
         if not self.lo <= len(value) <= self.hi:
-            span = f"exactly {self.lo}" if self.lo == self.hi else f"{self.lo} to {self.hi}"
-            raise BadInput(f"{_where(path)}: the game is for {span} players, got {len(value)}"
-                           + (f' (rule: "{self.rule}")' if self.rule else ""))
+            span = (keyed("schema.span.exactly", n=self.lo) if self.lo == self.hi
+                    else keyed("schema.span.between", lo=self.lo, hi=self.hi))
+            raise BadInput(keyed("schema.player_count", where=_where(path), span=span, got=len(value)),
+                           self.rule or None)
         names = [Text().check(v, f"{path}[{i}]", ctx) for i, v in enumerate(value)]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
-            raise BadInput(f"{_where(path)}: names {twice[0]!r} twice")
+            raise _refuse("twice", path, name=twice[0])
         bad = [n for n in names if n in self.reserved]
         if bad:
-            raise BadInput(f"{_where(path)}: {bad[0]!r} cannot be a player's name here")
+            raise _refuse("reserved", path, name=bad[0])
         ctx["players"] = tuple(names)
         return names
 
@@ -194,8 +197,7 @@ class Rows(Schema):
 
     def check(self, value, path, ctx):
         if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
-            raise BadInput(f"{_where(path)}: must be a list of objects like {{\"name\": ...}}, "
-                           f"got {_short(value)}")
+            raise _refuse("rows", path, got=_short(value))
         Names(self.lo, self.hi, self.rule).check([r.get("name") for r in value], path, ctx)
         return [self.row.check(r, f"{path}[{i}]", ctx) for i, r in enumerate(value)]
 
@@ -209,18 +211,18 @@ class Map(Schema):
 
     def check(self, value, path, ctx):
         if not isinstance(value, dict):
-            raise BadInput(f"{_where(path)}: must be an object, got {_short(value)}")
+            raise _refuse("object", path, got=_short(value))
         allowed = tuple(self.keys) if self.keys is not None else tuple(ctx.get("players") or ())
         out = {}
         for k, v in value.items():
             if k not in allowed:
-                what = "a player at this table" if self.keys is None else "a key here"
-                raise BadInput(f"{_where(path)}: {k!r} is not {what} ({', '.join(allowed)})")
+                raise _refuse("not_a_player" if self.keys is None else "not_a_key", path, entry=repr(k),
+                              allowed=", ".join(allowed))
             out[k] = self.value.check(v, f"{path}.{k}", ctx)
         if self.all_keys:
             missing = [k for k in allowed if k not in value]
             if missing:
-                raise BadInput(f"{_where(path)}: has nothing for {missing[0]}")
+                raise _refuse("nothing_for", path, entry=missing[0])
         return out
 
 
@@ -233,14 +235,14 @@ class Obj(Schema):
 
     def check(self, value, path, ctx):
         if not isinstance(value, dict):
-            raise BadInput(f"{_where(path)}: must be an object, got {_short(value)}")
+            raise _refuse("object", path, got=_short(value))
         known = list(self.required) + list(self.optional)
         for k in value:
             if k not in known:
-                raise BadInput(f"{_where(path)}: unknown key {k!r} (keys: {', '.join(known)})")
+                raise _refuse("unknown_key", path, entry=repr(k), allowed=", ".join(known))
         for k in self.required:
             if k not in value:
-                raise BadInput(f"{_where(path)} has no {k}")
+                raise _refuse("missing_key", path, entry=k)
         out = {}
         schemas = {**self.required, **self.optional}
         # Names first, wherever they stand, so every Player check knows the table.

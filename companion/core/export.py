@@ -92,6 +92,8 @@ def vote_result(vote: dict[str, Any]) -> str:
 
 
 def duration_text(seconds: float) -> str:
+    if seconds < 60:
+        return i18n.tr("export.under_a_minute")
     minutes = int(round(seconds / 60))
     if minutes < 60:
         return i18n.ntr("export.minutes", minutes)

@@ -81,6 +81,7 @@ def test_the_report_is_in_the_language_of_whoever_asks(finished):
     try:
         french = export.game_report(journal, game_id)["votes"][0]["question"]
         assert export.duration_text(120) == i18n.ntr("export.minutes", 2)
+        assert export.duration_text(30) == "moins d’une minute"
     finally:
         i18n.set_language("en")
     assert french != english

@@ -54,8 +54,8 @@ class PastGamesScreen(Screen):
             row.ids.text.text = f"[b]{title}[/b]   {when}\n{status}   {', '.join(rec.setup.get('players', []))}"
             # An abandoned game can be taken up again: abandoning forgives.
             resumable = rec.status in ("playing", "abandoned")
-            row.ids.resume.opacity = 1 if resumable else 0
-            row.ids.resume.disabled = not resumable
+            if not resumable:
+                row.ids.buttons.remove_widget(row.ids.resume)
             row.game_id = rec.id
             row.ids.resume.bind(on_release=lambda _b, gid=rec.id: self.app.resume_game(gid))
             row.ids.details.bind(on_release=lambda _b, gid=rec.id, w=when: self.show_game(gid, w))
@@ -104,7 +104,8 @@ def vote_text(vote: dict) -> str:
     by_choice: dict = {}
     for voter, choice in vote["ballots"].items():
         by_choice.setdefault(choice, []).append(voter)
-    rows = [tr("past.ballots_for", choice=export.option_text(choice), n=len(voters), names=", ".join(voters))
+    rows = [tr("past.ballots_for", choice=tr("past.abstained") if choice is None else export.option_text(choice),
+               n=len(voters), names=", ".join(voters))
             for choice, voters in sorted(by_choice.items(), key=lambda kv: -len(kv[1]))]
     if vote["missing"]:
         rows.append(tr("past.ballots_missing", names=", ".join(vote["missing"])))

@@ -101,10 +101,14 @@ def test_the_recorded_voice_is_chosen_with_a_folder_chooser(driver, tmp_path):
     popup = screen._popup
     assert popup is not None
     chooser = popup.content
-    chooser.ids.files.path = str(tmp_path)
+    assert chooser.folder == str(Path.home())
+    screen.open_folder(chooser, tmp_path)            # (the test's folder, as if walked to)
     driver.wait(0.5)
     driver.screenshot("people/settings_folder_chooser")
-    chooser.ids.files.selection = [str(pack)]       # the folder tapped in the list
+    rows = [w.text for w in reversed(chooser.ids.folders.children)]
+    assert rows == [tr("settings.folder_up", folder=tmp_path.parent.name), "Narrator recordings"]
+    driver.tap(driver.find(root=chooser, cls="FolderRow", text="Narrator recordings"))   # opened
+    assert chooser.folder == str(pack)
     driver.tap(chooser.ids.use)
     try:
         assert screen._popup is None

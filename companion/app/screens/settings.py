@@ -146,15 +146,37 @@ class SettingsScreen(Screen):
 
     # -- the recorded voice's folder ---------------------------------------------------------
     def open_folder_chooser(self):
+        """A list of folders with finger-sized rows: tap one to open it, then "Use this folder"."""
         start = Path(self.voice_pack) if self.voice_pack and Path(self.voice_pack).is_dir() else Path.home()
         body = Factory.FolderChooser()
-        body.ids.files.path = str(start)
-        body.ids.use.bind(on_release=lambda *_: self.choose_voice_pack(
-            (body.ids.files.selection or [body.ids.files.path])[0]))
+        body.ids.use.bind(on_release=lambda *_: self.choose_voice_pack(body.folder))
         body.ids.cancel.bind(on_release=lambda *_: self._close_chooser())
         self._popup = Popup(title=tr("settings.choose_folder"), content=body, size_hint=(0.9, 0.9),
                             title_size="24sp")
+        self.open_folder(body, start)
         self._popup.open()
+
+    def open_folder(self, body, folder: Path):
+        """Shows ``folder``'s own folders (an unreadable one says so and stays where it was)."""
+        try:
+            subs = sorted((p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                          key=lambda p: p.name.casefold())
+        except OSError as exc:
+            self.app.toast(tr("settings.folder_unreadable", folder=folder.name or str(folder),
+                              problem=exc.strerror or str(exc)))
+            return
+        body.folder = str(folder)
+        box = body.ids.folders
+        box.clear_widgets()
+        if folder.parent != folder:
+            up = Factory.FolderRow(text=tr("settings.folder_up", folder=folder.parent.name or str(folder.parent)))
+            up.bind(on_release=lambda *_: self.open_folder(body, folder.parent))
+            box.add_widget(up)
+        for sub in subs:
+            row = Factory.FolderRow(text=sub.name)
+            row.bind(on_release=lambda _b, sub=sub: self.open_folder(body, sub))
+            box.add_widget(row)
+        body.ids.scroll.scroll_y = 1
 
     def _close_chooser(self):
         if self._popup is not None:

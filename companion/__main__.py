@@ -29,7 +29,43 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="verify the journal: integrity, every game replays, "
                                          "no finished game left playing", add_help=False)
     check.add_argument("check_args", nargs=argparse.REMAINDER)
+    export = sub.add_parser("export", help="write one game of the journal (votes, totals, winners, "
+                                           "duration) to the data folder's exports/ as JSON or CSV")
+    export.add_argument("game_id", metavar="GAME_ID", type=int, help="the game's number (Past games, "
+                        "or `python -m companion check`)")
+    export.add_argument("--format", choices=("json", "csv"), default="json", help="default: json")
+    export.add_argument("--data", metavar="DIR", dest="export_data",
+                        help="the data folder (default: the app's)")
     return ap
+
+
+def export_main(args: argparse.Namespace) -> int:
+    """The Past games screen's Export, from the command line: prints the file it wrote, or one
+    line saying why it could not."""
+    from pathlib import Path
+
+    from companion.core.events import BadInput
+    from companion.core.export import export_game
+    from companion.core.i18n import error_text
+    from companion.core.journal import DataLock, Journal, JournalError, default_data_dir
+    data = Path(args.export_data or args.data or default_data_dir())
+    if not (data / "journal.sqlite3").exists():
+        print(f"no journal at {data / 'journal.sqlite3'}", file=sys.stderr)
+        return 1
+    try:
+        # read-only while the app holds the folder, as `check` does
+        journal = Journal(data / "journal.sqlite3", readonly=DataLock(data).held_elsewhere())
+    except JournalError as exc:
+        print(error_text(exc), file=sys.stderr)
+        return 1
+    try:
+        print(export_game(journal, args.game_id, args.format, data))
+        return 0
+    except BadInput as exc:
+        print(error_text(exc), file=sys.stderr)
+        return 1
+    finally:
+        journal.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         from companion.check import main as check_main
         return check_main(argv[1:])
     args = build_parser().parse_args(argv)
+    if args.command == "export":
+        return export_main(args)
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     from kivy.config import Config
     from kivy.utils import platform

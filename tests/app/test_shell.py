@@ -186,7 +186,7 @@ def test_settings_voice_pack_missing_is_refused_in_one_line_and_captions_go_on(d
     driver.pump(4)
     screen = app.screen("settings")
     screen.ids.voice.text = tr("settings.voice.voicepack")
-    screen.ids.voice_pack.text = str(tmp_path / "no-such-pack")
+    screen.choose_voice_pack(str(tmp_path / "no-such-pack"))   # the folder chooser's choice
     driver.tap(screen.ids.save)
     assert "cannot be used" in app.root.ids.toast.message
     assert type(app.narrator.speaker).__name__ == "CaptionSpeaker"
@@ -198,7 +198,7 @@ def test_settings_voice_pack_missing_is_refused_in_one_line_and_captions_go_on(d
     app.goto("settings")
     driver.pump(4)
     screen.ids.voice.text = tr("settings.voice.voicepack")
-    screen.ids.voice_pack.text = str(pack)
+    screen.choose_voice_pack(str(pack))
     driver.screenshot("app/settings_voice_pack")
     driver.tap(screen.ids.save)
     assert type(app.narrator.speaker).__name__ == "VoicePackSpeaker"

@@ -6,11 +6,14 @@ import random
 
 from kivy.factory import Factory
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.popup import Popup
 from kivy.uix.screenmanager import Screen
 
 from companion.app.screens import load_kv
 from companion.app.theme import SEAT_COLOURS
-from companion.core.i18n import tr
+from companion.core.events import BadInput
+from companion.core.groups import Group, Groups
+from companion.core.i18n import error_text, tr
 
 load_kv(__file__)
 RANDOM = "random"
@@ -37,6 +40,83 @@ class SetupScreen(Screen):
         self.ids.count_spinner.text = str(self.count)
         self._build_rows()
         self._build_options()
+        self.show_groups()
+
+    # -- remembered groups -------------------------------------------------------------------
+    def _groups(self) -> Groups:
+        try:
+            groups = Groups.load(self.app.data_dir)
+        except BadInput as exc:
+            self.app.toast(error_text(exc))
+            return Groups(self.app.data_dir / "groups.json")
+        if groups.moved_aside is not None:
+            self.app.toast(tr("setup.groups_damaged", file=groups.moved_aside.name))
+        return groups
+
+    def show_groups(self):
+        """The groups this game can be played with, each one tap from a full table."""
+        box = self.ids.groups
+        box.clear_widgets()
+        for group in self._groups().fitting(self.ui.min_players, self.ui.max_players):
+            row = Factory.GroupRow()
+            row.group_id = group.id
+            row.ids.choose.text = tr("setup.group_choice", name=group.name, players=", ".join(group.players))
+            row.ids.choose.bind(on_release=lambda _b, g=group: self.use_group(g))
+            row.ids.rename.bind(on_release=lambda _b, g=group: self.ask_rename(g))
+            row.ids.forget.bind(on_release=lambda _b, g=group: self.ask_forget(g))
+            box.add_widget(row)
+
+    def use_group(self, group: Group):
+        """The group's players in their seats with their colours; Start is the next tap."""
+        self.count = len(group.players)
+        self.ids.count_spinner.text = str(self.count)
+        self._build_rows()
+        known = dict(SEAT_COLOURS)
+        for row, name, colour in zip(self._rows(), group.players, group.colours):
+            row.ids.name.text = name
+            if colour in known:
+                row.colour = colour
+        self._refresh_first()
+
+    def _popup(self, title: str, body) -> Popup:
+        popup = Popup(title=title, content=body, size_hint=(0.8, None), height=body.height + 120,
+                      title_size="24sp", auto_dismiss=True)
+        body.ids.cancel.bind(on_release=lambda *_: popup.dismiss())
+        popup.open()
+        return popup
+
+    def ask_rename(self, group: Group):
+        body = Factory.GroupRenameBox()
+        body.ids.name.text = group.name
+        popup = self._popup(tr("setup.group_rename_title", name=group.name), body)
+
+        def save(*_):
+            try:
+                self._groups().rename(group.id, body.ids.name.text)
+            except BadInput as exc:
+                self.app.toast(error_text(exc))
+                return
+            popup.dismiss()
+            self.show_groups()
+        body.ids.ok.bind(on_release=save)
+        body.ids.name.bind(on_text_validate=save)
+        self.rename_popup = popup
+
+    def ask_forget(self, group: Group):
+        """Asked first: a group typed once is a group worth keeping."""
+        body = Factory.GroupForgetBox()
+        body.ids.question.text = tr("setup.group_forget_confirm", name=group.name)
+        popup = self._popup(tr("setup.group_forget"), body)
+
+        def forget(*_):
+            popup.dismiss()
+            try:
+                self._groups().forget(group.id)
+            except BadInput as exc:
+                self.app.toast(error_text(exc))
+            self.show_groups()
+        body.ids.ok.bind(on_release=forget)
+        self.forget_popup = popup
 
     def set_count(self, text):
         if text and text.isdigit() and int(text) != self.count:
@@ -132,7 +212,13 @@ class SetupScreen(Screen):
             self.app.toast(self.error)
             return
         self.error = ""
-        self.app.start_game(self.ui, self.ui.make_setup(table, self.option_values()))
+        if self.app.start_game(self.ui, self.ui.make_setup(table, self.option_values())):
+            # The group is remembered as it sat down; a list that cannot be written is said,
+            # and the game goes on.
+            try:
+                self._groups().remember(table["players"], table["colours"])
+            except BadInput as exc:
+                self.app.toast(error_text(exc))
 
 
 def make(app):

@@ -87,7 +87,7 @@ def wreath(cx: float = 0.5, cy: float = 0.5, r: float = 0.36, leaves: int = 6) -
             x, y = cx + r * math.cos(math.radians(a)), cy + r * math.sin(math.radians(a))
             for out in (1, -1):   # a leaf outside and inside the stem, pointing up the branch
                 tangent = a + side * 90 + out * side * 32
-                shapes.append(("fill", "good", [leaf(x, y, tangent, 0.19, 0.075)]))
+                shapes.append(("fill", "good", [leaf(x, y, tangent, 0.53 * r, 0.21 * r)]))
     return shapes
 
 
@@ -329,21 +329,26 @@ class Icon(Widget):
 
     def redraw(self, *_):
         self.canvas.clear()
-        if self.name not in DRAWINGS:
-            return
-        side = min(self.width, self.height)
-        ox, oy = self.center_x - side / 2, self.center_y - side / 2
-        with self.canvas:
-            for role, kind, *data in tesselated(self.name):
-                Color(rgba=self.role_colour(role))
-                if kind == "mesh":
-                    vertices, indices = data
-                    scaled = list(vertices)
-                    for i in range(0, len(scaled), 4):
-                        scaled[i] = ox + scaled[i] * side
-                        scaled[i + 1] = oy + scaled[i + 1] * side
-                    Mesh(vertices=scaled, indices=list(indices), mode="triangle_fan")
-                else:
-                    points, width, closed = data
-                    pts = [ox + v * side if i % 2 == 0 else oy + v * side for i, v in enumerate(points)]
-                    Line(points=pts, width=max(1.0, width * side), close=closed, joint="round", cap="round")
+        if self.name in DRAWINGS:
+            side = min(self.width, self.height)
+            draw(self.canvas, self.name, self.center_x - side / 2, self.center_y - side / 2, side,
+                 self.role_colour)
+
+
+def draw(canvas, name: str, x: float, y: float, side: float, colour_of) -> None:
+    """Add icon ``name`` to ``canvas`` (a canvas or InstructionGroup) in the square at (x, y)
+    of ``side`` pixels, each role coloured by ``colour_of(role)``."""
+    for role, kind, *data in tesselated(name):
+        canvas.add(Color(rgba=colour_of(role)))
+        if kind == "mesh":
+            vertices, indices = data
+            scaled = list(vertices)
+            for i in range(0, len(scaled), 4):
+                scaled[i] = x + scaled[i] * side
+                scaled[i + 1] = y + scaled[i + 1] * side
+            canvas.add(Mesh(vertices=scaled, indices=list(indices), mode="triangle_fan"))
+        else:
+            points, width, closed = data
+            pts = [x + v * side if i % 2 == 0 else y + v * side for i, v in enumerate(points)]
+            canvas.add(Line(points=pts, width=max(1.0, width * side), close=closed, joint="round",
+                            cap="round"))

@@ -190,7 +190,10 @@ class Theme(EventDispatcher):
         pal = self.palette()
         ground = over(fill, pal["bg"])
         light, dark = pal["text"], pal["ink"]
-        return dark if contrast(dark, ground) > contrast(light, ground) else light
+        best = dark if contrast(dark, ground) > contrast(light, ground) else light
+        if contrast(best, ground) < 4.5:   # a mid-tone fill (a seat colour): pure white or black
+            best = max(((1.0, 1.0, 1.0, 1.0), (0.0, 0.0, 0.0, 1.0)), key=lambda c: contrast(c, ground))
+        return best
 
     # -- type ------------------------------------------------------------------------------
     def set_scale(self, scale: float):
@@ -208,7 +211,9 @@ class Theme(EventDispatcher):
 
         def resized(*_):
             self.set_scale(scale_for(window.width / dp(1), window.height / dp(1)))
+        self._unfollow("_window")
         window.bind(size=resized)
+        self._window = (window, {"size": resized})
         resized()
 
     # -- what asks for the dim room --------------------------------------------------------
@@ -217,18 +222,31 @@ class Theme(EventDispatcher):
         Hidden Phase) and on the camera screen; back when that ends."""
         def check(*_):
             self.wants_dim = wants_dim_room(screens.current, dict(app.view or {}))
+        self._unfollow("_screens")
+        self._unfollow("_app")
         screens.bind(current=check)
         app.bind(view=check)
+        self._screens, self._app = (screens, {"current": check}), (app, {"view": check})
         check()
+
+    def _unfollow(self, slot: str):
+        """Drop the bindings an earlier follow made (the app rebuilds its root on a language
+        change)."""
+        held = getattr(self, slot, None)
+        if held:
+            target, bindings = held
+            target.unbind(**bindings)
+        setattr(self, slot, None)
 
 
 def wants_dim_room(screen: str, view: dict) -> bool:
-    if screen in DIM_SCREENS:
-        return True
-    return screen == "knives23.issue" and view.get("phase") == "eyes_closed"
+    """The camera screen, and any screen while the table's eyes are closed."""
+    return screen in DIM_SCREENS or (view.get("game"), view.get("phase")) in EYES_CLOSED
 
 
-DIM_SCREENS = frozenset({"camera", "masks.hidden"})
+DIM_SCREENS = frozenset({"camera"})
+# (game, phase) while the table has its eyes closed
+EYES_CLOSED = frozenset({("knives23", "eyes_closed"), ("masks", "hidden")})
 
 ui = Theme()
 

@@ -20,7 +20,7 @@ from companion.core import i18n
 # Every key the page's HTML and script show (tests/qr/test_phone_words.py checks the page asks
 # for no other, and uses all of these).
 PAGE_WORDS = (
-    "phone.page.title", "phone.page.heading", "phone.page.who",
+    "phone.page.title", "phone.page.who",
     "phone.page.vote_title", "phone.page.vote_title_generic", "phone.page.no_vote",
     "phone.page.no_vote_detail", "phone.page.vote_now", "phone.page.vote_now_detail",
     "phone.page.weight", "phone.page.abstain", "phone.page.sending", "phone.page.recorded",
@@ -29,7 +29,7 @@ PAGE_WORDS = (
     "phone.page.curia", "phone.page.ready", "phone.page.ready_detail", "phone.page.allowed_detail",
     "phone.page.running_total", "phone.page.take_photo", "phone.page.live_scan",
     "phone.page.typing_off", "phone.page.type_placeholder", "phone.page.send",
-    "phone.page.history", "phone.page.checking", "phone.page.waiting_detail",
+    "phone.page.history", "phone.page.history_line", "phone.page.checking", "phone.page.waiting_detail",
     "phone.page.offline_detail", "phone.page.cards_revealed", "phone.page.cards_revealed_of",
     "phone.page.pending", "phone.page.card_detail", "phone.page.card_total",
     "phone.page.card.knives", "phone.page.card.doves",

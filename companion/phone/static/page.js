@@ -77,7 +77,7 @@ function showAnswer(a) {
 
 function addHistory(a) {
   const li = document.createElement("li");
-  li.textContent = `${statusWords(a.status)}: ${describe(a)}`;
+  li.textContent = t("phone.page.history_line", { status: statusWords(a.status), detail: describe(a) });
   li.dataset.status = a.status;
   $("history").prepend(li);
 }

@@ -23,6 +23,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Callable
 
 from companion.core.events import BadInput, Command, RuleError
+from companion.core.i18n import keyed
+
+from .words import say
 
 GAME = "knives23"
 
@@ -100,8 +103,8 @@ class CuriaBridge:
         if command is None:
             return self._totals(state) if state is not None else {}
         if state is None:
-            answer = {"status": "refused",
-                      "error": "no 23 Knives game is on the tablet: nothing to count"}
+            answer = {"status": "refused", "error": say("en", "phone.server.no_game"),
+                      "message": keyed("phone.server.no_game")}
         else:
             answer = self._decide(state, command)
         if self.on_answer is not None:
@@ -122,6 +125,8 @@ class CuriaBridge:
         try:
             self.execute(command)
         except (RuleError, BadInput) as exc:
+            # the rules' words as data too, so the phone says them in its own language
             return {"status": "refused", "error": " ".join(str(exc).split()),
+                    **({"message": keyed(exc.key, **exc.values)} if exc.key else {}),
                     **self._totals(self._curia_state() or state)}
         return {"status": status, **self._totals(self._curia_state())}

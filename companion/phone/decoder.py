@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 
 from companion.core.events import BadInput
+from companion.core.i18n import keyed
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ class DecodeWorker:
         # importing OpenCV is not the photo's time: wait for the worker to say it is ready
         if self._answer(60)[0] != "ready":
             self._kill()
-            raise BadInput("the photo reader could not be started on this tablet")
+            raise BadInput(keyed("phone.server.reader_down"))
 
     def _answer(self, seconds: float):
         assert self._proc is not None and self._proc.stdout is not None  # started with pipes
@@ -120,7 +121,7 @@ class DecodeWorker:
 
     def decode(self, data: bytes) -> list[str]:
         if not self._lock.acquire(timeout=self.wait):
-            raise BadInput("the tablet is busy reading other photos; send this one again")
+            raise BadInput(keyed("phone.server.reader_busy"))
         try:
             if self._proc is None or self._proc.poll() is not None:
                 self._kill()
@@ -138,16 +139,15 @@ class DecodeWorker:
             if kind == "slow":
                 self.killed += 1
                 self._kill()
-                raise BadInput(f"photo took more than {self.seconds:g} s to read: photograph one "
-                               "card at a time, closer")
+                raise BadInput(keyed("phone.server.photo_slow", seconds=f"{self.seconds:g}"))
             if kind == "dead":
                 self._kill()
-                raise BadInput(f"photo could not be read within {self.memory_mb} MB")
-            if kind == "bad":
-                raise BadInput(value)
+                raise BadInput(keyed("phone.server.photo_memory", mb=self.memory_mb))
+            if kind == "bad":   # the reader's words are English: the phone gets its own
+                log.info("phone photo not read: %s", value)
+                raise BadInput(keyed("phone.server.photo_bad"))
             if len(value) > self.max_codes:
-                raise BadInput(f"{len(value)} codes in one photo (at most {self.max_codes}): "
-                               "photograph one card at a time")
+                raise BadInput(keyed("phone.server.photo_codes", n=len(value), most=self.max_codes))
             return [str(t) for t in value]
         finally:
             self._lock.release()
@@ -157,10 +157,13 @@ class DecodeWorker:
         """Where no worker can be started: the same reader and code cap, without the time and
         memory caps (photos are still one at a time, and the pixel cap still applies)."""
         from vision.qr.decode import decode_array, image_from_bytes
-        texts = decode_array(image_from_bytes(data, "photo"))
+        try:
+            texts = decode_array(image_from_bytes(data, "photo"))
+        except BadInput as exc:
+            log.info("phone photo not read: %s", exc)
+            raise BadInput(keyed("phone.server.photo_bad")) from None
         if len(texts) > self.max_codes:
-            raise BadInput(f"{len(texts)} codes in one photo (at most {self.max_codes}): "
-                           "photograph one card at a time")
+            raise BadInput(keyed("phone.server.photo_codes", n=len(texts), most=self.max_codes))
         return texts
 
 

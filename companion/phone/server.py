@@ -50,13 +50,15 @@ import time
 import urllib.parse
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from companion.core import i18n
 from companion.core.clock import SYSTEM_CLOCK
 from companion.core.events import BadInput, Command
 from vision.qr import payload as qrpayload
+
+from .words import page_language, render_page, say
 
 log = logging.getLogger(__name__)
 
@@ -156,11 +158,16 @@ class RateLimiter:
 
 
 class _Refused(Exception):
-    """A request we answer with an HTTP error and a one-line reason."""
+    """A request we answer with an HTTP error and a one-line reason: the catalogue's
+    ``phone.server.<reason>`` in the phone's language (``str()`` is English, for logs)."""
 
-    def __init__(self, code: int, message: str):
-        super().__init__(message)
-        self.code = code
+    def __init__(self, code: int, reason: str, **values):
+        self.message = i18n.keyed(f"phone.server.{reason}", **values)
+        super().__init__(i18n.text_of(self.message, "en"))
+        self.code, self.reason = code, reason
+
+    def text(self, lang: str) -> str:
+        return i18n.text_of(self.message, lang)
 
 
 class _Late(Exception):
@@ -199,12 +206,12 @@ class _Reader:
             if end >= 0:
                 head = bytes(self.buf[:end])
                 if end > limit:
-                    raise _Refused(431, f"refused: request headers over {limit} bytes")
+                    raise _Refused(431, "headers_too_big", limit=limit)
                 if head.count(b"\n") > lines + 1:
-                    raise _Refused(431, f"refused: more than {lines} request headers")
+                    raise _Refused(431, "too_many_headers", lines=lines)
                 return head
             if len(self.buf) > limit:
-                raise _Refused(431, f"refused: request headers over {limit} bytes")
+                raise _Refused(431, "headers_too_big", limit=limit)
             if not self._fill():
                 return bytes(self.buf)  # the peer closed: http.server sees a short request
 
@@ -294,6 +301,7 @@ class PhoneRecord:
     token: str
     address: str
     allowed: bool = False        # may count Curia cards
+    lang: str = "en"             # the language its answers are in (its browser's, see words.py)
     seat: str | None = None      # the player this phone votes for (joined with their seat code)
     scans: int = 0
     failed_checks: int = 0
@@ -318,10 +326,11 @@ class PhoneServer:
                  max_photo: int = MAX_PHOTO, rate: RateLimiter | None = None,
                  decoder: Callable | None = None, deck: list | None = None,
                  auto_allow: bool = False, typing: bool = False,
-                 vote: Callable[[], dict | None] | None = None,
+                 vote: Callable[[str], dict | None] | None = None,
                  cast: Callable[[Command], object] | None = None,
                  head_seconds: float = HEAD_SECONDS, request_seconds: float = REQUEST_SECONDS,
-                 answer_seconds: float = 30.0, tls: ssl.SSLContext | None = None):
+                 answer_seconds: float = 30.0, tls: ssl.SSLContext | None = None,
+                 language: Callable[[], str] = i18n.language):
         self.submit = submit
         self.status = status
         self.key = key
@@ -346,8 +355,10 @@ class PhoneServer:
         self.head_seconds, self.request_seconds = head_seconds, request_seconds
         self.answer_seconds = answer_seconds  # to read a photo and answer, after the request
         self.tls = tls  # the table's certificate (companion.phone.tls): https, a secure context
-        # Phones vote: ``vote()`` is the table view of the vote in progress (who voted, never
-        # what); ``cast(command)`` records a ballot or raises the rules' refusal.
+        self.language = language  # the tablet's language: a phone's when its browser's is not known
+        # Phones vote: ``vote(lang)`` is the table view of the vote in progress (who voted,
+        # never what), its question in ``lang``; ``cast(command)`` records a ballot or raises
+        # the rules' refusal.
         self.vote_view, self.cast = vote, cast
         self._seat_tokens: dict[str, str] = {}   # seat code token -> player
         self._seat_phone: dict[str, str] = {}    # player -> id of the phone voting for them
@@ -456,18 +467,17 @@ class PhoneServer:
         with self._lock:
             player = self._seat_tokens.get(seat_token or "")
             if player is None:
-                raise _Refused(403, "refused: this seat code is not for the game on the tablet")
+                raise _Refused(403, "seat_code_wrong")
             pid = self._tokens.get(token or "")
             phone = self._phones.get(pid) if pid is not None else None
             holder = self._seat_phone.get(player)
             if holder is not None and (phone is None or holder != phone.id):
-                raise _Refused(409, f"refused: {player}'s seat already has a phone (Phone "
-                                    f"{holder}); the narrator can free it on the tablet")
+                raise _Refused(409, "seat_taken", player=player, phone=holder)
             if phone is not None and phone.seat not in (None, player):
-                raise _Refused(409, f"refused: this phone already votes for {phone.seat}")
+                raise _Refused(409, "votes_for_other", player=phone.seat)
             if phone is None:
                 if len(self._phones) >= MAX_PHONES:
-                    raise _Refused(429, "refused: too many phones have joined")
+                    raise _Refused(429, "too_many_phones")
                 phone = PhoneRecord(str(next(_ids)), secrets.token_urlsafe(24), address)
                 self._phones[phone.id] = phone
                 self._tokens[phone.token] = phone.id
@@ -481,13 +491,14 @@ class PhoneServer:
         if phone.seat is None or self.vote_view is None:
             return None
         try:
-            vote = self.vote_view()
+            vote = self.vote_view(phone.lang)
         except Exception as exc:
             log.warning("phone server: vote() failed: %s", exc)
             return None
         if not vote or vote.get("revealed") or phone.seat not in vote.get("voters", ()):
             return None
-        options = [{"option": i, "label": option_words(o)} for i, o in enumerate(vote["options"])
+        options = [{"option": i, "label": option_words(o, phone.lang)}
+                   for i, o in enumerate(vote["options"])
                    if vote.get("allow_self", True) or o != phone.seat]
         weights = vote.get("weights") or {}
         from companion.core import i18n  # the question may be a message as data (i18n.keyed)
@@ -500,20 +511,20 @@ class PhoneServer:
             if ballot_id and ballot_id in phone.answers:
                 return dict(phone.answers[ballot_id], replayed=True)
         if phone.seat is None or self.cast is None:
-            raise _Refused(403, "refused: this phone has no seat: scan your own seat code on "
-                                "the tablet")
+            raise _Refused(403, "no_seat")
         vote = self._vote_for(phone)
         if vote is None or vote["vote_id"] != vote_id:
-            raise _Refused(409, "refused: that vote is not open for you now")
+            raise _Refused(409, "vote_closed")
         data: dict[str, Any] = {"vote_id": vote_id, "voter": phone.seat}
         data.update({"choice": None} if option is None else {"option": option})
         try:
             self.cast(Command("cast_ballot", data, source=f"phone:{phone.id}"))
             reply = {"status": "recorded"}
         except TimeoutError as exc:
-            return {"status": "refused", "error": str(exc), "retry": True}
-        except Exception as exc:  # the rules' refusal, one line
-            reply = {"status": "refused", "error": " ".join(str(exc).split())}
+            return {"status": "refused", "error": say(phone.lang, "phone.server.tablet_busy"),
+                    "retry": True}
+        except Exception as exc:  # the rules' refusal, one line, in the phone's language
+            reply = {"status": "refused", "error": " ".join(i18n.text_of(exc, phone.lang).split())}
         if ballot_id:
             with self._lock:
                 phone.answers[ballot_id] = reply
@@ -546,8 +557,7 @@ class PhoneServer:
             waiting = [p for p in self._phones.values() if not p.allowed]
             if (len(self._phones) >= MAX_PHONES or len(waiting) >= MAX_WAITING
                     or sum(p.address == address for p in waiting) >= MAX_WAITING_PER_ADDRESS):
-                raise _Refused(429, "refused: too many phones are waiting for the narrator; "
-                                    "ask them to allow or refuse those on the tablet first")
+                raise _Refused(429, "too_many_waiting")
             p = PhoneRecord(str(next(_ids)), secrets.token_urlsafe(24), address,
                             allowed=self.auto_allow)
             self._phones[p.id] = p
@@ -573,7 +583,7 @@ class PhoneServer:
             if scan_id in phone.answers:
                 return dict(phone.answers[scan_id], replayed=True)
             if scan_id in phone.inflight:
-                raise _Refused(503, "refused: this scan is still being answered; try again")
+                raise _Refused(503, "scan_in_progress")
         return None
 
     def answer_texts(self, phone: PhoneRecord, texts: list[str], scan_id: str | None,
@@ -584,11 +594,10 @@ class PhoneServer:
             return replayed
         with self._lock:
             if not phone.allowed:
-                raise _Refused(403, "refused: this phone is waiting for the narrator to allow "
-                                    "it on the tablet")
+                raise _Refused(403, "waiting")
             if scan_id:
                 if scan_id in phone.inflight:   # two copies at once: the later one waits
-                    raise _Refused(503, "refused: this scan is still being answered; try again")
+                    raise _Refused(503, "scan_in_progress")
                 phone.inflight[scan_id] = threading.Event()
         try:
             return self._answer_texts(phone, texts, scan_id, typed)
@@ -600,7 +609,7 @@ class PhoneServer:
     def _answer_texts(self, phone, texts, scan_id, typed) -> dict:
         answers = [self._one(phone, t, typed) for t in texts] or [
             {"status": "unreadable", "reason": "unreadable",
-             "error": "no card code could be read in the photo"}]
+             "error": say(phone.lang, "phone.server.unreadable")}]
         reply = {"answers": answers, **self._totals(answers)}
         with self._lock:
             phone.scans += 1
@@ -622,39 +631,41 @@ class PhoneServer:
     def _card(self, text: str, typed: bool) -> qrpayload.Card:
         if typed:
             if not self.typing:
-                raise _Answer("typing_off", "typed codes are off: photograph the card, or ask "
-                                            "the narrator to allow typing on the tablet")
+                raise _Answer("typing_off")
             try:
                 return qrpayload.parse_printed(text, self.deck)
-            except BadInput as exc:
-                raise _Answer("not_printed", str(exc)) from None
+            except BadInput:
+                raise _Answer("not_printed") from None
         try:
             return qrpayload.parse(text, self.key)
         except BadInput as exc:
-            reason = "check_failed" if "check failed" in str(exc) else "not_code"
-            raise _Answer(reason, str(exc)) from None
+            raise _Answer("check_failed" if "check failed" in str(exc) else "not_code") from None
 
     def _one(self, phone: PhoneRecord, text: str, typed: bool) -> dict:
         try:
             card = self._card(text, typed)
         except _Answer as a:
-            return {"status": "not_fate", "reason": a.reason, "error": a.error}
+            return {"status": "not_fate", "reason": a.reason,
+                    "error": i18n.text_of(i18n.keyed(f"phone.server.answer.{a.reason}"), phone.lang)}
         if card.kind != "fate":
             return {"status": "not_fate", "reason": "not_fate", "serial": card.serial,
                     "label": card.label,
-                    "error": f"a {card.kind.capitalize()} card ({card.label}), not a Fate card"}
+                    "error": say(phone.lang, "phone.server.answer.not_fate", serial=card.serial)}
         cmd = Command("curia_card", {"card": card.command_card(), "serial": card.serial},
                       source=f"phone:{phone.id}")
         try:
             reply = dict(self.submit(cmd))
         except Exception as exc:  # the rules' refusal (RuleError/BadInput), one line
+            busy = isinstance(exc, TimeoutError)
+            error = say(phone.lang, "phone.server.tablet_busy") if busy else i18n.text_of(exc, phone.lang)
             answer: dict[str, Any] = {"status": "refused", "reason": "rules", "serial": card.serial,
-                      "label": card.label,
-                      "error": " ".join(str(exc).split()) or type(exc).__name__}
-            if isinstance(exc, TimeoutError):
+                      "label": card.label, "error": " ".join(error.split()) or type(exc).__name__}
+            if busy:
                 answer["retry"] = True  # the tablet was busy: a retry must really run again
             return answer
         reply.setdefault("status", "refused")
+        if reply["status"] == "refused" and reply.get("message"):   # the rules' words, keyed
+            reply["error"] = " ".join(i18n.text_of(reply["message"], phone.lang).split())
         return {**reply, "card": card.command_card(), "serial": card.serial,
                 "label": card.label}
 
@@ -685,21 +696,20 @@ class PhoneServer:
         return out
 
 
-def option_words(option: str) -> str:
-    """How a vote's option reads: the catalogue's words for exile/remain/red/grey/center, a
-    player's name as it is."""
-    from companion.core import i18n
+def option_words(option: str, lang: str) -> str:
+    """How a vote's option reads in ``lang``: the catalogue's words for exile/remain/red/grey/
+    center, a player's name as it is."""
     key = f"vote.option.{option}"
-    return i18n.tr(key) if i18n.has(key) else option
+    return say(lang, key) if i18n.has(key) else option
 
 
 class _Answer(Exception):
-    """A code that does not count, with the reason's key (what the tablet shows) and the
-    one-line error the phone shows."""
+    """A code that does not count, with the reason's key: what the tablet shows, and (as
+    ``phone.server.answer.<reason>``) what the phone shows."""
 
-    def __init__(self, reason: str, error: str):
-        super().__init__(error)
-        self.reason, self.error = reason, error
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 def _totals_of(reply: dict) -> dict:
@@ -722,15 +732,16 @@ def cookies(header: str) -> dict[str, str]:
 
 
 REFUSED_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Table companion</title><link rel="stylesheet" href="/page.css"></head>
-<body><main><h1>Table companion</h1>
+<title>{heading}</title><link rel="stylesheet" href="/page.css"></head>
+<body><main><h1>{heading}</h1>
 <section class="answer refused"><div id="answer-status">{title}</div>
 <div id="answer-detail">{message}</div></section>
-<p class="note">Scan the join code on the tablet's phone screen with this phone's camera.</p>
+<p class="note">{note}</p>
 </main></body></html>
 """
+REFUSED_TITLES = {403: "phone.server.page_not_joined", 429: "phone.server.page_too_many"}
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -788,7 +799,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         except _Refused as r:
             self.command, self.request_version, self.path = "GET", "HTTP/1.0", "/state"
             self.requestline = "(headers too large)"
-            self._json(r.code, {"status": "refused", "error": str(r)})
+            # the headers are not read: the tablet's language
+            self._json(r.code, {"status": "refused", "reason": r.reason,
+                                "error": r.text(self.phone_server.language())})
             return
         except OSError:
             return
@@ -821,20 +834,31 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = (getattr(self, "path", None) or "").split("?", 1)[0]
         return getattr(self, "command", None) in ("GET", "HEAD") and path not in API
 
-    def _refuse(self, code: int, message: str):
+    def _lang(self) -> str:
+        """The phone's language: its browser's, where the app has that catalogue, else the
+        tablet's (before the headers are read too)."""
+        headers = getattr(self, "headers", None)
+        return page_language(headers.get("Accept-Language") if headers else None,
+                             self.phone_server.language())
+
+    def _refuse(self, r: _Refused):
         self.close_connection = True
+        lang = self._lang()
+        message = r.text(lang)
         if self._wants_page():
-            title = {403: "Not joined", 429: "Too many requests"}.get(code, "Refused")
-            page = REFUSED_PAGE.format(title=title,
-                                       message=html.escape(message.removeprefix("refused: ")))
-            self._send(code, page.encode(), "text/html; charset=utf-8")
+            page = REFUSED_PAGE.format(
+                lang=lang, heading=html.escape(say(lang, "phone.server.page_heading")),
+                title=html.escape(say(lang, REFUSED_TITLES.get(r.code, "phone.server.page_refused"))),
+                message=html.escape(message), note=html.escape(say(lang, "phone.server.page_note")))
+            self._send(r.code, page.encode(), "text/html; charset=utf-8")
         else:
-            self._json(code, {"status": "refused", "error": message})
+            self._json(r.code, {"status": "refused", "reason": r.reason, "error": message})
 
     def send_error(self, code, message=None, explain=None):
         # http.server's own errors (bad request line, unsupported method) as one line too
         try:
-            self._refuse(code, message or HTTPStatus(code).phrase)
+            log.debug("phone %s: %s", self.client_address[0], message)
+            self._refuse(_Refused(code, "bad_request", status=code))
         except Exception:
             pass
 
@@ -845,15 +869,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         ps = self.phone_server
         peer = self.client_address[0]
         if not is_local_peer(peer):
-            raise _Refused(403, f"refused: {peer} is not on the local network")
+            raise _Refused(403, "not_local", peer=peer)
         host = (self.headers.get("Host") or "").strip().lower()
         allowed = {f"{ps.host}:{ps.port}".lower()}
         if ps.host in ("127.0.0.1", "::1"):
             allowed.add(f"localhost:{ps.port}")
         if host not in allowed:
-            raise _Refused(421, f"refused: Host header {host[:60]!r} does not name this server")
+            raise _Refused(421, "wrong_host", host=repr(host[:60]))
         if not ps.rate.allow(peer, cost):
-            raise _Refused(429, "refused: too many requests, slow down")
+            raise _Refused(429, "too_fast")
 
     def _secret_ok(self, given: str | None) -> bool:
         if not given:
@@ -866,26 +890,26 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         ps = self.phone_server
         phone = ps.phone_by_token(self._cookies().get(ps.cookie_name))
         if phone is None:
-            raise _Refused(403, "refused: not joined to this game (scan the join code on the "
-                                "tablet)")
+            raise _Refused(403, "not_joined")
+        phone.lang = self._lang()
         return phone
 
     def _body(self, limit: int, types: set[str]) -> tuple[bytes, str]:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            raise _Refused(411, "refused: chunked bodies are not accepted; send Content-Length")
+            raise _Refused(411, "chunked")
         ctype = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
         if ctype not in types:
-            raise _Refused(415, f"refused: content type {ctype[:40]!r} (expected "
-                                f"{' or '.join(sorted(types))})")
+            raise _Refused(415, "content_type", type=repr(ctype[:40]),
+                           expected=" | ".join(sorted(types)))
         length = (self.headers.get("Content-Length") or "").strip()
         if not _LENGTH.match(length):
-            raise _Refused(411, "refused: Content-Length missing or not a plain number")
+            raise _Refused(411, "no_length")
         n = int(length)
         if n > limit:
-            raise _Refused(413, f"refused: body of {n} bytes is over the {limit}-byte limit")
+            raise _Refused(413, "too_big", n=n, limit=limit)
         data = self.rfile.read(n)
         if len(data) != n:
-            raise _Refused(400, "refused: body shorter than its Content-Length")
+            raise _Refused(400, "short_body")
         return data, ctype
 
     def _json_body(self, fields: set[str]) -> dict:
@@ -894,17 +918,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         try:
             obj = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
-            raise _Refused(400, "refused: body is not JSON") from None
+            raise _Refused(400, "not_json") from None
         if not isinstance(obj, dict) or not set(obj) <= fields:
-            raise _Refused(400, f"refused: expected a JSON object with only "
-                                f"{', '.join(sorted(fields))}")
+            raise _Refused(400, "json_fields", fields=", ".join(sorted(fields)))
         return obj
 
     def _scan_id(self, value) -> str | None:
         if value is None or value == "":
             return None
         if not isinstance(value, str) or not _ID.match(value):
-            raise _Refused(400, "refused: scan_id must be 1-40 letters, digits, '-' or '_'")
+            raise _Refused(400, "scan_id")
         return value
 
     def _guard(self, fn, cost=1.0):
@@ -912,7 +935,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._check_common(cost)
             fn()
         except _Refused as r:
-            self._refuse(r.code, str(r))
+            self._refuse(r)
         except _Late:
             raise
         except (BrokenPipeError, ConnectionResetError, TimeoutError, socket.timeout):
@@ -920,7 +943,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         except Exception:  # a bug here must not kill the server thread nor leak a traceback
             log.exception("phone server: request failed")
             try:
-                self._refuse(500, "refused: internal error")
+                self._refuse(_Refused(500, "internal"))
             except Exception:
                 pass
 
@@ -945,13 +968,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._send(200, (STATIC / "page.css").read_bytes(), PAGES["/page.css"][1])
             return
         phone = self._joined_phone()
-        if url.path in PAGES:
+        if url.path == "/":   # the page in the phone's language
+            page = render_page((STATIC / "page.html").read_text(encoding="utf-8"), phone.lang)
+            self._send(200, page.encode(), PAGES["/"][1])
+        elif url.path in PAGES:
             name, ctype = PAGES[url.path]
             self._send(200, (STATIC / name).read_bytes(), ctype)
         elif url.path == "/state":
             self._json(200, self.phone_server.state(phone))
         else:
-            raise _Refused(404, f"refused: no such page {url.path[:60]!r}")
+            raise _Refused(404, "no_page", path=repr(url.path[:60]))
 
     def _join(self, query: str, seat: bool = False):
         q = urllib.parse.parse_qs(query, max_num_fields=4)
@@ -962,7 +988,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                                  self.client_address[0])
         else:
             if not self._secret_ok(given):
-                raise _Refused(403, "refused: this join link is not for the game on the tablet")
+                raise _Refused(403, "join_link_wrong")
             phone = ps.join(self._cookies().get(ps.cookie_name), self.client_address[0])
         # HttpOnly: page scripts never see the token; SameSite=Strict: other sites' pages cannot
         # make the phone send it. The redirect takes the secret out of the address bar.
@@ -974,7 +1000,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _post(self):
         path = self.path.split("?", 1)[0]
         if path not in ("/scan", "/photo", "/ballot"):
-            raise _Refused(404, f"refused: no such endpoint {path[:60]!r}")
+            raise _Refused(404, "no_page", path=repr(path[:60]))
         phone = self._joined_phone()
         ps = self.phone_server
         if path == "/ballot":
@@ -984,8 +1010,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                     or not (option is None or (isinstance(option, int)
                                                and not isinstance(option, bool)
                                                and 0 <= option < 64)):
-                raise _Refused(400, 'refused: expected {"vote_id": "<id>", "option": <number> '
-                                    'or null, "ballot_id": "<id>"}')
+                raise _Refused(400, "ballot_shape")
             self._json(200, ps.ballot(phone, obj["vote_id"], option,
                                       self._scan_id(obj.get("ballot_id"))))
             return
@@ -993,8 +1018,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             obj = self._json_body({"text", "scan_id", "typed"})
             if not isinstance(obj.get("text"), str) or not 0 < len(obj["text"]) <= 64 \
                     or not isinstance(obj.get("typed", False), bool):
-                raise _Refused(400, 'refused: expected {"text": "<card code>", "scan_id": '
-                                    '"<id>", "typed": false} with a code of 1-64 characters')
+                raise _Refused(400, "scan_shape")
             reply = ps.answer_texts(phone, [obj["text"]], self._scan_id(obj.get("scan_id")),
                                     typed=obj.get("typed", False))
         else:
@@ -1009,6 +1033,6 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 try:
                     texts = ps.decoder(data)
                 except BadInput as exc:
-                    raise _Refused(400, f"refused: {' '.join(str(exc).split())}") from None
+                    raise _Refused(400, "photo", error=i18n.text_of(exc, phone.lang)) from None
                 reply = ps.answer_texts(phone, texts, scan_id)
         self._json(200, reply)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Callable
 
 from companion.core.clock import SYSTEM_CLOCK
-from companion.core.i18n import tr
+from companion.core import i18n
+from companion.core.i18n import text_of, tr
 from companion.core.inputs import DeviceInfo, InputSource
 from vision.qr import payload as qrpayload
 
@@ -77,9 +78,19 @@ def answer_line(answer: dict) -> str:
         return tr(f"phone.answer.{status}", phone=who, card=label, serial=answer.get("serial", ""))
     reason = answer.get("reason")
     if reason == "rules":
-        error = " ".join(str(answer.get("error", "")).split())
+        # the rules' words in the tablet's language, where they came as data
+        error = " ".join(text_of(answer.get("message") or answer.get("error", "")).split())
         return tr("phone.answer.refused", phone=who, error=error)
     return tr(f"phone.reason.{reason if reason in REASONS else 'other'}", phone=who, card=label)
+
+
+def in_language(lang: str, fn: Callable[[], object]):
+    """``fn()`` with its words in ``lang`` (a phone's), on the main thread: the tablet's own
+    words are made on this thread too, so nothing else speaks while it runs."""
+    if lang == i18n.language():
+        return fn()
+    with i18n.speaking(lang):
+        return fn()
 
 
 class PhoneSource(InputSource):
@@ -103,7 +114,8 @@ class PhoneSource(InputSource):
         # a seat's phone votes: the vote's table view and the ballot both run on the main thread
         self.server = PhoneServer(bridge.submit, key, status=bridge.status,
                                   host=self.host, port=port, rate=rate, decoder=decoder,
-                                  vote=(lambda: bridge.run(vote)) if vote else None,
+                                  vote=(lambda lang: bridge.run(lambda: in_language(lang, vote))
+                                        ) if vote else None,
                                   cast=lambda cmd: bridge.run(lambda: execute(cmd)),
                                   **server_options)
         self.notify = notify
@@ -124,7 +136,8 @@ class PhoneSource(InputSource):
             kwargs["tls"] = server_context(app.data_dir, host)
         return cls(key, execute=app.execute_from_device,
                    state=lambda: app.session.state if app.session is not None else None,
-                   vote=lambda: (app.view or {}).get("vote"), notify=app.toast, **kwargs)
+                   vote=lambda: app.session.view("table").get("vote") if app.session else None,
+                   notify=app.toast, **kwargs)
 
     # --- InputSource ------------------------------------------------------------------------
     def start(self, post) -> None:

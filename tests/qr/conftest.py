@@ -11,6 +11,7 @@ from companion.core.events import BadInput, Command
 from vision.qr import payload
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "qr"
+PHONE_ARTIFACTS = ARTIFACTS.parent / "phone"   # screenshots of the phone page
 
 
 class CuriaStandIn:
@@ -74,3 +75,9 @@ def curia() -> CuriaStandIn:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def phone_artifacts() -> Path:
+    PHONE_ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return PHONE_ARTIFACTS

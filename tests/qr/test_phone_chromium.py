@@ -55,7 +55,7 @@ def _wait_for_answers(drv, n):
 
 
 def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
-        browser, curia, key, fate_cards, tmp_path, artifacts):
+        browser, curia, key, fate_cards, tmp_path, phone_artifacts):
     server = PhoneServer(curia.submit, key, status=curia.status, host="127.0.0.1",
                          rate=RateLimiter(burst=200, per_second=50)).start()
     try:
@@ -83,7 +83,7 @@ def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
         phone_id = server.devices()[0]["id"]
         assert f"Phone {phone_id}" in browser.find_element(By.ID, "who").text
         assert not browser.find_element(By.ID, "typed").is_displayed()
-        browser.save_screenshot(str(artifacts / "phone-page-waiting.png"))
+        browser.save_screenshot(str(phone_artifacts / "phone-page-waiting.png"))
         assert server.allow(phone_id) and (setattr(server, "typing", True) or True)
         WebDriverWait(browser, 30).until(
             lambda d: d.find_element(By.ID, "answer-status").text == "Ready")
@@ -114,19 +114,19 @@ def test_phone_page_in_chromium_scans_photos_and_the_curia_total_is_right(
         browser.refresh()
         WebDriverWait(browser, 30).until(lambda d: len(_history(d)) == 5)
         assert browser.find_element(By.ID, "total").text == str(expected)
-        browser.save_screenshot(str(artifacts / "phone-page-chromium.png"))
+        browser.save_screenshot(str(phone_artifacts / "phone-scan.png"))
 
         # the phone loses its cookie: a page that says how to join again, never raw JSON
         browser.delete_all_cookies()
         browser.refresh()
         assert "Not joined" in browser.find_element(By.ID, "answer-status").text
-        browser.save_screenshot(str(artifacts / "phone-page-not-joined.png"))
+        browser.save_screenshot(str(phone_artifacts / "phone-page-not-joined.png"))
     finally:
         server.stop()
 
 
 def test_the_page_gives_up_on_a_silent_tablet_and_its_retry_counts_once(
-        browser, curia, key, artifacts):
+        browser, curia, key, phone_artifacts):
     """The tablet does not answer a scan (its main thread busy): after its request timeout the
     page says the scan is not sent yet and keeps it; once the tablet answers, the same scan is
     sent again and the card counts once."""
@@ -147,8 +147,8 @@ def test_the_page_gives_up_on_a_silent_tablet_and_its_retry_counts_once(
         browser.find_element(By.CSS_SELECTOR, "#typed button").click()
         WebDriverWait(browser, 40).until(
             lambda d: d.find_element(By.ID, "answer-status").text == "Not sent yet")
-        assert "1 scan(s) waiting" in browser.find_element(By.ID, "pending").text
-        browser.save_screenshot(str(artifacts / "phone-page-not-sent.png"))
+        assert browser.find_element(By.ID, "pending").text == "1 scan waiting to be sent…"
+        browser.save_screenshot(str(phone_artifacts / "phone-page-not-sent.png"))
         release.set()
         WebDriverWait(browser, 60).until(
             lambda d: d.find_element(By.ID, "answer-status").text == "Counted")

@@ -11,6 +11,7 @@ from companion.core.journal import Journal
 from companion.core.session import GameSession
 from companion.phone.bridge import CuriaBridge
 from companion.phone.server import PhoneServer, RateLimiter
+from companion.phone.source import in_language
 
 from .test_phone_server import Phone
 
@@ -53,7 +54,7 @@ def serve(session):
     bridge = CuriaBridge(session)
     server = PhoneServer(bridge.submit, bytes(16), status=bridge.status, host="127.0.0.1",
                          rate=RateLimiter(burst=10_000, per_second=1_000),
-                         vote=lambda: bridge.run(lambda: session.view("table").get("vote")),
+                         vote=lambda lang: bridge.run(lambda: in_language(lang, lambda: session.view("table").get("vote"))),
                          cast=lambda cmd: bridge.run(lambda: session.execute(cmd)))
     return bridge, server.start()
 

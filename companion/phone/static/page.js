@@ -2,12 +2,35 @@
 // Every scan gets an answer shown large; scans that could not be sent (the phone lost the
 // network) wait in a queue (texts also in localStorage) and are sent again with the same
 // scan_id, so the server answers a retry with its first answer instead of counting twice.
+// Every text it shows comes from the tablet's catalogue, in this phone's language: the server
+// puts them in the page (companion/phone/words.py).
 "use strict";
 
-const WORDS = {
-  counted: "Counted", duplicate: "Already counted", claimed: "Already tapped in",
-  not_fate: "Not a Fate card", unreadable: "Unreadable", refused: "Refused",
-  offline: "Not sent yet", waiting: "Waiting for the narrator",
+const PAGE = JSON.parse(document.getElementById("words").textContent);
+const plural = new Intl.PluralRules(PAGE.lang);
+
+function t(key, values = {}) {
+  const text = PAGE.words[key];
+  return String(Array.isArray(text) ? text[text.length - 1] : text ?? key)
+    .replace(/\{(\w+)\}/g, (m, name) => (name in values ? String(values[name]) : m));
+}
+
+function tn(key, n, values = {}) {
+  // gettext's two forms (one, many): the browser's own rule says which one n takes
+  const forms = PAGE.words[key];
+  const form = plural.select(n) === "one" ? forms[0] : forms[forms.length - 1];
+  return form.replace(/\{(\w+)\}/g, (m, name) => (name === "n" ? String(n)
+    : name in values ? String(values[name]) : m));
+}
+
+function statusWords(status) {
+  return status in STATUS ? t(STATUS[status]) : t("phone.page.status.refused");
+}
+const STATUS = {
+  counted: "phone.page.status.counted", duplicate: "phone.page.status.duplicate",
+  claimed: "phone.page.status.claimed", not_fate: "phone.page.status.not_fate",
+  unreadable: "phone.page.status.unreadable", refused: "phone.page.status.refused",
+  offline: "phone.page.status.offline", waiting: "phone.page.status.waiting",
 };
 const MAX_SIDE = 2000;            // photos are shrunk to this before upload (4 MB limit)
 const TEXT_MS = 15000;            // no answer in this time: the request is given up and retried
@@ -26,15 +49,21 @@ function showTotals(reply) {
   if (reply && typeof reply.total === "number") {
     $("total").textContent = String(reply.total);
     $("count").textContent = reply.count == null ? ""
-      : reply.of != null ? `${reply.count} of ${reply.of} cards revealed`
-      : `${reply.count} card${reply.count === 1 ? "" : "s"} revealed`;
+      : reply.of != null ? tn("phone.page.cards_revealed_of", reply.of, { count: reply.count })
+      : tn("phone.page.cards_revealed", reply.count);
   }
+}
+
+function cardWords(card) {
+  // {"knives": 3} -> "3 Knives", in this phone's language
+  const [side, n] = Object.entries(card || {})[0] || [];
+  return side === "knives" || side === "doves" ? tn(`phone.page.card.${side}`, n) : "";
 }
 
 function describe(a) {
   if (a.status === "counted" || a.status === "duplicate" || a.status === "claimed") {
-    return `${a.label || ""} (card ${a.serial})` +
-      (typeof a.total === "number" ? ` — total ${a.total}` : "");
+    const card = t("phone.page.card_detail", { card: cardWords(a.card), serial: a.serial });
+    return typeof a.total === "number" ? t("phone.page.card_total", { card, total: a.total }) : card;
   }
   return a.error || "";
 }
@@ -42,13 +71,13 @@ function describe(a) {
 function showAnswer(a) {
   const box = $("answer");
   box.className = "answer " + a.status;
-  $("answer-status").textContent = WORDS[a.status] || a.status;
+  $("answer-status").textContent = statusWords(a.status);
   $("answer-detail").textContent = describe(a);
 }
 
 function addHistory(a) {
   const li = document.createElement("li");
-  li.textContent = `${WORDS[a.status] || a.status}: ${describe(a)}`;
+  li.textContent = t("phone.page.history_line", { status: statusWords(a.status), detail: describe(a) });
   li.dataset.status = a.status;
   $("history").prepend(li);
 }
@@ -64,7 +93,7 @@ function handleReply(reply) {
 function savePending() {
   const texts = pending.filter((p) => p.kind === "text");
   try { localStorage.setItem("curia-pending", JSON.stringify(texts)); } catch (e) { /* private mode */ }
-  $("pending").textContent = pending.length ? `${pending.length} scan(s) waiting to be sent…` : "";
+  $("pending").textContent = pending.length ? tn("phone.page.pending", pending.length) : "";
 }
 
 async function fetchWithin(url, opts, ms) {
@@ -79,7 +108,7 @@ async function fetchWithin(url, opts, ms) {
 }
 
 async function replyOf(res) {
-  try { return await res.json(); } catch (e) { return { error: res.statusText || "no answer" }; }
+  try { return await res.json(); } catch (e) { return { error: t("phone.page.no_answer") }; }
 }
 
 async function send(item) {
@@ -99,8 +128,8 @@ async function send(item) {
   if (!res.ok) {
     // busy, or its first copy still being answered: try again later, keep it queued
     if (res.status === 429 || res.status === 503) throw new Error("busy");
-    const error = reply.error || res.statusText;
-    if (/waiting for the narrator/.test(error)) { showWaiting(); return { answers: [] }; }
+    const error = reply.error || t("phone.page.no_answer");
+    if (reply.reason === "waiting") { showWaiting(); return { answers: [] }; }
     return { answers: [{ status: "refused", error }] };
   }
   return reply;
@@ -110,9 +139,8 @@ function showWaiting() {
   allowed = false;
   const box = $("answer");
   box.className = "answer waiting";
-  $("answer-status").textContent = WORDS.waiting;
-  $("answer-detail").textContent = "Ask the narrator to allow this phone on the tablet's " +
-    "phone screen; its scans count once they do.";
+  $("answer-status").textContent = t("phone.page.status.waiting");
+  $("answer-detail").textContent = t("phone.page.waiting_detail");
 }
 
 let flushing = false;
@@ -125,7 +153,7 @@ async function flush() {
       try {
         reply = await send(pending[0]);
       } catch (e) {
-        showAnswer({ status: "offline", error: "No answer from the tablet; will retry." });
+        showAnswer({ status: "offline", error: t("phone.page.offline_detail") });
         break;
       }
       pending.shift();
@@ -142,7 +170,7 @@ function enqueue(item) {
   pending.push(item);
   savePending();
   $("answer").className = "answer idle";
-  $("answer-status").textContent = "Checking…";
+  $("answer-status").textContent = t("phone.page.checking");
   $("answer-detail").textContent = "";
   return flush();
 }
@@ -215,15 +243,14 @@ async function qrDetector() {
 async function setupLive() {
   const can = window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia;
   if (!can) {
-    $("live-note").textContent = "Live scanning needs the tablet's secure address; " +
-      "take a photo of each card instead.";
+    $("live-note").textContent = t("phone.page.live_needs_secure");
     return;
   }
   let detector;
   try {
     detector = await qrDetector();
   } catch (e) {
-    $("live-note").textContent = "Live scanning could not start here; take photos instead.";
+    $("live-note").textContent = t("phone.page.live_failed");
     return;
   }
   const recent = new Map();   // text -> time last sent, so a card held in view is sent once
@@ -234,13 +261,13 @@ async function setupLive() {
       video.srcObject = await navigator.mediaDevices.getUserMedia(
         { video: { facingMode: "environment" }, audio: false });
     } catch (e) {
-      $("live-note").textContent = "The camera could not be opened: " + e.message;
+      $("live-note").textContent = t("phone.page.camera_failed");
       return;
     }
     video.hidden = false;
     await video.play();
     $("live").hidden = true;
-    $("live-note").textContent = "Hold each Fate card's code in view.";
+    $("live-note").textContent = t("phone.page.hold_card");
     const tick = async () => {
       try {
         for (const code of await detector.detect(video)) {
@@ -266,7 +293,7 @@ function showVote(st) {
   const area = $("vote-area");
   area.hidden = !st.seat;
   if (!st.seat) return;
-  $("vote-title").textContent = `${st.seat}'s vote`;
+  $("vote-title").textContent = t("phone.page.vote_title", { player: st.seat });
   const v = st.vote;
   const box = $("vote-options");
   if (!v) {
@@ -275,27 +302,27 @@ function showVote(st) {
     $("vote-question").textContent = "";
     $("vote-weight").textContent = "";
     $("vote-answer").className = "answer idle";
-    $("vote-status").textContent = "No vote now";
-    $("vote-detail").textContent = "When the table votes, the choices appear here.";
+    $("vote-status").textContent = t("phone.page.no_vote");
+    $("vote-detail").textContent = t("phone.page.no_vote_detail");
     return;
   }
   $("vote-question").textContent = v.question;
-  $("vote-weight").textContent = v.weight != null ? `Your ballot counts ${v.weight}.` : "";
+  $("vote-weight").textContent = v.weight != null ? t("phone.page.weight", { n: v.weight }) : "";
   if (v.voted) {
     box.replaceChildren();
     shownVote = v.vote_id + ":voted";
     $("vote-answer").className = "answer counted";
-    $("vote-status").textContent = "Recorded";
-    $("vote-detail").textContent = "Your vote is in. It is revealed with everyone's at once.";
+    $("vote-status").textContent = t("phone.page.recorded");
+    $("vote-detail").textContent = t("phone.page.recorded_detail");
     return;
   }
   if (shownVote === v.vote_id) return;   // the buttons are up already
   shownVote = v.vote_id;
   $("vote-answer").className = "answer idle";
-  $("vote-status").textContent = "Vote now";
-  $("vote-detail").textContent = "Tap your choice; no one sees it before the reveal.";
+  $("vote-status").textContent = t("phone.page.vote_now");
+  $("vote-detail").textContent = t("phone.page.vote_now_detail");
   const choices = v.options.map((o) => [o.label, o.option]);
-  if (v.abstain) choices.push(["Abstain", null]);
+  if (v.abstain) choices.push([t("phone.page.abstain"), null]);
   box.replaceChildren(...choices.map(([label, option]) => {
     const b = document.createElement("button");
     b.type = "button";
@@ -309,7 +336,7 @@ function showVote(st) {
 async function castBallot(voteId, option) {
   $("vote-options").replaceChildren();   // the choice leaves the screen at once
   $("vote-answer").className = "answer idle";
-  $("vote-status").textContent = "Sending…";
+  $("vote-status").textContent = t("phone.page.sending");
   $("vote-detail").textContent = "";
   const ballotId = newId();
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -322,22 +349,22 @@ async function castBallot(voteId, option) {
       if (res.ok && reply.status === "recorded") {
         shownVote = voteId + ":voted";
         $("vote-answer").className = "answer counted";
-        $("vote-status").textContent = "Recorded";
-        $("vote-detail").textContent = "Your vote is in. It is revealed with everyone's at once.";
+        $("vote-status").textContent = t("phone.page.recorded");
+        $("vote-detail").textContent = t("phone.page.recorded_detail");
         return;
       }
       if (res.ok && reply.retry) continue;
       shownVote = null;   // refused: the choices come back on the next refresh
       $("vote-answer").className = "answer refused";
-      $("vote-status").textContent = "Not recorded";
-      $("vote-detail").textContent = reply.error || res.statusText;
+      $("vote-status").textContent = t("phone.page.not_recorded");
+      $("vote-detail").textContent = reply.error || t("phone.page.no_answer");
       return;
     } catch (e) { /* no answer in time: the same ballot_id again, answered once */ }
   }
   shownVote = null;
   $("vote-answer").className = "answer offline";
-  $("vote-status").textContent = "Not sent";
-  $("vote-detail").textContent = "No answer from the tablet; tap your choice again.";
+  $("vote-status").textContent = t("phone.page.not_sent");
+  $("vote-detail").textContent = t("phone.page.not_sent_detail");
 }
 
 async function refresh() {
@@ -353,14 +380,14 @@ async function refresh() {
     // a seat's phone scans Fate cards only if the narrator allowed it to
     $("curia-area").hidden = !!st.seat && !st.allowed;
     showTotals(st);
-    $("who").textContent = `This phone is Phone ${st.phone} on the tablet.`;
+    $("who").textContent = t("phone.page.who", { phone: st.phone });
     $("typed").hidden = !st.typing;
     $("typed-off").hidden = !!st.typing;
     if (!st.allowed) showWaiting();
     else if (allowed === false) {
       $("answer").className = "answer idle";
-      $("answer-status").textContent = "Ready";
-      $("answer-detail").textContent = "The narrator allowed this phone: scan each Fate card.";
+      $("answer-status").textContent = t("phone.page.ready");
+      $("answer-detail").textContent = t("phone.page.allowed_detail");
     }
     allowed = !!st.allowed;
     return st;

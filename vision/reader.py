@@ -13,7 +13,7 @@ import numpy as np
 
 from companion.core.events import BadInput
 
-from . import markers, track
+from . import markers, recover, track
 from .markers import Face
 
 
@@ -111,6 +111,7 @@ class TokenReader:
         self._detector2 = cv2.aruco.ArucoDetector(markers.detection_dictionary(self._ids), second)
         self._clahe = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8))
         self.second_pass = True
+        self.recovery = True  # the last look, for broken borders (vision/recover.py)
 
     def read(self, frame) -> Reading:
         grey = as_grey(frame)
@@ -127,6 +128,8 @@ class TokenReader:
             for extra in self._detect(self._clahe.apply(grey), self._detector2):
                 if not any(s.face == extra.face and _near(s, extra) for s in sightings):
                     sightings.append(extra)
+            if self.recovery and len({s.face.seat for s in sightings}) < self.players:
+                self._recover(frame, grey, sightings)
         if self.tracking:
             self._remember(sightings)
         return self.judge(sightings)
@@ -140,6 +143,16 @@ class TokenReader:
             got = track.reread(frame, grey, old.corners, self._ids)
             if got is not None and self._faces[self._ids[got[0]]].seat == seat:
                 sightings.append(Sighting(self._faces[self._ids[got[0]]], got[1]))
+
+    def _recover(self, frame, grey: np.ndarray, sightings: list[Sighting]) -> None:
+        """Still someone missing: read the markers a fingertip or a smear broke. Only a seat seen
+        nowhere else is taken from there, so a doubtful read can never make a seat read by the
+        detector ambiguous."""
+        seen = {s.face.seat for s in sightings}
+        for i, corners in recover.recover(frame, grey, self._ids, [s.corners for s in sightings]):
+            face = self._faces[self._ids[i]]
+            if face.seat not in seen:
+                sightings.append(Sighting(face, corners))
 
     def _remember(self, sightings: list[Sighting]) -> None:
         counts: dict[int, int] = {}

@@ -119,17 +119,18 @@ class TokenReader:
         if self.tracking:
             self._frame += 1
             self._reread(frame, grey, sightings)
-        if (self.second_pass and len({s.face.seat for s in sightings}) < self.players
-                and (not self.tracking or self._frame % SECOND_LOOK_EVERY == 1)):
+        # With tracking, the full-frame looks below run on every third frame only (a seat they
+        # find is then re-read by tracking on the frames between).
+        look_again = not self.tracking or self._frame % SECOND_LOOK_EVERY == 1
+        if self.second_pass and look_again and len({s.face.seat for s in sightings}) < self.players:
             # Someone is missing: look again with local contrast evened out (CLAHE), which
             # recovers cards washed out by glare or lying in shadow. Costs a second detection,
-            # only on frames that need it; in a video, on every third frame only (a seat it
-            # finds is then re-read by tracking on the frames between).
+            # only on frames that need it.
             for extra in self._detect(self._clahe.apply(grey), self._detector2):
                 if not any(s.face == extra.face and _near(s, extra) for s in sightings):
                     sightings.append(extra)
-            if self.recovery and len({s.face.seat for s in sightings}) < self.players:
-                self._recover(frame, grey, sightings)
+        if self.recovery and look_again and len({s.face.seat for s in sightings}) < self.players:
+            self._recover(frame, grey, sightings)
         if self.tracking:
             self._remember(sightings)
         return self.judge(sightings)

@@ -17,8 +17,8 @@ import numpy as np
 
 from . import track
 
-WINDOW = 15  # px, the adaptive threshold's window: a 24–45 px marker's border and cells
-CONSTANT = 7
+# (window px, constant) of the adaptive thresholds: a 24–45 px marker's border and cells
+THRESHOLDS = ((15, 7),)
 MIN_SIDE = 12  # px; smaller dark shapes are print, grain or noise
 MAX_SIDE = 200
 MIN_FILL = 0.75  # the hull must fill this share of its quad: a marker is a filled square
@@ -81,18 +81,18 @@ def _corner_back(hull: np.ndarray, colour: np.ndarray) -> np.ndarray | None:
 
 def candidates(grey: np.ndarray, colour: np.ndarray | None) -> list[np.ndarray]:
     """Quads (4×2 float32) of dark filled shapes of a marker's size, fingers cut out."""
-    th = cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
-                               WINDOW, CONSTANT)
-    if colour is not None:
-        th[colour > 0] = 0
-        grown = cv2.dilate(colour, np.ones((3, 3), np.uint8))
-    contours, hier = cv2.findContours(th, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    grown = None if colour is None else cv2.dilate(colour, np.ones((3, 3), np.uint8))
+    outlines = []
+    for window, constant in THRESHOLDS:
+        th = cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                   window, constant)
+        if colour is not None:
+            th[colour > 0] = 0
+        contours, hier = cv2.findContours(th, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        if hier is not None:  # a hole's outline is left out: its shape's outer one is taken
+            outlines += [c for c, link in zip(contours, hier[0]) if link[3] < 0 and len(c) >= 4]
     out: list[np.ndarray] = []
-    if hier is None:
-        return out
-    for c, link in zip(contours, hier[0]):
-        if link[3] >= 0 or len(c) < 4:  # a hole's outline: its shape's outer one is taken
-            continue
+    for c in outlines:
         x, y, w, h = cv2.boundingRect(c)
         if not MIN_SIDE <= max(w, h) <= MAX_SIDE:
             continue
@@ -104,7 +104,7 @@ def candidates(grey: np.ndarray, colour: np.ndarray | None) -> list[np.ndarray]:
         q = cv2.approxPolyN(hull, 4, ensure_convex=True)
         if q is not None and q.size == 8:
             quads.append(q.reshape(4, 2).astype(np.float32))
-        if colour is not None and grown[y:y + h, x:x + w].any():
+        if grown is not None and grown[y:y + h, x:x + w].any():
             back = _corner_back(hull, grown)
             if back is not None and not (quads and np.abs(back - quads[0]).max() < 1):
                 quads.append(back)

@@ -112,9 +112,11 @@ class TokenReader:
         self._clahe = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8))
         self.second_pass = True
         self.recovery = True  # the last look, for broken borders (vision/recover.py)
+        self._rejected: list[np.ndarray] = []  # this frame's undecoded quads, for the last look
 
     def read(self, frame) -> Reading:
         grey = as_grey(frame)
+        self._rejected = []
         sightings = self._detect(grey)
         if self.tracking:
             self._frame += 1
@@ -150,7 +152,8 @@ class TokenReader:
         nowhere else is taken from there, so a doubtful read can never make a seat read by the
         detector ambiguous."""
         seen = {s.face.seat for s in sightings}
-        for i, corners in recover.recover(frame, grey, self._ids, [s.corners for s in sightings]):
+        for i, corners in recover.recover(frame, grey, self._ids, [s.corners for s in sightings],
+                                           self._rejected):
             face = self._faces[self._ids[i]]
             if face.seat not in seen:
                 sightings.append(Sighting(face, corners))
@@ -166,7 +169,10 @@ class TokenReader:
             del self._last[seat]
 
     def _detect(self, grey: np.ndarray, detector=None) -> list[Sighting]:
-        corners, idx, _rejected = (detector or self._detector).detectMarkers(grey)
+        corners, idx, rejected = (detector or self._detector).detectMarkers(grey)
+        # Quads whose bits ArUco could not decode (a smear, glare): the last look reads them
+        # again with its own, erasure-aware decoding.
+        self._rejected += [r.reshape(4, 2) for r in rejected]
         if idx is None:
             return []
         return [Sighting(self._faces[self._ids[int(i)]], c.reshape(4, 2)) for c, i in zip(corners, idx.ravel())]

@@ -116,11 +116,12 @@ def candidates(grey: np.ndarray, colour: np.ndarray | None) -> list[np.ndarray]:
 
 
 def recover(frame: np.ndarray, grey: np.ndarray, ids: tuple[int, ...],
-            known: list[np.ndarray]) -> list[tuple[int, np.ndarray]]:
+            known: list[np.ndarray], rejected: list[np.ndarray] = ()) -> list[tuple[int, np.ndarray]]:
     """(index into ids, corners from the marker's own top-left) of markers read from the broken
-    shapes, none inside a quad in ``known`` (markers already read)."""
+    shapes and from ``rejected`` (quads the detector could not decode), none inside a quad in
+    ``known`` (markers already read)."""
     found: list[tuple[int, np.ndarray]] = []
-    for q in candidates(grey, colour_mask(frame)):
+    for q in [*rejected, *candidates(grey, colour_mask(frame))]:
         centre = q.mean(axis=0)
         pt = (float(centre[0]), float(centre[1]))
         if any(cv2.pointPolygonTest(k.reshape(-1, 1, 2).astype(np.float32), pt, False) >= 0

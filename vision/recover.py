@@ -12,6 +12,8 @@ That guard, not the quad, keeps wrong sides out: a quad that is not a marker rea
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -116,7 +118,7 @@ def candidates(grey: np.ndarray, colour: np.ndarray | None) -> list[np.ndarray]:
 
 
 def recover(frame: np.ndarray, grey: np.ndarray, ids: tuple[int, ...],
-            known: list[np.ndarray], rejected: list[np.ndarray] = ()) -> list[tuple[int, np.ndarray]]:
+            known: list[np.ndarray], rejected: Sequence[np.ndarray] = ()) -> list[tuple[int, np.ndarray]]:
     """(index into ids, corners from the marker's own top-left) of markers read from the broken
     shapes and from ``rejected`` (quads the detector could not decode), none inside a quad in
     ``known`` (markers already read)."""

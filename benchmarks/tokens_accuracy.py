@@ -44,17 +44,34 @@ HELD_OUT = {
     "hard": dict(side=(26, 48), tilt=58, blur=8, light=(0.25, 1.0), glare=(100, 210), noise=6.0,
                  finger_p=0.3),
 }
+# A second held-out set ("--held-out lens"), made after the last look (vision/recover.py) was
+# built: out-of-focus (round) blur instead of motion, harsher JPEG, steeper tilt, other seeds.
+HELD_OUT_LENS_SEED = 2_000_029
+HELD_OUT_LENS = {
+    "easy": dict(blur_kind="lens", blur=3, jpeg=(45, 80), tilt=35),
+    "moderate": dict(blur_kind="lens", blur=6, jpeg=(45, 80), tilt=55, light=(0.4, 1.0), finger_p=0.5),
+    "hard": dict(blur_kind="lens", blur=8, jpeg=(40, 75), tilt=60, side=(25, 46), light=(0.2, 1.0),
+                 finger_p=0.45),
+}
+
+
+def _variant(level: str, seed: int, held_out: str | None) -> tuple[dict, int]:
+    """The level's overrides and the seed for the tuned-on scenes or a held-out set."""
+    if held_out == "lens":
+        return HELD_OUT_LENS[level], seed + HELD_OUT_LENS_SEED
+    if held_out:
+        return HELD_OUT[level], seed + HELD_OUT_SEED
+    return {}, seed
 
 
 def run_level(level: str, scenes: int, seed: int, save: Path | None = None,
-              held_out: bool = False) -> dict:
+              held_out: str | None = None, recovery: bool = True) -> dict:
     kind = "pick" if level == "pick" else "token"
     synth_level = "moderate" if level in ("pick", "empty") else level
     faces = {} if level == "empty" else None  # the table before the flip: tokens still hidden
     reader = TokenReader(8, kind)
-    over = HELD_OUT[synth_level] if held_out else {}
-    if held_out:
-        seed += HELD_OUT_SEED
+    reader.recovery = recovery
+    over, seed = _variant(synth_level, seed, held_out)
     placed = wrong = missed = warned = 0
     cpu_ms, wall_ms = [], []
     for n in range(scenes):
@@ -81,8 +98,8 @@ def run_level(level: str, scenes: int, seed: int, save: Path | None = None,
             "wall_med": float(np.median(wall_ms)), "wall_p95": float(np.percentile(wall_ms, 95))}
 
 
-def run_sequence(level: str, scenes: int, seed: int, frames: int, held_out: bool = False,
-                 tracking: bool = True) -> dict:
+def run_sequence(level: str, scenes: int, seed: int, frames: int, held_out: str | None = None,
+                 tracking: bool = True, recovery: bool = True) -> dict:
     """Each scene filmed over ``frames`` frames: the same table, cards and light, while fingers,
     glare, blur, noise and JPEG change from frame to frame. Counts the seats whose ballot is
     missing or wrong after the last frame, as the camera source casts them (a seat's face once it
@@ -91,13 +108,12 @@ def run_sequence(level: str, scenes: int, seed: int, frames: int, held_out: bool
     kind = "pick" if level == "pick" else "token"
     synth_level = "moderate" if level in ("pick", "empty") else level
     faces = {} if level == "empty" else None
-    over = HELD_OUT[synth_level] if held_out else {}
-    if held_out:
-        seed += HELD_OUT_SEED
+    over, seed = _variant(synth_level, seed, held_out)
     placed = wrong = missed = frame_missed = frame_wrong = 0
     cpu_ms = []
     for n in range(scenes):
         reader = TokenReader(8, kind, tracking=tracking)
+        reader.recovery = recovery
         stab = Stabiliser(5, 2)
         truth, cast = {}, {}
         for f in range(frames):
@@ -124,13 +140,17 @@ def main(argv=None) -> int:
     ap.add_argument("--scenes", type=int, default=60, help="scenes per level (8 tokens each)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--levels", default="easy,moderate,hard,pick,empty")
-    ap.add_argument("--held-out", action="store_true",
-                    help="the held-out scenes: other seeds and degradation ranges (never tuned on)")
+    ap.add_argument("--held-out", nargs="?", const="ranges", choices=("ranges", "lens"),
+                    help="held-out scenes, never tuned on: other seeds and degradation ranges "
+                    "(ranges, the default), or out-of-focus blur, harsher JPEG and steeper tilt (lens)")
     ap.add_argument("--frames", type=int, default=1,
                     help="film each scene over this many frames (fingers, glare, blur, noise "
                     "change between frames) and count the stabilised readings at the end")
     ap.add_argument("--no-tracking", action="store_true",
                     help="with --frames: the reader without tracking between frames")
+    ap.add_argument("--no-recovery", action="store_true",
+                    help="the reader without its last look at broken borders (vision/recover.py): "
+                    "the reader before it, for comparison on the same frames")
     ap.add_argument("--save", type=Path, help="folder to write the first two scenes of each level to")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -140,7 +160,8 @@ def main(argv=None) -> int:
     for lv in levels:
         if lv not in (*synth.LEVELS, "pick", "empty"):
             ap.error(f"level {lv!r} is not one of {', '.join((*synth.LEVELS, 'pick', 'empty'))}")
-    print(f"tokens_accuracy{' (HELD-OUT scenes)' if args.held_out else ''}: {args.scenes} scenes "
+    print(f"tokens_accuracy{f' (HELD-OUT scenes: {args.held_out})' if args.held_out else ''}"
+          f"{' (last look OFF)' if args.no_recovery else ''}: {args.scenes} scenes "
           f"per level at {synth.W}x{synth.H}, seed {args.seed}, "
           f"OpenCV {cv2.__version__}, 1 thread, load average {os.getloadavg()[0]:.1f}")
     if args.frames > 1:
@@ -150,7 +171,7 @@ def main(argv=None) -> int:
               f"{'per-frame miss %':>18}{'frame wrong':>12}{'cpu ms med':>12}{'p95':>7}")
         for lv in levels:
             r = run_sequence(lv, args.scenes, args.seed, args.frames, args.held_out,
-                             not args.no_tracking)
+                             not args.no_tracking, not args.no_recovery)
             pct = 100 * r["missed"] / r["tokens"] if r["tokens"] else 0.0
             fpct = 100 * r["frame_missed"] / (r["tokens"] * r["frames"]) if r["tokens"] else 0.0
             print(f"{lv:<10}{r['tokens']:>7}{r['wrong']:>7}{r['missed']:>8}{pct:>7.2f}%"
@@ -160,7 +181,7 @@ def main(argv=None) -> int:
     print(f"{'level':<10}{'tokens':>7}{'wrong':>7}{'missed':>8}{'miss %':>8}{'warn':>6}"
           f"{'cpu ms med':>12}{'p95':>7}{'wall ms med':>13}{'p95':>7}")
     for lv in levels:
-        r = run_level(lv, args.scenes, args.seed, args.save, args.held_out)
+        r = run_level(lv, args.scenes, args.seed, args.save, args.held_out, not args.no_recovery)
         miss_pct = 100 * r["missed"] / r["tokens"] if r["tokens"] else 0.0
         print(f"{r['level']:<10}{r['tokens']:>7}{r['wrong']:>7}{r['missed']:>8}{miss_pct:>7.2f}%"
               f"{r['warnings']:>6}{r['cpu_med']:>12.1f}{r['cpu_p95']:>7.1f}{r['wall_med']:>13.1f}{r['wall_p95']:>7.1f}",

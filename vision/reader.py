@@ -13,7 +13,7 @@ import numpy as np
 
 from companion.core.events import BadInput
 
-from . import markers, track
+from . import markers, recover, track
 from .markers import Face
 
 
@@ -111,22 +111,28 @@ class TokenReader:
         self._detector2 = cv2.aruco.ArucoDetector(markers.detection_dictionary(self._ids), second)
         self._clahe = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8))
         self.second_pass = True
+        self.recovery = True  # the last look, for broken borders (vision/recover.py)
+        self._rejected: list[np.ndarray] = []  # this frame's undecoded quads, for the last look
 
     def read(self, frame) -> Reading:
         grey = as_grey(frame)
+        self._rejected = []
         sightings = self._detect(grey)
         if self.tracking:
             self._frame += 1
             self._reread(frame, grey, sightings)
-        if (self.second_pass and len({s.face.seat for s in sightings}) < self.players
-                and (not self.tracking or self._frame % SECOND_LOOK_EVERY == 1)):
+        # With tracking, the full-frame looks below run on every third frame only (a seat they
+        # find is then re-read by tracking on the frames between).
+        look_again = not self.tracking or self._frame % SECOND_LOOK_EVERY == 1
+        if self.second_pass and look_again and len({s.face.seat for s in sightings}) < self.players:
             # Someone is missing: look again with local contrast evened out (CLAHE), which
             # recovers cards washed out by glare or lying in shadow. Costs a second detection,
-            # only on frames that need it; in a video, on every third frame only (a seat it
-            # finds is then re-read by tracking on the frames between).
+            # only on frames that need it.
             for extra in self._detect(self._clahe.apply(grey), self._detector2):
                 if not any(s.face == extra.face and _near(s, extra) for s in sightings):
                     sightings.append(extra)
+        if self.recovery and look_again and len({s.face.seat for s in sightings}) < self.players:
+            self._recover(frame, grey, sightings)
         if self.tracking:
             self._remember(sightings)
         return self.judge(sightings)
@@ -141,6 +147,17 @@ class TokenReader:
             if got is not None and self._faces[self._ids[got[0]]].seat == seat:
                 sightings.append(Sighting(self._faces[self._ids[got[0]]], got[1]))
 
+    def _recover(self, frame, grey: np.ndarray, sightings: list[Sighting]) -> None:
+        """Still someone missing: read the markers a fingertip or a smear broke. Only a seat seen
+        nowhere else is taken from there, so a doubtful read can never make a seat read by the
+        detector ambiguous."""
+        seen = {s.face.seat for s in sightings}
+        for i, corners in recover.recover(frame, grey, self._ids, [s.corners for s in sightings],
+                                           self._rejected):
+            face = self._faces[self._ids[i]]
+            if face.seat not in seen:
+                sightings.append(Sighting(face, corners))
+
     def _remember(self, sightings: list[Sighting]) -> None:
         counts: dict[int, int] = {}
         for s in sightings:
@@ -152,7 +169,10 @@ class TokenReader:
             del self._last[seat]
 
     def _detect(self, grey: np.ndarray, detector=None) -> list[Sighting]:
-        corners, idx, _rejected = (detector or self._detector).detectMarkers(grey)
+        corners, idx, rejected = (detector or self._detector).detectMarkers(grey)
+        # Quads whose bits ArUco could not decode (a smear, glare): the last look reads them
+        # again with its own, erasure-aware decoding.
+        self._rejected += [r.reshape(4, 2) for r in rejected]
         if idx is None:
             return []
         return [Sighting(self._faces[self._ids[int(i)]], c.reshape(4, 2)) for c, i in zip(corners, idx.ravel())]

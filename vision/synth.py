@@ -149,7 +149,8 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
     table); otherwise random sides. ``extra``: more cards (seat, face) — a second token, the
     other side — for the warnings; ``truth`` keeps the first card of a seat. ``spin`` fixes every
     card's turn in degrees; ``overrides`` replace the level's settings (side, tilt, blur, light,
-    glare, noise, finger). ``look``, if given, draws what changes from one video frame to the
+    glare, noise, finger; and blur_kind "lens" for a round out-of-focus blur instead of motion,
+    jpeg=(lo, hi) for the JPEG quality range). ``look``, if given, draws what changes from one video frame to the
     next (fingers, glare, blur, noise, JPEG) while ``rng`` draws the table, cards and light: one
     ``rng`` seed with several ``look`` seeds is one table filmed over several frames."""
     p = {**LEVELS[level], **overrides}
@@ -216,7 +217,11 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
                 yy, xx = np.mgrid[by0:by1, bx0:bx1].astype(np.float32)
                 blob = np.exp(-(((xx - gxy[0]) ** 2 + (yy - gxy[1]) ** 2) / (2 * rad * rad)))
                 out[by0:by1, bx0:bx1] += (look.uniform(lo, hi) * blob)[:, :, None]
-    if p["blur"]:
+    if p["blur"] and p.get("blur_kind", "motion") == "lens":
+        # Out of focus instead of moving: a round (Gaussian) blur up to a third of "blur" in sigma.
+        sigma = float(look.uniform(0.3, p["blur"] / 3))
+        out = cv2.GaussianBlur(out, (0, 0), sigma)
+    elif p["blur"]:
         length = int(look.integers(1, p["blur"] + 1))
         if length > 1:
             k: np.ndarray = np.zeros((length, length), np.float32)
@@ -231,7 +236,7 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
     cv2.randn(noise, 0.0, float(p["noise"]))  # type: ignore[call-overload]
     out += noise
     out = np.clip(out, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(look.integers(70, 95))])
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(look.integers(*p.get("jpeg", (70, 95))))])
     photo = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     assert photo is not None  # the JPEG it just encoded
     return Scene(photo, truth, placed)

@@ -86,7 +86,43 @@ def _read(grey, colour, quad, ids):
     visible = ~erased
     if visible.sum() < 30:
         return None
+    got = _decide(cells, visible, _split(cells[visible]), ids)
+    if got is None:
+        # Glare or a shadow across the marker: its light changes from one side to the other,
+        # and one threshold makes a bright corner's black cells white. Take out the plane the
+        # light makes (fitted with the bits) and decide again; the guard is the same.
+        got = _decide(*_flatten(cells, visible), ids)
+    if got is None:
+        return None
+    best, turn = got
+    # the sampled grid is the marker turned ``turn`` quarter turns anticlockwise (np.rot90):
+    # its own top-left corner is the quad's corner ``-turn``
+    return best, np.roll(quad.astype(np.float32), turn, axis=0)
+
+
+_YY, _XX = np.mgrid[0:N, 0:N].astype(np.float32) / (N - 1)
+
+
+def _flatten(cells: np.ndarray, visible: np.ndarray, rounds: int = 3):
+    """The cells with a linear slope of light removed: cells ≈ a + b·x + c·y + d·white, fitted
+    over the visible cells and the bits refined a few times."""
     thr, gap = _split(cells[visible])
+    flat = cells
+    for _ in range(rounds):
+        white = (flat > thr).astype(np.float32)
+        design = np.stack([np.ones_like(_XX), _XX, _YY, white], axis=-1)[visible]
+        coef = np.linalg.lstsq(design, cells[visible], rcond=None)[0]
+        if coef[3] <= 0:
+            break
+        flat = cells - coef[1] * _XX - coef[2] * _YY
+        thr, gap = _split(flat[visible])
+    return flat, visible, (thr, gap)
+
+
+def _decide(cells, visible, split, ids):
+    """(index into ids, quarter turns) when the cells read as one marker of the plan beyond
+    doubt, else None."""
+    thr, gap = split
     if gap < MIN_GAP:
         return None
     white = cells > thr
@@ -104,7 +140,4 @@ def _read(grey, colour, quad, ids):
     best = int(order[0])
     if per_marker[best] > MAX_WRONG or per_marker[order[1]] < per_marker[best] + MARGIN:
         return None
-    turn = int(dist[best].argmin())
-    # the sampled grid is the marker turned ``turn`` quarter turns anticlockwise (np.rot90):
-    # its own top-left corner is the quad's corner ``-turn``
-    return best, np.roll(quad.astype(np.float32), turn, axis=0)
+    return best, int(dist[best].argmin())

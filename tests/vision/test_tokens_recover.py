@@ -1,0 +1,91 @@
+"""The last look at single frames (vision/recover.py): markers whose border a fingertip broke.
+
+The old reader (ArUco and its contrast-evened second look, ``recovery`` off) is run on the same
+frames, so each test shows what the last look adds, and that it adds no wrong side."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import markers, recover, synth
+from vision.reader import TokenReader
+
+FOUR = {1: "exile", 2: "remain", 3: "remain", 4: "exile"}
+
+
+def readers(players=8, kind="token"):
+    old = TokenReader(players, kind)
+    old.recovery = False
+    return old, TokenReader(players, kind)
+
+
+def wrong(tokens, truth):
+    return {s: f for s, f in tokens.items() if truth.get(s) != f}
+
+
+def test_a_fingertip_on_every_marker_no_longer_hides_the_table():
+    """Clear light, no blur, and a fingertip over a corner or an edge of each of the four
+    markers: ArUco finds no four-sided outline; the last look reads them."""
+    old_read = new_read = 0
+    for seed in range(8):
+        scene = synth.make_scene(np.random.default_rng(seed), "easy", players=4, faces=FOUR,
+                                 finger="marker", finger_p=1.0, side=(40, 60))
+        old, new = readers(4)
+        before, after = old.read(scene.image).tokens, new.read(scene.image).tokens
+        assert not wrong(before, FOUR) and not wrong(after, FOUR)
+        old_read += len(before)
+        new_read += len(after)
+    assert old_read <= 3  # of 32: the fingers do break the old reader
+    assert new_read >= 26, f"read {new_read} of 32"
+
+
+def test_hard_scenes_read_far_more_with_no_wrong_side():
+    placed = old_read = new_read = 0
+    for n in range(6):
+        scene = synth.make_scene(np.random.default_rng([7, n, 3]), "hard")
+        old, new = readers()
+        before, after = old.read(scene.image).tokens, new.read(scene.image).tokens
+        assert not wrong(before, scene.truth)
+        assert not wrong(after, scene.truth), "a wrong side"
+        assert set(before) <= set(after)  # the last look only adds
+        placed += len(scene.truth)
+        old_read += len(before)
+        new_read += len(after)
+    assert new_read - old_read >= 8, f"{old_read} → {new_read} of {placed}"
+
+
+@pytest.mark.parametrize("level", ["moderate", "hard"])
+def test_an_empty_table_still_reads_nothing(level):
+    for n in range(4):
+        scene = synth.make_scene(np.random.default_rng([11, n]), level, faces={})
+        reading = TokenReader(8, "token").read(scene.image)
+        assert reading.tokens == {} and reading.seen == () and not reading.warnings
+
+
+def _card(marker_id: int, grey_only: bool = False) -> np.ndarray:
+    """A 60-px marker on a white page with a fingertip over its top-left corner."""
+    img = np.full((240, 320, 3), 235, np.uint8)
+    img[90:150, 130:190] = cv2.cvtColor(markers.marker_image(marker_id, 60), cv2.COLOR_GRAY2BGR)
+    cv2.line(img, (60, 40), (137, 97), (120, 150, 210), 22, cv2.LINE_AA)  # skin, BGR
+    return cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if grey_only else img
+
+
+def test_a_marker_under_a_fingertip_is_read_and_a_marker_not_ours_is_not():
+    old, new = readers()
+    ours = _card(markers.TOKEN_IDS[2][1])  # seat 3's remain side
+    assert old.read(ours).tokens == {}
+    assert new.read(ours).tokens == {3: "remain"}
+    plan = set(markers.all_faces())
+    # A DICT_5X5_1000 marker outside the plan, as far from all of ours as any: never read as ours.
+    stranger = max((i for i in range(1000) if i not in plan),
+                   key=lambda i: min(markers.distance(i, j) for j in plan))
+    assert new.read(_card(stranger)).tokens == {}
+
+
+def test_a_grey_frame_is_read_without_colour_to_erase():
+    """No colour: the fingertip is just a light shape; nothing is erased and nothing breaks."""
+    frame = _card(markers.TOKEN_IDS[2][1], grey_only=True)
+    assert recover.colour_mask(frame) is None
+    tokens = TokenReader(8, "token").read(frame).tokens
+    assert tokens in ({}, {3: "remain"})

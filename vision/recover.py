@@ -1,0 +1,140 @@
+"""The last look at a single frame: markers whose border a fingertip or a smear has broken.
+
+ArUco (like every square-fiducial reader) starts from a four-sided contour. A fingertip over a
+marker's border joins the marker to the finger, or cuts a notch or a corner out of it, and that
+contour is gone, though most of the marker is plain to see. Here the coloured pixels (a finger:
+the print is black on white) are cut out of the dark shapes before their outlines are taken; each
+outline's convex hull bridges a notch, and a corner the finger cut off is put back by meeting the
+hull's longest sides that do not run along the finger. Each such quad is then read by
+:func:`vision.track.reread`: coloured cells are erasures, the visible bits must match one marker
+with at most one disagreement, and every other marker of the plan must disagree in five more.
+That guard, not the quad, keeps wrong sides out: a quad that is not a marker reads as nothing.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from . import track
+
+# (window px, constant) of the adaptive thresholds: a 24–45 px marker's border and cells
+THRESHOLDS = ((15, 7),)
+MIN_SIDE = 12  # px; smaller dark shapes are print, grain or noise
+MAX_SIDE = 200
+MIN_FILL = 0.75  # the hull must fill this share of its quad: a marker is a filled square
+
+
+def colour_mask(frame: np.ndarray) -> np.ndarray | None:
+    """Coloured pixels over the whole frame, found at half size (fingers are big), grown a pixel."""
+    if frame.ndim != 3:
+        return None
+    small = cv2.resize(frame, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    mask = track._colour_mask(small)
+    if mask is None:
+        return None
+    return cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST)
+
+
+def _line(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.cross(np.append(a, 1.0), np.append(b, 1.0))
+
+
+def _meet(lines: list[np.ndarray]) -> np.ndarray | None:
+    """The corners where consecutive lines meet (corner k between line k-1 and line k)."""
+    out = []
+    for k in range(4):
+        p = np.cross(lines[k - 1], lines[k])
+        if abs(p[2]) < 1e-9:
+            return None
+        out.append(p[:2] / p[2])
+    return np.array(out, np.float32)
+
+
+def _corner_back(hull: np.ndarray, colour: np.ndarray) -> np.ndarray | None:
+    """The quad of a hull one of whose corners a finger cut off: the hull's sides that do not run
+    along coloured pixels, the four longest kept and met. None where that gives no convex quad."""
+    peri = cv2.arcLength(hull, True)
+    poly = cv2.approxPolyDP(hull, max(1.0, 0.02 * peri), True).reshape(-1, 2).astype(np.float64)
+    n = len(poly)
+    if not 4 < n <= 10:
+        return None
+    h, w = colour.shape
+    sides = []
+    t = np.linspace(0.2, 0.8, 5)[:, None]
+    for i in range(n):
+        a, b = poly[i], poly[(i + 1) % n]
+        pts = np.round(a + (b - a) * t).astype(int)
+        pts[:, 0] = np.clip(pts[:, 0], 0, w - 1)
+        pts[:, 1] = np.clip(pts[:, 1], 0, h - 1)
+        if (colour[pts[:, 1], pts[:, 0]] > 0).sum() < 2:  # a side of the marker, not the finger's
+            sides.append((i, float(np.hypot(*(b - a))), a, b))
+    if len(sides) < 4:
+        return None
+    keep = sorted(sorted(sides, key=lambda s: -s[1])[:4], key=lambda s: s[0])
+    quad = _meet([_line(s[2], s[3]) for s in keep])
+    if quad is None or not cv2.isContourConvex(quad.reshape(-1, 1, 2)):
+        return None
+    if cv2.contourArea(quad) > 2.0 * cv2.contourArea(hull.astype(np.float32)):
+        return None
+    return quad
+
+
+def candidates(grey: np.ndarray, colour: np.ndarray | None) -> list[np.ndarray]:
+    """Quads (4×2 float32) of dark filled shapes of a marker's size, fingers cut out."""
+    grown = None if colour is None else cv2.dilate(colour, np.ones((3, 3), np.uint8))
+    outlines = []
+    for window, constant in THRESHOLDS:
+        th = cv2.adaptiveThreshold(grey, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                   window, constant)
+        if colour is not None:
+            th[colour > 0] = 0
+        contours, hier = cv2.findContours(th, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        if hier is not None:  # a hole's outline is left out: its shape's outer one is taken
+            outlines += [c for c, link in zip(contours, hier[0]) if link[3] < 0 and len(c) >= 4]
+    out: list[np.ndarray] = []
+    for c in outlines:
+        x, y, w, h = cv2.boundingRect(c)
+        if not MIN_SIDE <= max(w, h) <= MAX_SIDE:
+            continue
+        hull = cv2.convexHull(c)
+        hull_area = cv2.contourArea(hull)
+        if hull_area < MIN_SIDE * MIN_SIDE * 0.5:
+            continue
+        quads = []
+        q = cv2.approxPolyN(hull, 4, ensure_convex=True)
+        if q is not None and q.size == 8:
+            quads.append(q.reshape(4, 2).astype(np.float32))
+        if grown is not None and grown[y:y + h, x:x + w].any():
+            back = _corner_back(hull, grown)
+            if back is not None and not (quads and np.abs(back - quads[0]).max() < 1):
+                quads.append(back)
+        for q in quads:
+            area = cv2.contourArea(q)
+            if area > 0 and hull_area / area >= MIN_FILL:
+                out.append(q)
+    return out
+
+
+def recover(frame: np.ndarray, grey: np.ndarray, ids: tuple[int, ...],
+            known: list[np.ndarray], rejected: Sequence[np.ndarray] = ()) -> list[tuple[int, np.ndarray]]:
+    """(index into ids, corners from the marker's own top-left) of markers read from the broken
+    shapes and from ``rejected`` (quads the detector could not decode), none inside a quad in
+    ``known`` (markers already read)."""
+    found: list[tuple[int, np.ndarray]] = []
+    for q in [*rejected, *candidates(grey, colour_mask(frame))]:
+        centre = q.mean(axis=0)
+        pt = (float(centre[0]), float(centre[1]))
+        if any(cv2.pointPolygonTest(k.reshape(-1, 1, 2).astype(np.float32), pt, False) >= 0
+               for k in known):
+            continue
+        got = track.reread(frame, grey, q, ids)
+        if got is None:
+            continue
+        # Two quads of one shape (its hull and its corner put back) read alike: keep one.
+        if any(i == got[0] and np.abs(c.mean(axis=0) - got[1].mean(axis=0)).max() < 4 for i, c in found):
+            continue
+        found.append(got)
+        known = [*known, got[1]]
+    return found

@@ -100,7 +100,7 @@ def forum_card(entry: Any, where: str) -> ForumCard | None:
         raise BadInput(f"{where}: doves must be a list")
     doves = tuple(forum_card(d, f"{where} Dove {i + 1}") for i, d in enumerate(doves))
     if any(d is None or (d.card and "doves" not in d.card) for d in doves):
-        raise BadInput(f"{where}: only Dove cards lie on a Knife card (rule: \"{R_SABINUS}\")")
+        raise BadInput(keyed("knives23.error.doves_only_on_knife", where=where), R_SABINUS)
     return ForumCard(entry["faceup"], card, doves)
 
 

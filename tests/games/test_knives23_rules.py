@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from companion.core.i18n import text_of, texts
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.journal import Journal
 from companion.core.session import GameSession
@@ -33,7 +34,7 @@ class Table:
         return self.s.state
 
     def view(self, viewer="table"):
-        return self.s.view(viewer)
+        return texts(self.s.view(viewer))  # as a screen shows it
 
     def begin(self):
         for step in k23rules.SETUP_STEPS:

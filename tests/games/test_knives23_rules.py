@@ -595,7 +595,7 @@ def test_an_eyes_closed_issue_names_its_group_from_the_list_or_typed(tmp_path):
     t("eyes_closed", group="Liberators with 2 or more Blood")
     assert t.state.eyes_closed == "Liberators with 2 or more Blood"
     t("eyes_open")
-    with pytest.raises(BadInput, match="up to 60 characters"):
+    with pytest.raises(BadInput, match="60 letters at most"):
         t("eyes_closed", group="x" * 61)
     t("issue_resolved", kalends=False)
     assert t.state.phase == "turn"

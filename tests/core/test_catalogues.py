@@ -256,6 +256,7 @@ SAME_IN_GERMAN = {
     "sevenknights.ui.toriko", "sevenknights.ui.col_round", "devices.none.tablet",
     "knives23.allegiance.opportunist", "masks.result.royalist",
     "knives23.allegiance.loyalist", "masks.hidden.pause",
+    "schema.kind.bool", "schema.kind.null",  # JSON's own words
 }
 
 

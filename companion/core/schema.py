@@ -43,9 +43,9 @@ def _short(value: Any) -> Any:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _refuse(what: str, path: str, **values: Any) -> BadInput:
-    """A refusal naming where in the input it is (``schema.<what>`` in the catalogue)."""
-    return BadInput(keyed(f"schema.{what}", where=_where(path), **values))
+def _refuse(message: str, path: str, **values: Any) -> BadInput:
+    """A refusal naming where in the input it is (``schema.<message>`` in the catalogue)."""
+    return BadInput(keyed(f"schema.{message}", where=_where(path), **values))
 
 
 class Schema:

@@ -244,7 +244,7 @@ def test_french_plural_rule_makes_0_and_1_singular():
 
 # Entries whose German text is rightly the English one: names, numbers and bare placeholders.
 SAME_IN_GERMAN = {
-    "game.knives23", "game.masks", "game.sevenknights",
+    "game.knives23", "game.masks", "masks.title", "game.sevenknights",
     "game.cicero", "colour.orange", "storage.ok", "settings.voice.espeak", "settings.pace", "devices.boxes_ports",
     "devices.boxes_port_problem", "phone.answer.refused", "phone.card_serial",
     "knives23.title", "knives23.location.forum", "knives23.ui.extra", "knives23.ui.forum",
@@ -256,6 +256,7 @@ SAME_IN_GERMAN = {
     "sevenknights.ui.toriko", "sevenknights.ui.col_round", "devices.none.tablet",
     "knives23.allegiance.opportunist", "masks.result.royalist",
     "knives23.allegiance.loyalist", "masks.hidden.pause",
+    "schema.kind.bool", "schema.kind.null",  # JSON's own words
 }
 
 

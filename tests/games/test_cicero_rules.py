@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from companion.core.i18n import text_of, texts
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.rules import fold_step
 from companion.games.cicero import CiceroRules
@@ -32,7 +33,7 @@ class Table:
         return new
 
     def view(self, viewer="table"):
-        return RULES.view(self.state, viewer)
+        return texts(RULES.view(self.state, viewer))  # as a screen shows it
 
     def move(self):
         """One move of the scripted table, the Princeps breaking any tie."""
@@ -598,13 +599,13 @@ def test_unknown_commands_are_bad_input():
 def test_each_space_says_what_it_gives_the_player_and_the_others():
     """"Placing a Servant immediately triggers an action for the player who placed it, and also an
     action for each of the other players." """
-    senate = logic.space_effect_text("senate_2", "Livia")
+    senate = texts(logic.space_effect_text("senate_2", "Livia"))
     assert "Livia: draw 4 Senator cards from pile 2 and recruit up to 2" in senate["placer"]
     assert "draw 2 from that pile and may recruit 1" in senate["others"]
-    first = logic.space_effect_text("Pontifex_1", "Livia")
+    first = texts(logic.space_effect_text("Pontifex_1", "Livia"))
     assert "+X Pontifex influence" in first["placer"] and "Action card" in first["placer"]
     assert first["others"].startswith("Each other player: either +X Pontifex influence")
-    second = logic.space_effect_text("Plebeius_2", "Livia")
+    second = texts(logic.space_effect_text("Plebeius_2", "Livia"))
     assert "+1 Plebeius influence and draw the first Plebeius Action card" in second["placer"]
     assert "either +1 Plebeius influence or draw one Plebeius Action card" in second["others"]
     with pytest.raises(BadInput):
@@ -613,7 +614,7 @@ def test_each_space_says_what_it_gives_the_player_and_the_others():
     assert t.view()["last_effect"] is None and len(t.view()["space_kinds"]) == 3
     space = next(b["space"] for b in t.view()["board"] if b["holder"] is None and b["space"].endswith("_2"))
     t.do("place_servant", space=space)
-    assert t.view()["last_effect"] == logic.space_effect_text(space, t.view()["placements"][-1][0])
+    assert t.view()["last_effect"] == texts(logic.space_effect_text(space, t.view()["placements"][-1][0]))
 
 
 def test_counts_carry_over_to_the_next_round():

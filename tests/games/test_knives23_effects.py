@@ -8,6 +8,7 @@ import pytest
 from companion.core.events import BadInput, RuleError
 from companion.games.knives23 import rules as k23rules
 
+from companion.core.i18n import texts
 from .test_knives23_rules import D, K, Table
 
 
@@ -260,7 +261,7 @@ def test_effects_and_corrections_survive_a_resume_from_the_journal(tmp_path):
     t("correct_dagger", space=4, reason="knocked")
     again = GameSession.resume(t.journal, t.s.game_id, RULES)
     assert again.state == t.state
-    assert again.view("table")["history_notes"] == t.view()["history_notes"]
+    assert texts(again.view("table")["history_notes"]) == t.view()["history_notes"]
 
 
 def test_the_groups_board_is_remembered_and_a_bad_file_is_one_line(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from companion.core.i18n import text_of, texts
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.journal import Journal
 from companion.core.session import GameSession
@@ -33,7 +34,7 @@ class Table:
         return self.s.state
 
     def view(self, viewer="table"):
-        return self.s.view(viewer)
+        return texts(self.s.view(viewer))  # as a screen shows it
 
     def begin(self):
         for step in k23rules.SETUP_STEPS:
@@ -594,7 +595,7 @@ def test_an_eyes_closed_issue_names_its_group_from_the_list_or_typed(tmp_path):
     t("eyes_closed", group="Liberators with 2 or more Blood")
     assert t.state.eyes_closed == "Liberators with 2 or more Blood"
     t("eyes_open")
-    with pytest.raises(BadInput, match="up to 60 characters"):
+    with pytest.raises(BadInput, match="60 letters at most"):
         t("eyes_closed", group="x" * 61)
     t("issue_resolved", kalends=False)
     assert t.state.phase == "turn"

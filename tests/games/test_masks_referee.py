@@ -139,7 +139,7 @@ def test_royalist_and_executioner_target_may_be_left_out():
                                               center="Fugitive Harlot Spy", votes="C C A C C",
                                               target="C"), ["another player"]),
     ("a target when the executioner is not on top", question(target="B"),
-     ["did not receive the most votes"]),
+     ["did not get the most votes"]),
     ("unknown royalist", question(royalist="Zed"), ["royalist: 'Zed' is not a player"]),
     ("missing votes", {k: v for k, v in question().items() if k != "votes"}, ["input has no votes"]),
     ("unknown field", question(exectioner=None), ["unknown key 'exectioner'"]),

@@ -1,6 +1,7 @@
 """(No tests here.) A tiny pure driver for the Seven Knights tests: decide + evolve, no journal (the journal test uses
 the real GameSession)."""
 from companion.core.events import Command, Event
+from companion.core.i18n import texts
 from companion.games.sevenknights import SevenKnightsRules
 
 RULES = SevenKnightsRules()
@@ -21,7 +22,7 @@ class Table:
         return items
 
     def view(self, viewer="table"):
-        return RULES.view(self.state, viewer)
+        return texts(RULES.view(self.state, viewer))  # as a screen shows it
 
     # whole phases, for tests that start later in a round
     def search(self, targets):

@@ -3,6 +3,7 @@
 import pytest
 
 from companion.core.events import BadInput, RuleError
+from companion.core.i18n import texts
 from companion.games.sevenknights.setup import POINTS
 try:  # tests/games is a package (tests/games/__init__.py) ...
     from tests.games.test_sevenknights_driver import RULES, Table
@@ -11,7 +12,7 @@ except ImportError:  # ... or a plain folder on sys.path
 
 
 def setup_of(mode, n):
-    return RULES.view(RULES.initial_state({"players": [f"P{i}" for i in range(n)], "mode": mode}), "table")["setup"]
+    return texts(RULES.view(RULES.initial_state({"players": [f"P{i}" for i in range(n)], "mode": mode}), "table")["setup"])
 
 
 # -- Game Setup ---------------------------------------------------------------------------------
@@ -69,7 +70,7 @@ def test_unity_tiles_without_witch(n, tiles, center):
 def test_each_mode_has_its_player_counts(mode, n):
     """"Basic Rules (4-8 Players)", "Groping in the Dark (3-4 Players)", "Challenging Path (up to
     4-7 players)", "Unity (up to 4-7 players)"."""
-    with pytest.raises(BadInput, match=f"not {n}$"):
+    with pytest.raises(BadInput, match=rf"not {n}\.$"):
         RULES.initial_state({"players": [f"P{i}" for i in range(n)], "mode": mode})
 
 

@@ -100,7 +100,7 @@ def forum_card(entry: Any, where: str) -> ForumCard | None:
         raise BadInput(f"{where}: doves must be a list")
     doves = tuple(forum_card(d, f"{where} Dove {i + 1}") for i, d in enumerate(doves))
     if any(d is None or (d.card and "doves" not in d.card) for d in doves):
-        raise BadInput(f"{where}: only Dove cards lie on a Knife card (rule: \"{R_SABINUS}\")")
+        raise BadInput(keyed("knives23.error.doves_only_on_knife", where=where), R_SABINUS)
     return ForumCard(entry["faceup"], card, doves)
 
 
@@ -508,7 +508,7 @@ class Knives23Rules(GameRules):
         red, grey = data.get("red"), data.get("grey")
         for colour, name in (("red", red), ("grey", grey)):
             if not isinstance(name, str) or not name.strip() or len(name) > 80 or "\n" in name:
-                raise BadInput(f"the {colour} Issue must be named in one line of up to 80 characters, got {name!r}")
+                raise BadInput(keyed("knives23.error.issue_name", colour=keyed(f"knives23.colour.{colour}"), most=80))
         # Tria Ludio: the first turn as Tribune places the Issues without a Vote
         vote_now = not state.tria_ludio
         events = [("issues_placed", {"tribune": state.tribune, "red": red.strip(), "grey": grey.strip(), "vote": vote_now})]
@@ -594,7 +594,7 @@ class Knives23Rules(GameRules):
             from .cues import check_spoken_group  # its lines must fit their fixed slots
             check_spoken_group(words)
         else:
-            raise BadInput(f"eyes-closed group must be picked from the list or typed in one line of up to {MAX_GROUP_WORDS} characters, got {group!r}")
+            raise BadInput(keyed("knives23.error.group_words", most=MAX_GROUP_WORDS))
         return [("eyes_closed", {"group": words})]
 
     def _do_eyes_open(self, state, data, source):

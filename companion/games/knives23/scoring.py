@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from companion.core.events import BadInput
+from companion.core.i18n import keyed
 from companion.core.tally import BinaryMajority
 
 from .tables import tables
@@ -48,9 +49,8 @@ def fate_card(card: Any, where: str = "card") -> dict:
         raise BadInput(f"{where} must be {{\"knives\": n}} or {{\"doves\": n}}, got {card!r}")
     (kind, value), = card.items()
     if not _is_whole(value) or value not in fate[kind]:
-        name = "Knife" if kind == "knives" else "Dove"
-        raise BadInput(f"{where}: there is no {name} card of value {value!r} "
-                       f"({kind} come in {', '.join(map(str, fate[kind]))}; rule: \"{RULE_FATE}\")")
+        raise BadInput(keyed(f"knives23.error.no_such_{kind}", where=where, value=repr(value),
+                             values=", ".join(map(str, fate[kind]))), RULE_FATE)
     return {kind: value}
 
 
@@ -73,8 +73,8 @@ def sway_card(card: Any, where: str = "Sway card") -> dict:
         raise BadInput(f"{where} must be {{\"laurels\": n}} or {{\"blood\": n}}, got {card!r}")
     (kind, value), = card.items()
     if not _is_whole(value) or value not in allowed:
-        raise BadInput(f"{where}: there is no Sway card of {value!r} {kind.capitalize()} "
-                       f"(Sway is {' or '.join(map(str, allowed))}; rule: \"{RULE_SWAY}\")")
+        raise BadInput(keyed(f"knives23.error.no_such_{kind}", where=where, value=repr(value),
+                             values=", ".join(map(str, allowed))), RULE_SWAY)
     return {kind: value}
 
 
@@ -167,8 +167,8 @@ def cicero_split(entry: Any, name: str, sway: Sequence[Mapping[str, int]] | None
     sets = tuple(tuple(sway_card(c, f"{name}'s set {i + 1} card {j + 1}") for j, c in enumerate(x))
                  for i, x in enumerate(sets))
     if abs(len(sets[0]) - len(sets[1])) > 1:
-        raise BadInput(f"{name}'s Sway sets hold {len(sets[0])} and {len(sets[1])} cards: "
-                       f"split them as equally as possible (rule: \"{RULE_CICERO}\")")
+        raise BadInput(keyed("knives23.error.cicero_sets_unequal", player=name, first=len(sets[0]),
+                             second=len(sets[1])), RULE_CICERO)
     if sway is not None and sorted(map(_key, sway)) != sorted(map(_key, sets[0] + sets[1])):
         raise BadInput(f"{name}'s 2 Sway sets must hold exactly the Sway cards of the tableau")
     claim = entry["claim"]

@@ -110,10 +110,10 @@ def check_players(players: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _check_identity(value: Any, where: str) -> str:
+def _check_identity(value: Any, where: Any) -> str:
     if value not in IDENTITIES:
-        raise BadInput(f"{where} is {value!r}, which is not an Identity in the game "
-                       f"({', '.join(IDENTITIES)})")
+        raise BadInput(keyed("masks.error.not_an_identity", where=where, value=repr(value),
+                             identities=", ".join(IDENTITIES)))
     return value
 
 
@@ -121,29 +121,30 @@ def check_identities(players: Sequence[str], identities: Any, center: Any
                      ) -> tuple[dict[str, str], tuple[str, ...]]:
     """The final Identities in front of the players and in the center: 8 different cards."""
     if not isinstance(identities, Mapping):
-        raise BadInput("identities must map each player's name to an Identity")
+        raise BadInput(keyed("masks.error.identities_shape"))
     unknown = [n for n in identities if n not in players]
     if unknown:
-        raise BadInput(f"identities names {unknown[0]!r}, who is not a player")
+        raise BadInput(keyed("masks.error.not_a_player", name=unknown[0]))
     missing = [p for p in players if p not in identities]
     if missing:
-        raise BadInput(f"identities has no Identity for {missing[0]}")
-    ids = {p: _check_identity(identities[p], f"{p}'s Identity") for p in players}
-    seen: dict[str, str] = {}
+        raise BadInput(keyed("masks.error.identity_missing", player=missing[0]))
+    ids = {p: _check_identity(identities[p], p) for p in players}
+    seen: dict[str, Any] = {}
 
-    def once(card: str, where: str) -> None:
+    def once(card: str, where: Any) -> None:
         if card in seen:
-            raise RuleError(f"the {card} appears twice ({seen[card]} and {where}); there is one "
-                            f"of each of the 8 Identity cards", RULE_DEAL)
+            raise RuleError(keyed("masks.error.identity_twice", card=keyed(f"masks.identity.{card}"),
+                                  first=seen[card], second=where), RULE_DEAL)
         seen[card] = where
 
     for p in players:  # the players' cards first: the likeliest slip at the table
         once(ids[p], p)
     if not isinstance(center, (list, tuple)) or len(center) != BYSTANDERS:
-        raise BadInput("center must list the 3 Bystander Identities")
-    mid = tuple(_check_identity(c, "a center card") for c in center)
+        raise BadInput(keyed("masks.error.center_three"))
+    center_words = keyed("masks.error.the_center")
+    mid = tuple(_check_identity(c, center_words) for c in center)
     for c in mid:
-        once(c, "the center")
+        once(c, center_words)
     return ids, mid
 
 
@@ -151,7 +152,7 @@ def check_royalist(players: Sequence[str], royalist: Any) -> str | None:
     if royalist is None:
         return None
     if royalist not in players:
-        raise BadInput(f"royalist {royalist!r} is not a player")
+        raise BadInput(keyed("masks.error.not_a_player", name=royalist))
     return royalist
 
 
@@ -198,25 +199,24 @@ def royalist_warnings(players: Sequence[str], identities: Mapping[str, str],
 def check_votes(players: Sequence[str], ballots: Any) -> dict[str, str | None]:
     """Every player's final vote: another player, "center", or None (the Vanguard abstained)."""
     if not isinstance(ballots, Mapping):
-        raise BadInput("votes must map each player's name to whom they pointed at")
+        raise BadInput(keyed("masks.error.votes_shape"))
     unknown = [n for n in ballots if n not in players]
     if unknown:
-        raise BadInput(f"votes names {unknown[0]!r}, who is not a player")
+        raise BadInput(keyed("masks.error.not_a_player", name=unknown[0]))
     missing = [p for p in players if p not in ballots]
     if missing:
-        raise BadInput(f"votes has no vote for {missing[0]} (null if they abstained)")
+        raise BadInput(keyed("masks.error.vote_missing", player=missing[0]))
     out: dict[str, str | None] = {}
     for p in players:
         choice = ballots[p]
         if choice is not None and choice != CENTER and choice not in players:
-            raise BadInput(f"{p} voted for {choice!r}, who is not a player (or \"center\")")
+            raise BadInput(keyed("masks.error.voted_for_nobody", player=p, name=choice))
         if choice == p:
-            raise RuleError(f"{p} voted for themself", RULE_POINT)
+            raise RuleError(keyed("masks.error.voted_self", player=p), RULE_POINT)
         out[p] = choice
     abstained = [p for p in players if out[p] is None]
     if len(abstained) > 1:
-        raise RuleError(f"{' and '.join(abstained)} abstained; only the one who used the Mask "
-                        f"of the Vanguard may abstain", RULE_NO_ABSTAIN)
+        raise RuleError(keyed("masks.error.abstained", names=", ".join(abstained)), RULE_NO_ABSTAIN)
     return out
 
 
@@ -289,22 +289,19 @@ def judge(players: Sequence[str], identities: Mapping[str, str], center: Sequenc
     eliminated = set(top_players)
     if executioner is not None:
         if executioner_target is None:
-            raise RuleError(f"{executioner} holds the Executioner and received the most votes: "
-                            f"they must name another player", RULE_EXECUTIONER)
+            raise RuleError(keyed("masks.error.executioner_must_choose", player=executioner), RULE_EXECUTIONER)
         if executioner_target not in players:
-            raise BadInput(f"executioner_target {executioner_target!r} is not a player")
+            raise BadInput(keyed("masks.error.not_a_player", name=executioner_target))
         if executioner_target == executioner:
-            raise RuleError(f"the Executioner ({executioner}) must choose another player",
-                            RULE_EXECUTIONER)
+            raise RuleError(keyed("masks.error.executioner_not_self", player=executioner), RULE_EXECUTIONER)
         eliminated.discard(executioner)
         eliminated.add(executioner_target)
         if len(top_players) > 1:
             readings.append("masks.reading.executioner_tie")
     elif executioner_target is not None:
         if executioner_target not in players:
-            raise BadInput(f"executioner_target {executioner_target!r} is not a player")
-        raise RuleError("executioner_target was given, but the Executioner did not receive the "
-                        "most votes", RULE_EXECUTIONER)
+            raise BadInput(keyed("masks.error.not_a_player", name=executioner_target))
+        raise RuleError(keyed("masks.error.no_executioner_choice"), RULE_EXECUTIONER)
     out = tuple(p for p in players if p in eliminated)
 
     holder = {identities[p]: p for p in players}
@@ -405,7 +402,7 @@ class MasksRules(GameRules):
         self._phase(state, DISCUSSION, what="Using the Mask of the Vanguard")
         player = data.get("player")
         if player not in state.players:
-            raise BadInput(f"use_vanguard names {player!r}, who is not a player")
+            raise BadInput(keyed("masks.error.not_a_player", name=player))
         require(state.vanguard is None,
                 f"the Mask of the Vanguard was already used by {state.vanguard}", RULE_USED)
         return [("vanguard_used", {"player": player})]
@@ -455,7 +452,7 @@ class MasksRules(GameRules):
             return [("no_executioner_shown", {})]
         top = top_players(state.players, state.ballots)
         if player not in state.players:
-            raise BadInput(f"the Executioner's check names {player!r}, who is not a player")
+            raise BadInput(keyed("masks.error.not_a_player", name=player))
         require(player in top, f"{player} did not receive the most votes "
                 f"({', '.join(top)} did)", RULE_EXECUTIONER)
         return [("executioner_shown", {"player": player})]
@@ -483,7 +480,7 @@ class MasksRules(GameRules):
         self._phase(state, EXECUTIONER, what="The Executioner's choice")
         target = data.get("target")
         if target not in state.players:
-            raise BadInput(f"the Executioner's choice {target!r} is not a player")
+            raise BadInput(keyed("masks.error.not_a_player", name=target))
         executioner = state.executioner or executioner_to_choose(
             state.players, state.identities, state.ballots)
         require(target != executioner,

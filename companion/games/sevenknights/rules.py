@@ -395,7 +395,7 @@ class SevenKnightsRules(GameRules):
         if template == "free":
             text = d.get("text")
             if not isinstance(text, str) or not text.strip() or "\n" in text or len(text) > MAX_QUESTION_CHARS:
-                raise BadInput(f"a question is one line of 1 to {MAX_QUESTION_CHARS} characters")
+                raise BadInput(keyed("sevenknights.err.question_words", most=MAX_QUESTION_CHARS))
             out["text"] = text.strip()
         answer = d.get("answer")
         if answer not in ("yes", "no"):

@@ -7,7 +7,7 @@ from kivy.properties import DictProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
 from companion.app.screens import load_kv
-from companion.core.i18n import tr
+from companion.core.i18n import text_of, tr
 from companion.games.masks.rules import IDENTITIES, royalist_warnings
 
 load_kv(__file__)
@@ -72,7 +72,7 @@ class MasksIdentitiesScreen(Screen):
     def _update_warnings(self):
         players = (self.app.view or {}).get("players", [])
         found = royalist_warnings(players, self.chosen, self.royalist or None)
-        self.warnings = "\n".join([w.text() for w in found] + ([tr("masks.warn.cards_move")] if found else []))
+        self.warnings = "\n".join([text_of(w.text()) for w in found] + ([tr("masks.warn.cards_move")] if found else []))
 
     def pick(self, player: str, identity: str):
         """Select a card as a tap would (for tests and accessibility switches)."""

@@ -12,7 +12,7 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 
 from companion.app.games.sevenknights.common import SKScreen, player_button
 from companion.app.screens import load_kv
-from companion.core.i18n import tr
+from companion.core.i18n import text_of, tr
 from companion.games.sevenknights.rules import NEEDS_N, NEEDS_OTHER, TEMPLATES, question_text
 
 load_kv(__file__)
@@ -150,7 +150,7 @@ class QuestionsScreen(SKScreen):
             self.preview = tr("sevenknights.ui.compose_hint")
         else:
             self.preview = tr("sevenknights.ui.preview", asker=self._asker, target=self.target,
-                              question=question_text(dict(d, n=d.get("n"), other=d.get("other"))))
+                              question=text_of(question_text(dict(d, n=d.get("n"), other=d.get("other")))))
 
     def answer(self, yes: bool):
         d = self._draft()

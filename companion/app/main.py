@@ -534,6 +534,9 @@ class CompanionApp(App):
         widget is made. The game, its journal and the narrator carry on untouched."""
         from companion.app.screens import load_all
         current, old = self.sm.current, self.root_widget   # build() made it: the window's root
+        # The old screens leave their manager: a left game's screens still bound to the view
+        # must not take the next game's view for theirs.
+        self.sm.clear_widgets()
         root = Builder.load_string("Root:\n")
         self.root_widget = root
         self.root = root

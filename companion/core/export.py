@@ -17,6 +17,7 @@ from typing import Any
 
 from . import i18n
 from .events import BadInput
+from .files import write_whole
 from .journal import Journal
 from .rules import TABLE
 from .session import rules_for
@@ -128,19 +129,9 @@ def export_game(journal: Journal, game_id: int, fmt: str, data_dir: str | os.Pat
     text = json.dumps(report, indent=2, ensure_ascii=False) if fmt == "json" else to_csv(report)
     folder = Path(data_dir) / FOLDER
     path = folder / f"{report['game']}-{report['id']}.{fmt}"
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        write_whole(path, text)
     except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             raise BadInput(i18n.keyed("export.disk_full")) from None
         raise BadInput(i18n.keyed("export.unwritable", folder=str(folder),

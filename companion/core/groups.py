@@ -17,6 +17,7 @@ from typing import Sequence
 
 from . import i18n
 from .events import BadInput
+from .files import write_whole
 
 FILE = "groups.json"
 NAME_MAX = 40
@@ -114,19 +115,9 @@ class Groups:
         """The whole list to a new file, flushed to the disk, then moved over the old one. On a
         failure the old list stays as it was, on the disk and here."""
         text = json.dumps({"groups": [asdict(g) for g in groups]}, indent=1, ensure_ascii=False)
-        tmp = self.path.with_name(FILE + ".tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
+            write_whole(self.path, text)
         except OSError as exc:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
             raise BadInput(i18n.keyed("groups.not_saved", problem=exc.strerror or str(exc))) from None
         self.groups = groups
 

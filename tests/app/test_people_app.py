@@ -263,3 +263,21 @@ def test_people_screens_in_portrait(driver):
         assert group_rows(setup)
     finally:
         driver.set_size(1280, 800)
+
+
+@pytest.mark.app
+def test_the_devices_setting_is_kept_when_the_table_leaves_without_applying(driver):
+    app = driver.app
+    driver.tap(top(driver, "app.devices"))
+    panel = app.screen("devices")
+    try:
+        driver.tap(panel.ids.boxes_on)                  # boxes off, Apply not tapped
+        assert panel.ids.boxes_on.state == "normal"
+        driver.tap(top(driver, "app.home"))
+        assert app.settings.boxes_enabled is False and saved(app)["boxes_enabled"] is False
+        assert app.box_source is None
+        driver.tap(top(driver, "app.devices"))
+        assert panel.ids.boxes_on.state == "normal"
+    finally:
+        app.settings.boxes_enabled, app.settings.box_ports = True, "auto"
+        app.save_settings()

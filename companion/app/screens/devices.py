@@ -62,6 +62,14 @@ class DevicesScreen(Screen):
         self.refresh()
         self._ev = Clock.schedule_interval(lambda dt: self.refresh(), 1.0)
 
+    def on_pre_leave(self, *_):
+        # Leaving is not throwing away: a choice made here and not yet applied is applied now.
+        if self._shown_setting() != getattr(self, "_shown", None):
+            self.apply_boxes()
+
+    def _shown_setting(self):
+        return self.ids.boxes_on.state, self.ids.box_ports.text.strip()
+
     def on_leave(self, *_):
         if self._ev is not None:
             self._ev.cancel()
@@ -74,6 +82,7 @@ class DevicesScreen(Screen):
         self.ids.boxes_on.state = "down" if on else "normal"
         self.ids.box_ports.text = ports
         self.ids.box_ports.scroll_x = 0     # a long port typed before must not hide the start
+        self._shown = self._shown_setting()
 
     def apply_boxes(self):
         """The table's choice replaces `--boxes` from now on, and is kept in settings.json."""

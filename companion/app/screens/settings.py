@@ -58,6 +58,7 @@ class SettingsScreen(Screen):
         super().__init__(**kw)
         self._save_later = Clock.create_trigger(lambda dt: self.commit(), SLIDER_SETTLE)
         self._popup = None
+        self._committing = False
 
     def on_pre_enter(self, *_):
         self.loaded = False
@@ -116,8 +117,8 @@ class SettingsScreen(Screen):
 
     def commit(self):
         """The widgets' values become the settings, saved to the data folder and applied."""
-        if not self.loaded:
-            return
+        if not self.loaded or self._committing:
+            return   # (a new language remakes the screens, this one leaving in the middle)
         s = self.app.settings
         before = s.__dict__.copy()
         ids = self.ids
@@ -133,7 +134,11 @@ class SettingsScreen(Screen):
         s.language = self._languages.get(ids.language.text, s.language)
         s.camera = self._cameras.get(ids.camera.text, s.camera)
         if s.__dict__ != before:
-            self.app.save_settings()
+            self._committing = True
+            try:
+                self.app.save_settings()
+            finally:
+                self._committing = False
 
     def apply(self):
         """Done: every change is already kept; one still settling is kept now."""

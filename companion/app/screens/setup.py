@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from kivy.factory import Factory
+from kivy.metrics import dp
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.popup import Popup
 from kivy.uix.screenmanager import Screen
@@ -79,7 +80,7 @@ class SetupScreen(Screen):
         self._refresh_first()
 
     def _popup(self, title: str, body) -> Popup:
-        popup = Popup(title=title, content=body, size_hint=(0.8, None), height=body.height + 120,
+        popup = Popup(title=title, content=body, size_hint=(0.8, None), height=body.height + dp(96),
                       title_size="24sp", auto_dismiss=True)
         body.ids.cancel.bind(on_release=lambda *_: popup.dismiss())
         popup.open()

@@ -188,3 +188,27 @@ def test_a_flip_card_shows_its_back_then_turns_face_up(driver):
     finally:
         for card in cards:
             driver.app.root.remove_widget(card)
+
+
+@pytest.mark.app
+def test_restyled_screens_in_both_themes_and_type_that_grows_with_the_screen(driver):
+    """Screenshots to LOOK at (test-artifacts/design/); the type scale follows the window."""
+    from companion.app.theme import ui
+    app = driver.app
+    body_at_1280 = ui.body
+    for screen in ("picker", "settings", "devices"):
+        for dim in (False, True):
+            ui.forced_dim = dim
+            app.goto(screen)
+            driver.pump(6)
+            assert tuple(app.root.ids.caption.color) == (theme.DIM if dim else theme.NORMAL)["text"]
+            driver.screenshot(f"design/{'dim' if dim else 'normal'}_{screen}")
+    ui.forced_dim = False
+    driver.set_size(1920, 1200)
+    app.goto("picker")
+    driver.pump(6)
+    assert ui.scale == pytest.approx(1.5) and ui.body == pytest.approx(1.5 * body_at_1280)
+    assert app.root.ids.home_button.font_size == pytest.approx(ui.caption_fs)
+    driver.screenshot("design/normal_picker_1920x1200")
+    driver.set_size(1280, 800)
+    assert ui.scale == 1.0

@@ -12,6 +12,7 @@ from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, Strin
 from kivy.uix.popup import Popup
 from kivy.uix.screenmanager import Screen
 
+from companion.app import theme
 from companion.app.screens import load_kv
 from companion.core import i18n
 from companion.core.i18n import tr
@@ -74,6 +75,7 @@ class SettingsScreen(Screen):
         ids.loop_volume.value = s.loop_volume
         ids.masking.state = "down" if s.masking_loop else "normal"
         ids.random_pauses.state = "down" if s.random_pauses else "normal"
+        ids.dim_room.state = "down" if s.dim_room else "normal"
         ids.caption_size.value = s.caption_size
         ids.language.text = i18n.native_name(s.language)
         self.voice_pack = s.voice_pack
@@ -130,9 +132,11 @@ class SettingsScreen(Screen):
         s.loop_volume = round(float(ids.loop_volume.value), 2)
         s.masking_loop = ids.masking.state == "down"
         s.random_pauses = ids.random_pauses.state == "down"
+        s.dim_room = ids.dim_room.state == "down"
         s.caption_size = int(ids.caption_size.value)
         s.language = self._languages.get(ids.language.text, s.language)
         s.camera = self._cameras.get(ids.camera.text, s.camera)
+        theme.ui.forced_dim = s.dim_room
         if s.__dict__ != before:
             self._committing = True
             try:

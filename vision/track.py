@@ -93,6 +93,9 @@ def _read(grey, colour, quad, ids):
         # light makes (fitted with the bits) and decide again; the guard is the same.
         got = _decide(*_flatten(cells, visible), ids)
     if got is None:
+        # A glare spot on it: the light rises and falls across the marker; a curved surface.
+        got = _decide(*_flatten(cells, visible, curved=True), ids)
+    if got is None:
         return None
     best, turn = got
     # the sampled grid is the marker turned ``turn`` quarter turns anticlockwise (np.rot90):
@@ -101,20 +104,30 @@ def _read(grey, colour, quad, ids):
 
 
 _YY, _XX = np.mgrid[0:N, 0:N].astype(np.float32) / (N - 1)
+_BORDER = np.ones((N, N), bool)
+_BORDER[1:-1, 1:-1] = False
 
 
-def _flatten(cells: np.ndarray, visible: np.ndarray, rounds: int = 3):
-    """The cells with a linear slope of light removed: cells ≈ a + b·x + c·y + d·white, fitted
-    over the visible cells and the bits refined a few times."""
-    thr, gap = _split(cells[visible])
-    flat = cells
+def _flatten(cells: np.ndarray, visible: np.ndarray, rounds: int = 3, curved: bool = False):
+    """The cells with the light's slope removed: cells ≈ light(x, y) + d·white, light a plane
+    (or, ``curved``, a quadratic surface: a glare spot), fitted over the visible cells with the
+    bits refined a few times."""
+    light = [_XX, _YY] + ([_XX * _XX, _YY * _YY, _XX * _YY] if curved else [])
+    # First guess of the light from the border alone: its cells are all black.
+    ring = visible & _BORDER
+    if ring.sum() < 2 * (len(light) + 1):
+        return cells, visible, (0.0, 0.0)
+    design = np.stack([np.ones_like(_XX), *light], axis=-1)
+    coef = np.linalg.lstsq(design[ring], cells[ring], rcond=None)[0]
+    flat = cells - design[..., 1:] @ coef[1:]
+    thr, gap = _split(flat[visible])
     for _ in range(rounds):
         white = (flat > thr).astype(np.float32)
-        design = np.stack([np.ones_like(_XX), _XX, _YY, white], axis=-1)[visible]
+        design = np.stack([np.ones_like(_XX), *light, white], axis=-1)[visible]
         coef = np.linalg.lstsq(design, cells[visible], rcond=None)[0]
-        if coef[3] <= 0:
+        if coef[-1] <= 0:
             break
-        flat = cells - coef[1] * _XX - coef[2] * _YY
+        flat = cells - sum(c * t for c, t in zip(coef[1:-1], light))
         thr, gap = _split(flat[visible])
     return flat, visible, (thr, gap)
 

@@ -65,6 +65,7 @@ class Walk:
         self.shots: list = []
         self.n = 0
         self.game = "shell"
+        self.took: dict[str, int] = {}   # seconds since the walk began, at the end of each game
 
     # -- looking ---------------------------------------------------------------------------
     def settle(self):
@@ -96,10 +97,13 @@ class Walk:
         turn = view.get("turn") if isinstance(view.get("turn"), dict) else {}
         current = self.app.sm.current
         mode = getattr(self.app.screen(current), "mode", "")
-        forum = view.get("forum") if isinstance(view.get("forum"), dict) else {}
-        # 23 Knives' board changes shape as Fate cards fill the Forum
-        cards = {0: "", 1: "forum1", 2: "forum2"}.get(forum.get("count", 0), "forumfull")
-        parts = [current, str(mode or ""), str(view.get("phase") or ""), str(turn.get("step") or ""), cards]
+        parts = [current, str(mode or ""), str(view.get("phase") or "")]
+        if "." in current:   # a game's own screen: its turn step too
+            parts.append(str(turn.get("step") or ""))
+        if current == "knives23.board" and turn.get("step") == "action":
+            # the board changes shape as Fate cards fill the Forum
+            forum = view.get("forum") if isinstance(view.get("forum"), dict) else {}
+            parts.append({0: "", 1: "forum1", 2: "forum2"}.get(forum.get("count", 0), "forumfull"))
         return tuple(parts), "_".join(p for p in parts if p).replace(".", "_")
 
     def look_if_new(self):
@@ -196,9 +200,12 @@ class Walk:
         self.settle()
 
     def run(self):
+        import time
+        began = time.monotonic()
         self.shell()
         for game in GAMES:
             self.play(self.start(game))
+            self.took[game] = round(time.monotonic() - began)
             self.app.leave_game()
             self.settle()
         self.game = "shell"
@@ -217,7 +224,7 @@ def choose_language(driver, name: str):
 
 
 def report(walk: Walk) -> str:
-    lines = [f"{len(walk.faults)} of {len(walk.shots)} screens have faults:"]
+    lines = [f"{len(walk.faults)} of {len(walk.shots)} screens have faults (walk times: {walk.took}):"]
     for shot, faults in walk.faults.items():
         lines.append(f"- {shot}")
         lines += [f"    {f}" for f in faults]

@@ -73,15 +73,15 @@ class BoardScreen(CiceroScreen):
         grid.role = "influences"  # for tests and tools that look the section up
         for c in CASTES:
             grid.add_widget(self.button(c, lambda b: self._add_influence(b.value), value=c,
-                                        selected=c in self.influences, font_size="21sp"))
+                                        selected=c in self.influences, font_size="22sp"))
         body.add_widget(grid)
-        body.add_widget(self.button(tr("cicero.ui.clear"), lambda b: self._clear(), height="52dp", font_size="20sp"))
+        body.add_widget(self.button(tr("cicero.ui.clear"), lambda b: self._clear(), height="52dp", font_size="22sp"))
         body.add_widget(Factory.CHeading(text=tr("cicero.ui.card_castes")))
         grid = Factory.GridLayout(cols=3, spacing="6dp", size_hint_y=None, height="134dp")
         grid.role = "senator_castes"
         for c in CASTES:
             grid.add_widget(self.button(c, lambda b: self._toggle_caste(b.value), value=c,
-                                        selected=c in self.castes, font_size="21sp"))
+                                        selected=c in self.castes, font_size="22sp"))
         body.add_widget(grid)
         body.add_widget(Factory.Widget())
         b = self.button(tr("cicero.ui.reveal_card"), lambda b: self._reveal(), height="76dp")
@@ -139,7 +139,7 @@ class BoardScreen(CiceroScreen):
             button.disabled = holder is not None or v["phase"] != "servants"
 
     def _space(self, space, label):
-        b = self.button(label, lambda b: self._place(b.value), value=space, height="50dp", font_size="20sp")
+        b = self.button(label, lambda b: self._place(b.value), value=space, height="50dp", font_size="22sp")
         self._spaces[space] = (b, label)
         return b
 

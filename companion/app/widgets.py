@@ -1,14 +1,39 @@
-"""Widgets every screen shares: big buttons, a hold-to-confirm button, the caption bar, toasts."""
+"""Widgets every screen shares: big buttons, a hold-to-confirm button, the caption bar, toasts,
+panels, and the card that turns over (``FlipCard``, ``reveal_animation``)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from kivy.animation import Animation
 from kivy.clock import Clock
-from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.graphics import InstructionGroup
+from kivy.properties import BooleanProperty, NumericProperty, OptionProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.label import Label
 
+from companion.app import icons
+from companion.app.theme import ui
+
+# How a card turns over: long enough to see, short enough that nobody waits for it.
+FLIP_SECONDS = 0.45
+FLIP_STAGGER = 0.18
+
 
 class BigButton(Button):
-    """A button at least 64 dp tall with large text."""
+    """A button at least 64 dp tall with large text. ``role`` picks its fill: ``primary`` (gold,
+    the step the table takes next), ``secondary`` (raised stone, the default), ``danger``
+    (terracotta: exile, end the game), ``quiet`` (no fill, for the top bar). A screen that sets
+    ``background_color`` itself still gets a legible text colour (see ``Theme.ink_for``)."""
+
+    role = OptionProperty("secondary", options=("primary", "secondary", "danger", "quiet"))
+
+    def fill_for(self, role: str, state: str, *_bound):
+        """The fill for a role and press state (extra arguments only make .kv rebind)."""
+        if state == "down":
+            return ui.accent if role != "primary" else ui.text
+        return {"primary": ui.accent, "secondary": ui.raised, "danger": ui.danger,
+                "quiet": ui.panel}[role]
 
 
 class HoldButton(BigButton):
@@ -78,3 +103,61 @@ class Toast(Label):
 
     def _clear(self, *_):
         self.message = ""
+
+
+class Panel(BoxLayout):
+    """A card of stone on the night: groups what belongs together (totals, a list, a choice)."""
+
+
+class FlipCard(BoxLayout):
+    """A card that turns over: its back (Tyrian purple, a gold laurel) until ``turn()``, then its
+    face — the widgets put in it. ``flip`` runs 0 (back) → 1 (face); the card narrows to an edge
+    halfway, as a card turned on the table does."""
+
+    flip = NumericProperty(1.0)
+    back_icon = StringProperty("laurel")
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self._emblem = InstructionGroup()
+        self.canvas.before.add(self._emblem)   # after the card's fill (drawn by the .kv rule)
+        self.bind(pos=self._draw_back, size=self._draw_back, flip=self._draw_back,
+                  back_icon=self._draw_back)
+        ui.bind(mode=self._draw_back)
+
+    def add_widget(self, widget, *args, **kw):
+        widget.opacity = 1 if self.flip >= 0.5 else 0
+        return super().add_widget(widget, *args, **kw)
+
+    def _draw_back(self, *_):
+        self._emblem.clear()
+        for child in self.children:   # the face shows once the card passes its edge
+            child.opacity = 1 if self.flip >= 0.5 else 0
+        if self.flip < 0.5 and self.back_icon:
+            side = min(self.width, self.height) * 0.55
+            icons.draw(self._emblem, self.back_icon, self.center_x - side / 2,
+                       self.center_y - side / 2, side,
+                       lambda role: ui.accent if role in ("fg", "good") else ui.text)
+
+    def show_back(self):
+        Animation.cancel_all(self, "flip")
+        self.flip = 0.0
+
+    def turn(self, delay: float = 0.0, seconds: float = FLIP_SECONDS) -> Animation:
+        """Turn face up after ``delay`` seconds; the face shows the moment it passes the edge."""
+        Animation.cancel_all(self, "flip")
+        anim = Animation(flip=0.0, duration=delay) + Animation(flip=1.0, duration=seconds, t="in_out_sine")
+        anim.start(self)
+        return anim
+
+
+def reveal_animation(cards: Iterable[FlipCard], stagger: float = FLIP_STAGGER,
+                     seconds: float = FLIP_SECONDS) -> float:
+    """Turn ``cards`` face up one after another (the votes at a reveal, the Curia's cards).
+    Returns the seconds until the last one is face up."""
+    total = 0.0
+    for i, card in enumerate(cards):
+        card.show_back()
+        card.turn(delay=i * stagger, seconds=seconds)
+        total = i * stagger + seconds
+    return total

@@ -25,6 +25,7 @@ class Knives23CuriaScreen(Screen):
     total = StringProperty("")
     total_label = StringProperty("")
     last_card = StringProperty("")
+    last_icon = StringProperty("")
     counter = StringProperty("")
     side_heading = StringProperty("")
     side_cols = NumericProperty(2)
@@ -47,6 +48,10 @@ class Knives23CuriaScreen(Screen):
         self.total = str(end["running_total"])
         last = end["revealed"][-1]["card"] if end["revealed"] else None
         self.last_card = common.card_text(last) if last else ""
+        self.last_icon = ("knife" if "knives" in last else "dove") if last else ""
+        if end["revealed_count"] > getattr(self, "_turned", 0):
+            self.ids.last_card.turn()          # a new card: it turns over as the total changes
+        self._turned = end["revealed_count"]
         self.counter = tr("knives23.ui.revealed_of", n=end["revealed_count"], count=view["curia"]["count"])
         side = self.ids.side
         side.clear_widgets()

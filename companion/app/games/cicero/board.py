@@ -8,7 +8,7 @@ from kivy.properties import ListProperty
 from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
 from companion.core.i18n import tr
-from companion.games.cicero.tables import AUTOMATII, CASTES, ZONES
+from companion.games.cicero.tables import AUTOMATII, CASTES
 
 load_kv(__file__)
 
@@ -83,7 +83,6 @@ class BoardScreen(CiceroScreen):
             grid.add_widget(self.button(c, lambda b: self._toggle_caste(b.value), value=c,
                                         selected=c in self.castes, font_size="22sp"))
         body.add_widget(grid)
-        body.add_widget(Factory.Widget())
         b = self.button(tr("cicero.ui.reveal_card"), lambda b: self._reveal(), height="76dp")
         b.disabled = len(self.influences) != 4 or len(self.castes) != 2
         body.add_widget(b)
@@ -125,11 +124,11 @@ class BoardScreen(CiceroScreen):
             grid = Factory.GridLayout(cols=3, spacing="6dp", size_hint_y=None)
             grid.bind(minimum_height=grid.setter("height"))
             for caste in CASTES:
-                grid.add_widget(Factory.CCell(text=f"{ZONES[caste]}\n[size=16sp]{caste}[/size]"))
+                # the Caste is what the influence counts in (its zone's name did not fit at 22sp)
+                grid.add_widget(Factory.CCell(text=caste))
                 grid.add_widget(self._space(f"{caste}_1", tr("cicero.ui.first_space")))
                 grid.add_widget(self._space(f"{caste}_2", tr("cicero.ui.second_space")))
             body.add_widget(grid)
-            body.add_widget(Factory.Widget())
             self._spaces_parent = body
         for space, (button, label) in self._spaces.items():
             holder = holders.get(space)

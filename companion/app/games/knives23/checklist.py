@@ -96,7 +96,7 @@ class Knives23ChecklistScreen(Screen):
         for i, kind in enumerate(b["forum"]["spaces"] + [b["forum"]["extra"]]):
             label = tr(f"knives23.ui.icon_{kind}")
             cell = Factory.K23Button(text=(f"{i + 1}\n" if i < 5 else tr("knives23.ui.icon_extra") + "\n") + label,
-                                     font_size="22sp", height=self.ids.forum_icons.height, halign="center")
+                                     font_size="22sp", height=dp(84), halign="center")
             cell.bind(width=lambda b, w: setattr(b, "text_size", (w - dp(8), None)))  # "up or down" wraps
             cell.selected = kind == "faceup"
             cell.icon = i

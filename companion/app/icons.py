@@ -97,12 +97,10 @@ def blade(tip_y: float = 0.96, guard_y: float = 0.42, half: float = 0.075) -> Po
 
 
 def _knife() -> list:
-    parts = [("fill", "fg", [blade()]),
-             ("fill", "accent", [rect(0.33, 0.37, 0.67, 0.43)]),
-             ("fill", "accent", [rect(0.455, 0.15, 0.545, 0.37)]),
-             ("fill", "accent", [circle(0.5, 0.12, 0.055)])]
-    return [(kind, role, [rotate(c, -40) for c in shape]) if kind == "fill" else
-            (kind, role, rotate(shape, -40), *rest) for kind, role, shape, *rest in parts]
+    """A Knife: a plain blade, laid at a slant (the Dagger stands upright)."""
+    parts = [("fg", blade()), ("accent", rect(0.33, 0.37, 0.67, 0.43)),
+             ("accent", rect(0.455, 0.15, 0.545, 0.37)), ("accent", circle(0.5, 0.12, 0.055))]
+    return [("fill", role, [rotate(contour, -40)]) for role, contour in parts]
 
 
 def _dagger() -> list:

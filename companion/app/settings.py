@@ -21,6 +21,7 @@ class Settings:
     caption_size: int = 34         # sp
     language: str = "en"
     random_pauses: bool = False    # randomise narration pauses (still never tied to roles)
+    dim_room: bool = False         # dim-room colours all the time (they come anyway with eyes closed)
     # Devices. Vote boxes: on/off, and "auto" (find plugged-in boxes by USB id, watch for more)
     # or a comma-separated list of ports; `python -m companion --boxes` overrides both.
     boxes_enabled: bool = True
@@ -36,8 +37,9 @@ class Settings:
                 raise BadInput(f"setting {name} = {value!r} is outside {lo} … {hi}")
         if self.voice not in ("auto", "espeak", "plyer", "voicepack", "captions"):
             raise BadInput(f"setting voice = {self.voice!r} is not auto, espeak, plyer, voicepack or captions")
-        if not isinstance(self.boxes_enabled, bool):
-            raise BadInput(f"setting boxes_enabled = {self.boxes_enabled!r} is not true or false")
+        for name in ("boxes_enabled", "dim_room"):
+            if not isinstance(getattr(self, name), bool):
+                raise BadInput(f"setting {name} = {getattr(self, name)!r} is not true or false")
         for name in ("box_ports", "camera"):
             if not isinstance(getattr(self, name), str):
                 raise BadInput(f"setting {name} = {getattr(self, name)!r} is not text")

@@ -212,3 +212,29 @@ def test_restyled_screens_in_both_themes_and_type_that_grows_with_the_screen(dri
     driver.screenshot("design/normal_picker_1920x1200")
     driver.set_size(1280, 800)
     assert ui.scale == 1.0
+
+
+@pytest.mark.app
+def test_the_dim_room_setting_dims_every_screen_and_is_kept(driver):
+    from companion.app.settings import Settings
+    from companion.app.theme import ui
+    from companion.core.events import BadInput
+    app = driver.app
+    app.goto("settings")
+    driver.pump(4)
+    toggle = driver.screen.ids.dim_room
+    assert toggle.state == "normal" and not ui.dim
+    driver.tap(toggle)
+    driver.screen.apply()
+    driver.pump(4)
+    assert ui.dim and app.settings.dim_room
+    assert Settings.load(app.data_dir / "settings.json").dim_room is True
+    # the chosen toggle's gold reads in the dim room too
+    assert theme.contrast(toggle.color, toggle.background_color, ui.bg) >= 4.5
+    driver.screenshot("design/dim_settings_forced")
+    driver.tap(toggle)
+    driver.screen.apply()
+    driver.pump(2)
+    assert not ui.dim and not app.settings.dim_room
+    with pytest.raises(BadInput):
+        Settings(dim_room="yes").validate()   # type: ignore[arg-type]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from kivy.properties import ListProperty, ObjectProperty
 from kivy.uix.screenmanager import Screen
 
+from companion.app import theme
 from companion.app.screens import load_kv
 from companion.core import i18n
 from companion.core.i18n import tr
@@ -32,6 +33,7 @@ class SettingsScreen(Screen):
         ids.loop_volume.value = s.loop_volume
         ids.masking.state = "down" if s.masking_loop else "normal"
         ids.random_pauses.state = "down" if s.random_pauses else "normal"
+        ids.dim_room.state = "down" if s.dim_room else "normal"
         ids.caption_size.value = s.caption_size
         ids.language.text = i18n.native_name(s.language)
         ids.voice_pack.text = s.voice_pack
@@ -61,10 +63,12 @@ class SettingsScreen(Screen):
         s.loop_volume = round(float(ids.loop_volume.value), 2)
         s.masking_loop = ids.masking.state == "down"
         s.random_pauses = ids.random_pauses.state == "down"
+        s.dim_room = ids.dim_room.state == "down"
         s.caption_size = int(ids.caption_size.value)
         s.language = self._languages.get(ids.language.text, s.language)
         s.camera = self._cameras.get(ids.camera.text, s.camera)
         self.app.save_settings()
+        theme.ui.forced_dim = s.dim_room
 
     def test_voice(self):
         self.apply()

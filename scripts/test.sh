@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 mkdir -p test-artifacts
 export KIVY_HOME="$PWD/.kivy-home" KIVY_NO_CONSOLELOG=1 KIVY_NO_ARGS=1
 if [ -z "${DISPLAY:-}" ]; then
-  exec xvfb-run -a -s "-screen 0 1280x1280x24" .venv/bin/python -m pytest "$@"
+  exec xvfb-run -a -s "-screen 0 1920x1280x24" .venv/bin/python -m pytest "$@"
 fi
 exec .venv/bin/python -m pytest "$@"

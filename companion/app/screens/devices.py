@@ -201,7 +201,7 @@ class DevicesScreen(Screen):
                 self._conflict_rows(box)
             if kind == "box":
                 status = Factory.DeviceLine(text=f"[color=#b3b3b8]{escape_markup(self.boxes_status)}[/color]",
-                                            font_size="18sp")
+                                            font_size="22sp")
                 # Where the ports stand matters most when no box shows or a port fails: then
                 # above the pairing buttons, else below them.
                 src = self._box_source()

@@ -287,7 +287,7 @@ class PhoneScreen(Screen):
         recent.clear_widgets()
         for line in lines or [tr("phone.no_scans")]:
             # lines name cards and reasons, never a phone's own text; escaped all the same
-            recent.add_widget(PhoneLine(text=escape_markup(line), muted=True, font_size="19sp"))
+            recent.add_widget(PhoneLine(text=escape_markup(line), muted=True, font_size="22sp"))
 
 
 def make(app):

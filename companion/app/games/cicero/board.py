@@ -8,7 +8,7 @@ from kivy.properties import ListProperty
 from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
 from companion.core.i18n import tr
-from companion.games.cicero.tables import AUTOMATII, CASTES, ZONES
+from companion.games.cicero.tables import AUTOMATII, CASTES
 
 load_kv(__file__)
 
@@ -73,17 +73,16 @@ class BoardScreen(CiceroScreen):
         grid.role = "influences"  # for tests and tools that look the section up
         for c in CASTES:
             grid.add_widget(self.button(c, lambda b: self._add_influence(b.value), value=c,
-                                        selected=c in self.influences, font_size="21sp"))
+                                        selected=c in self.influences, font_size="22sp"))
         body.add_widget(grid)
-        body.add_widget(self.button(tr("cicero.ui.clear"), lambda b: self._clear(), height="52dp", font_size="20sp"))
+        body.add_widget(self.button(tr("cicero.ui.clear"), lambda b: self._clear(), height="52dp", font_size="22sp"))
         body.add_widget(Factory.CHeading(text=tr("cicero.ui.card_castes")))
         grid = Factory.GridLayout(cols=3, spacing="6dp", size_hint_y=None, height="134dp")
         grid.role = "senator_castes"
         for c in CASTES:
             grid.add_widget(self.button(c, lambda b: self._toggle_caste(b.value), value=c,
-                                        selected=c in self.castes, font_size="21sp"))
+                                        selected=c in self.castes, font_size="22sp"))
         body.add_widget(grid)
-        body.add_widget(Factory.Widget())
         b = self.button(tr("cicero.ui.reveal_card"), lambda b: self._reveal(), height="76dp")
         b.disabled = len(self.influences) != 4 or len(self.castes) != 2
         body.add_widget(b)
@@ -125,11 +124,11 @@ class BoardScreen(CiceroScreen):
             grid = Factory.GridLayout(cols=3, spacing="6dp", size_hint_y=None)
             grid.bind(minimum_height=grid.setter("height"))
             for caste in CASTES:
-                grid.add_widget(Factory.CCell(text=f"{ZONES[caste]}\n[size=16sp]{caste}[/size]"))
+                # the Caste is what the influence counts in (its zone's name did not fit at 22sp)
+                grid.add_widget(Factory.CCell(text=caste))
                 grid.add_widget(self._space(f"{caste}_1", tr("cicero.ui.first_space")))
                 grid.add_widget(self._space(f"{caste}_2", tr("cicero.ui.second_space")))
             body.add_widget(grid)
-            body.add_widget(Factory.Widget())
             self._spaces_parent = body
         for space, (button, label) in self._spaces.items():
             holder = holders.get(space)
@@ -139,7 +138,7 @@ class BoardScreen(CiceroScreen):
             button.disabled = holder is not None or v["phase"] != "servants"
 
     def _space(self, space, label):
-        b = self.button(label, lambda b: self._place(b.value), value=space, height="50dp", font_size="20sp")
+        b = self.button(label, lambda b: self._place(b.value), value=space, height="50dp", font_size="22sp")
         self._spaces[space] = (b, label)
         return b
 

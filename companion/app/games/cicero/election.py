@@ -61,7 +61,7 @@ class ElectionScreen(CiceroScreen):
             grid.role = f"revealed_{i + 1}"
             for caste in CASTES:
                 grid.add_widget(self.button(caste, lambda b, i=i: self._reveal(i, b.value), value=caste,
-                                            selected=self.revealed[i] == caste, font_size="19sp"))
+                                            selected=self.revealed[i] == caste, font_size="22sp"))
             body.add_widget(grid)
         body.add_widget(Factory.Widget())
         b = self.button(tr("cicero.ui.place_automatii"), lambda b: self._place(), height="80dp")

@@ -7,6 +7,7 @@ from kivy.factory import Factory
 from kivy.properties import BooleanProperty
 from kivy.uix.label import Label
 
+from companion.app import theme
 from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
 from companion.core.i18n import text_of, tr
@@ -67,8 +68,11 @@ class MajoritiesScreen(CiceroScreen):
                 row.add_widget(s)
                 self._rows.append((row, s))
         self._steppers = [s for _, s in self._rows]
+        # what the numbers count, once above the rows (beside each name it had no room at 22sp)
+        body.add_widget(Factory.CLine(text=tr("cicero.ui.votes") if caste else tr("cicero.ui.symbols"),
+                                      color=theme.MUTED))
         for row, s in self._rows:
-            s.label = tr("cicero.ui.votes") if caste else tr("cicero.ui.symbols")
+            s.label = ""
             # the last count of this Caste/Guild carries over: only a change needs a tap
             carried = (v.get("carried") or {}).get(name, {})
             s.number = (self._entered.get(row.player, 0) if self._entered_for == name

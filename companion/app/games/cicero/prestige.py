@@ -27,7 +27,7 @@ class PrestigeScreen(CiceroScreen):
                 row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p), height="64dp")
                 row.add_widget(Factory.CLine(text=tr("cicero.ui.card_points", primus=pts["primus"],
                                                      secundus=pts["secundus"], guilds=pts["guilds"],
-                                                     total=pts["total"]), font_size="19sp", size_hint_x=0.75))
+                                                     total=pts["total"]), font_size="22sp", size_hint_x=0.75))
                 last = (v.get("carried") or {}).get("senators", {}).get(p, 0)  # last round's, carried over
                 s = self.stepper(tr("cicero.ui.senators_short"), last, key=p)
                 row.add_widget(s)

@@ -19,7 +19,7 @@ class StartScreen(CiceroScreen):
         # The rulebook's Setup, with this table's numbers, before the draft begins.
         steps = v.get("setup_checklist", []) if v["phase"] == "draft" and v["draft"]["step"] == 0 else []
         if len(self.ids.setup_list.children) != len(steps):
-            fill(self.ids.setup_list, [Factory.CLine(text=f"{i}. {t}", font_size="18sp")
+            fill(self.ids.setup_list, [Factory.CLine(text=f"{i}. {t}", font_size="22sp")
                                        for i, t in enumerate(steps, 1)])
         draft = v["draft"]
         rows = []

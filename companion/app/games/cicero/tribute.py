@@ -32,7 +32,7 @@ class TributeScreen(CiceroScreen):
                 for way in TRIBUTE_WAYS:
                     b = self.button(tr(f"cicero.ui.pay_{way}"), lambda b, p=p: self.app.send(
                         "pay_tribute", player=p, how=b.value), value=way, selected=paid.get(p) == way,
-                        font_size="21sp")
+                        font_size="22sp")
                     # the second payment only "in a different way from the first time"
                     b.disabled = p in paid or (phase == "second_tribute" and p in v["tribute"]
                                                and way not in second_tribute_ways(v["tribute"][p]))

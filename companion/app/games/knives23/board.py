@@ -52,7 +52,7 @@ class Knives23BoardScreen(Screen):
             self.player_line = tr("knives23.ui.player_at", player=turn["player"], location=turn["location_name"])
             for step, name in zip(turn["steps"], turn["step_names"]):
                 here = step == turn["step"]
-                steps.add_widget(common.K23Cell(text=name, font_size="17sp",
+                steps.add_widget(common.K23Cell(text=name, font_size="22sp",
                                                 bg=list(theme.ACCENT if here else theme.BG),
                                                 fg=list(common.DARK_TEXT if here else theme.MUTED),
                                                 strong=here))

@@ -8,6 +8,7 @@ is remembered in the app's data folder for the next game."""
 from __future__ import annotations
 
 from kivy.factory import Factory
+from kivy.metrics import dp
 from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
@@ -81,7 +82,7 @@ class Knives23ChecklistScreen(Screen):
         black_from = b["spaces"] - b["black_spaces"]
         row = self.ids.kalends
         row.clear_widgets()
-        small = "15sp" if b["spaces"] > 12 else "18sp"
+        small = "22sp"
         for space in range(1, b["spaces"] + 1):
             black, here = space > black_from, space == start
             row.add_widget(common.K23Cell(text=str(space), font_size=small,
@@ -95,7 +96,8 @@ class Knives23ChecklistScreen(Screen):
         for i, kind in enumerate(b["forum"]["spaces"] + [b["forum"]["extra"]]):
             label = tr(f"knives23.ui.icon_{kind}")
             cell = Factory.K23Button(text=(f"{i + 1}\n" if i < 5 else tr("knives23.ui.icon_extra") + "\n") + label,
-                                     font_size="16sp", height=self.ids.forum_icons.height, halign="center")
+                                     font_size="22sp", height=dp(84), halign="center")
+            cell.bind(width=lambda b, w: setattr(b, "text_size", (w - dp(8), None)))  # "up or down" wraps
             cell.selected = kind == "faceup"
             cell.icon = i
             cell.bind(on_release=lambda btn: self.toggle_icon(btn.icon))

@@ -75,7 +75,7 @@ class Knives23CorrectScreen(Screen):
         for value in VALUES:
             card = value if isinstance(value, dict) else None
             b = Factory.K23Button(text=common.card_text(card) if card else tr(f"knives23.ui.value_{value}"),
-                                  font_size="19sp", height=grid.row_default_height)
+                                  font_size="22sp", height=grid.row_default_height)
             b.background_color, b.color = common.card_colours(card, value != "facedown") if value != "empty" \
                 else (theme.BG, theme.TEXT)
             b.value = value

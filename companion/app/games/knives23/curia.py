@@ -82,7 +82,7 @@ class Knives23CuriaScreen(Screen):
             bg, fg = common.card_colours(r["card"])
             (kind, value), = r["card"].items()
             strip.add_widget(common.K23Cell(text=("+" if kind == "knives" else "\u2212") + str(value),
-                                            bg=list(bg), fg=list(fg), font_size="20sp",
+                                            bg=list(bg), fg=list(fg), font_size="22sp",
                                             edge=list(theme.ACCENT if r["serial"] else theme.MUTED)))
 
 

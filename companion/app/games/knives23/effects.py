@@ -46,7 +46,7 @@ class Knives23EffectsScreen(Screen):
         who = self.ids.players
         who.clear_widgets()
         for p in view["players"]:
-            b = Factory.K23Button(text=p, font_size="19sp", height=who.height)
+            b = Factory.K23Button(text=p, font_size="22sp", height=who.height)
             b.selected, b.player = p == self.player, p
             b.bind(on_release=lambda btn: self._choose_player(btn.player))
             who.add_widget(b)
@@ -76,7 +76,7 @@ class Knives23EffectsScreen(Screen):
         grid.clear_widgets()
         for card in cards:
             text = (label or (lambda c: common.card_text(c) if c else tr("knives23.card.facedown")))(card)
-            b = Factory.K23Button(text=text, font_size="20sp", height=grid.row_default_height)
+            b = Factory.K23Button(text=text, font_size="22sp", height=grid.row_default_height)
             b.background_color, b.color = common.card_colours(card, card is not None)
             b.card = card
             b.bind(on_release=lambda btn: action(btn.card))

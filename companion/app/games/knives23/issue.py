@@ -25,7 +25,7 @@ class Knives23IssueScreen(Screen):
     def on_kv_post(self, *_):
         grid = self.ids.groups
         for key in tables()["eyes_closed_groups"]:
-            b = Factory.K23Button(text=tr(f"knives23.group.{key}"), font_size="20sp", height=dp(56))
+            b = Factory.K23Button(text=tr(f"knives23.group.{key}"), font_size="22sp", height=dp(56))
             b.group_key = key
             b.bind(on_release=lambda btn: self.narrate(btn.group_key))
             grid.add_widget(b)

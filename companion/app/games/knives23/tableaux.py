@@ -81,7 +81,7 @@ class Knives23TableauxScreen(Screen):
         for name in view["players"]:
             if name in end["tableaux"]:
                 line = tableau_line(name, end["tableaux"][name], end["allegiances"][name])
-                entered.add_widget(Factory.K23Line(text=line, font_size="21sp"))
+                entered.add_widget(Factory.K23Line(text=line, font_size="22sp"))
         box = self.ids.entry
         box.clear_widgets()
         if phase == "tableaux":
@@ -118,27 +118,27 @@ class Knives23TableauxScreen(Screen):
             more = self._btn(row, "+", lambda k=kind: self._bump(k, 1), size_hint_x=0.5)
             less.bump, more.bump = (kind, -1), (kind, 1)
         row = self._row(box, dp(52))
-        self.cicero_button = self._btn(row, tr("knives23.ui.cicero"), self._toggle_cicero, font_size="18sp",
+        self.cicero_button = self._btn(row, tr("knives23.ui.cicero"), self._toggle_cicero, font_size="22sp",
                                        size_hint_x=1.3, height=dp(52))
         self.cicero_button.selected = self.cicero
         if self.cicero:
             for i in (0, 1):
                 b = self._btn(row, tr("knives23.ui.fill_set", n=i + 1), lambda i=i: self._set("fill", i),
-                              font_size="18sp", height=dp(52))
+                              font_size="22sp", height=dp(52))
                 b.selected, b.fill_set = self.fill == i, i
-            b = self._btn(row, tr("knives23.ui.claim_set", n=self.claim + 1), self._toggle_claim, font_size="18sp",
+            b = self._btn(row, tr("knives23.ui.claim_set", n=self.claim + 1), self._toggle_claim, font_size="22sp",
                           height=dp(52))
             self.claim_button = b
         row = self._row(box)
         for card in SWAY:
-            b = self._btn(row, "+ " + sway_text(card), lambda c=card: self._add_sway(c), font_size="20sp")
+            b = self._btn(row, "+ " + sway_text(card), lambda c=card: self._add_sway(c), font_size="22sp")
             if "blood" in card:
                 b.background_color = common.KNIFE
         if self.cicero:
             text = set_line({"laurels": self.laurels, "blood": self.blood}, [list(x) for x in self.sets], self.claim)
         else:
             text = tr("knives23.ui.sway_list", cards=", ".join(sway_text(s) for s in self.sway) or "\u2014")
-        box.add_widget(Factory.K23Line(text=text, font_size="19sp" if self.cicero else "21sp"))
+        box.add_widget(Factory.K23Line(text=text, font_size="22sp" if self.cicero else "22sp"))
         row = self._row(box)
         self._btn(row, tr("knives23.ui.clear"), self._clear, size_hint_x=0.4)
         self.confirm_button = self._btn(row, tr("knives23.ui.enter_tableau", player=self.player), self._enter)
@@ -202,10 +202,10 @@ class Knives23TableauxScreen(Screen):
         if any_opportunist:
             row = self._row(box)
             for card in FATE[:4]:
-                self._btn(row, common.card_text(card), lambda c=card: self._add_play(c), font_size="20sp")
+                self._btn(row, common.card_text(card), lambda c=card: self._add_play(c), font_size="22sp")
             row = self._row(box)
             for card in FATE[4:]:
-                self._btn(row, common.card_text(card), lambda c=card: self._add_play(c), font_size="20sp")
+                self._btn(row, common.card_text(card), lambda c=card: self._add_play(c), font_size="22sp")
             total = scoring.fate_total(self.play)
             box.add_widget(Factory.K23Line(text=tr("knives23.ui.play_list",
                                                    cards=", ".join(common.card_text(c) for c in self.play) or "\u2014",

@@ -3,8 +3,11 @@ swaps). The center is whatever is left: 8 cards, one of each."""
 from __future__ import annotations
 
 from kivy.factory import Factory
+from kivy.core.window import Window
+from kivy.metrics import dp
 from kivy.properties import DictProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
 
 from companion.app.screens import load_kv
 from companion.core.i18n import text_of, tr
@@ -37,9 +40,15 @@ class MasksIdentitiesScreen(Screen):
         grid = self.ids.grid
         grid.clear_widgets()
         players = (self.app.view or {}).get("players", [])
+        # 8 cards a row need 136dp each for "Pamphleteer" at 22sp; a narrower window (portrait)
+        # puts each player's cards on two rows of 4.
+        per_row = 8 if Window.width >= dp(130 + 32) + len(IDENTITIES) * dp(136) else 4
+        grid.cols = per_row + 1
         for name in players:
             grid.add_widget(Factory.MasksGridName(text=name))
-            for identity in IDENTITIES:
+            for n, identity in enumerate(IDENTITIES):
+                if n and n % per_row == 0:
+                    grid.add_widget(Widget(size_hint_y=None, height=dp(52)))   # under the name
                 b = Factory.MasksCardToggle(group=f"masks-id-{name}")
                 b.player, b.identity = name, identity
                 b.bind(on_release=self._picked)

@@ -78,7 +78,7 @@ class QuestionsScreen(SKScreen):
 
     @staticmethod
     def _compact(button):
-        button.height, button.font_size = "52dp", "21sp"
+        button.height, button.font_size = "52dp", "22sp"
         return button
 
     @staticmethod

@@ -18,7 +18,7 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
-from companion.core.i18n import keyed, tr
+from companion.core.i18n import keyed, text_of, tr
 from companion.core.rules import NARRATOR, TABLE, GameRules, Outcome, require
 from companion.core.schema import Bool, Int, List, Null, Raw, Text
 from companion.core.votes import VoteBook, VoteSpec
@@ -169,6 +169,11 @@ def group_words(group: str) -> str:
     """The eyes-closed group as said and shown: a listed group's id in the current language,
     a group typed from the Issue card as typed."""
     return tr(f"knives23.group.{group}") if group in tables()["eyes_closed_groups"] else group
+
+
+def issue_name(issues: Mapping[str, Any], colour: str) -> Any:
+    """An Issue as the table names it: as typed, or "the red Issue" when the Tribune typed none."""
+    return issues[colour] or keyed(f"knives23.issue_default.{colour}")
 
 
 def next_clockwise(players, name: str, by: int = 1) -> str:
@@ -505,10 +510,10 @@ class Knives23Rules(GameRules):
     def _do_place_issues(self, state, data, source):
         self._step(state, "issue")
         require(state.issues is None, keyed("knives23.error.issues_placed"))
-        red, grey = data.get("red"), data.get("grey")
+        red, grey = data.get("red", ""), data.get("grey", "")   # unnamed: "the red Issue"
         for colour, name in (("red", red), ("grey", grey)):
-            if not isinstance(name, str) or not name.strip() or len(name) > 80 or "\n" in name:
-                raise BadInput(f"the {colour} Issue must be named in one line of up to 80 characters, got {name!r}")
+            if not isinstance(name, str) or len(name) > 80 or "\n" in name:
+                raise BadInput(f"the {colour} Issue's name must be one line of up to 80 characters, got {name!r}")
         # Tria Ludio: the first turn as Tribune places the Issues without a Vote
         vote_now = not state.tria_ludio
         events = [("issues_placed", {"tribune": state.tribune, "red": red.strip(), "grey": grey.strip(), "vote": vote_now})]
@@ -529,7 +534,9 @@ class Knives23Rules(GameRules):
         assert state.issues is not None  # the Tribune placed them
         n = sum(1 for v in state.book.history if v.spec.vote_id.startswith("issue-")) + 1
         spec = VoteSpec(f"issue-{n}", "binary", state.players, (scoring.RED, scoring.GREY),
-                        question=keyed("knives23.vote.issue_question", red=state.issues["red"], grey=state.issues["grey"]))
+                        question=keyed("knives23.vote.issue_question" if state.issues["red"] or state.issues["grey"]
+                                       else "knives23.vote.issue_question_unnamed", red=issue_name(state.issues, "red"),
+                                       grey=issue_name(state.issues, "grey")))
         return votes.open_vote(state.book, spec)
 
     # ballots from any input; the reveal is simultaneous
@@ -1010,7 +1017,9 @@ class Knives23Rules(GameRules):
         if p == "issue_resolve":
             assert state.issues is not None
             colour = state.issues["colour"]
-            return tr("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=tr(f"knives23.colour.{colour}"))
+            return tr("knives23.prompt.issue_resolve" if state.issues[colour] else "knives23.prompt.issue_resolve_unnamed",
+                      issue=text_of(issue_name(state.issues, colour)),
+                      colour=tr(f"knives23.colour.{colour}"))
         if p == "eyes_closed":
             assert state.eyes_closed is not None, "the eyes_closed event names the group"
             return tr("knives23.prompt.eyes_closed", group=group_words(state.eyes_closed))
@@ -1197,8 +1206,8 @@ COMMANDS = CommandTable("knives23", [
          doc="the current player Sways someone"),
     _cmd("next_step", Knives23Rules._do_next_step, R_DISCARD, doc="the current step is done"),
     _cmd("place_issues", Knives23Rules._do_place_issues, R_TRIBUNE,
-         Arg("red", NOTE, doc="the red Issue's name", sample=lambda s, rng: rng.choice(["Bread", "Games"])),
-         Arg("grey", NOTE, doc="the grey Issue's name", sample=lambda s, rng: rng.choice(["Roads", "Walls"])),
+         Arg("red", NOTE, False, doc="the red Issue's name (none: \"the red Issue\")", sample=lambda s, rng: rng.choice(["Bread", "Games"])),
+         Arg("grey", NOTE, False, doc="the grey Issue's name (none: \"the grey Issue\")", sample=lambda s, rng: rng.choice(["Roads", "Walls"])),
          doc="the Tribune places 2 Issues on the Voting board"),
     _cmd("hold_issue_vote", Knives23Rules._do_hold_issue_vote, R_TRIA_TRIBUNE,
          doc="the Tribune holds the Vote on the Issues placed last time (Tria Ludio)"),

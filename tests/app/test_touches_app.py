@@ -243,3 +243,31 @@ def test_the_choices_come_in_a_fresh_order_drawn_from_os_urandom_and_kept_nowher
     monkeypatch.setattr(vote_screen_module.os, "urandom", lambda n: drawn.append(n) or real(n))
     vote_screen_module.shuffled(options)
     assert drawn == [16]   # each order is seeded afresh from the OS, never from a game's seed
+
+
+def test_an_issue_with_no_name_is_the_red_or_the_grey_issue_in_every_language():
+    from companion.core import i18n
+    from companion.core.events import BadInput, Command, Event
+    from companion.games.knives23 import RULES
+    from companion.games.knives23.rules import issue_name
+
+    state = RULES.initial_state({"players": ["Ann", "Bo", "Cy", "Di"], "start_player": "Ann"})
+    for cmd in [Command("confirm_board", {"spaces": 9, "black_spaces": 2, "dagger_start": 2,
+                                          "forum": {"spaces": ["either"] * 5, "extra": "either"}}, "tablet")] + \
+            [Command("tick_setup", {"step": s}, "tablet") for s in ("II", "III", "IV", "V", "VI", "VII")] + \
+            [Command("begin_play", {}, "tablet")]:
+        for kind, data in RULES.decide(state, cmd):
+            state = RULES.evolve(state, Event(0, kind, data, "tablet"))
+    while state.turn.player != state.tribune or state.turn.step != "issue":
+        cmd = Command("move", {"location": "tiber" if state.locations[state.turn.player] != "tiber" else "baths"},
+                      "tablet") if state.turn.step == "move" else Command("next_step", {}, "tablet")
+        for kind, data in RULES.decide(state, cmd):
+            state = RULES.evolve(state, Event(0, kind, data, "tablet"))
+    with pytest.raises(BadInput):   # a name still has to be one line
+        RULES.decide(state, Command("place_issues", {"red": "two\nlines"}, "tablet"))
+    events = RULES.decide(state, Command("place_issues", {"grey": "Comet"}, "tablet"))
+    assert events[0][1]["red"] == "" and events[0][1]["grey"] == "Comet"   # a value, not a sentence
+    question = events[1][1]["question"]
+    for lang, red in (("en", "the red Issue"), ("fr", "la Motion rouge"), ("de", "der rote Antrag")):
+        assert red in i18n.text_of(question, lang)
+    assert i18n.text_of(issue_name({"red": "", "grey": "Comet"}, "grey")) == "Comet"

@@ -160,6 +160,7 @@ class Knives23BoardScreen(Screen):
         send = self.app.send
         self.action_cols = 1
         if issues is None:
+            self.action_cols = 2   # two rows: the optional names side by side, then the button
             self.red = TextInput(hint_text=tr("knives23.ui.red_issue"), multiline=False, font_size="24sp",
                                  size_hint_y=None, height=68)
             self.grey = TextInput(hint_text=tr("knives23.ui.grey_issue"), multiline=False, font_size="24sp",
@@ -167,7 +168,8 @@ class Knives23BoardScreen(Screen):
             self.ids.actions.add_widget(self.red)
             self.ids.actions.add_widget(self.grey)
             # The names are a courtesy: an empty one is "the red Issue" / "the grey Issue".
-            self.ids.actions.add_widget(Factory.K23Line(text=tr("touches.k23.names_optional"), color=theme.MUTED))
+            self.ids.actions.add_widget(Factory.K23Line(text=tr("touches.k23.names_optional"), color=theme.MUTED,
+                                                        valign="middle"))
             self._button(tr("knives23.ui.place_issues"),
                          lambda: send("place_issues", **{colour: field.text for colour, field in
                                                          (("red", self.red), ("grey", self.grey)) if field.text.strip()}))

@@ -59,6 +59,11 @@ class GameUI:
         """Which of the game's screens shows this table view."""
         raise NotImplementedError
 
+    def reveal_outcome(self, view: Mapping[str, Any], vote: Mapping[str, Any]) -> str:
+        """The reveal's headline: what the vote decided, in words ("Bo is exiled"). Default:
+        none, and the reveal names the option with most votes."""
+        return ""
+
     def reveal_note(self, view: Mapping[str, Any], vote: Mapping[str, Any]) -> str:
         """A line the reveal screen adds under the counts (e.g. votes given by no player at the
         table, like Cicero's Automatii). Default: none."""

@@ -678,6 +678,9 @@ class CompanionApp(App):
         self.view = i18n.texts(dict(self.session.view("table")))
         self.can_undo = self.session.can_undo()
         self.state_version += 1
+        if any(e.kind == "vote_revealed" for e in events or ()):
+            from companion.app.screens.reveal import say_count_in
+            say_count_in(self)   # the voice counts in before the game's words on the result
         if self.game_ui is not None and events:
             self.game_ui.on_events(self, events, self.view)
         if events:

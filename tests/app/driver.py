@@ -213,20 +213,37 @@ class Driver:
         self.pump(4)
 
     def vote(self, ballots: dict):
-        """Pass-and-play: each voter takes the tablet in turn and votes secretly."""
+        """Pass-and-play: each voter in turn holds their name and taps their choice. The "vote
+        recorded" screen hides itself after a moment (tests/app/test_touches_app.py waits for
+        it); here it is let go at once."""
         for voter, choice in ballots.items():
             vote_screen = self.app.screen("vote")
             assert self.app.sm.current == "vote", f"expected the vote screen, on {self.app.sm.current}"
             self.hold(self.find(cls="VoterButton", voter=voter))
-            assert vote_screen.mode == "private"
-            self.hold(vote_screen.ids.show_choices)
             assert vote_screen.mode == "choose"
             if choice is None:
                 from companion.core.i18n import tr
                 self.tap(self.find(cls="ChoiceButton", text=tr("vote.abstain")))
             else:
                 self.tap(self.find(cls="ChoiceButton", option=choice))
-            if self.app.sm.current == "vote":
-                assert vote_screen.mode in ("done", "list")
-                if vote_screen.mode == "done":
-                    self.tap(vote_screen.ids.done_button)
+            if self.app.sm.current == "vote" and vote_screen.mode == "done":
+                vote_screen._hide_done()
+                self.pump(2)
+
+    def count_in(self):
+        """The reveal's count-in runs on the engines' clock: move it to the ballots face up."""
+        screen = self.app.screen("reveal")
+        assert self.app.sm.current == "reveal", self.app.sm.current
+        left = screen._count_in_until - self.clock.now()
+        if left > 0:
+            self.advance(left + 0.01)
+        end = time.monotonic() + 5
+        while screen.mode != "shown" and time.monotonic() < end:   # its next tick (real time)
+            self.wait(0.05)
+        self.pump(3)
+        assert screen.mode == "shown"
+
+    def continue_reveal(self):
+        """Past the count-in, then the reveal's Continue."""
+        self.count_in()
+        self.tap(self.app.screen("reveal").ids.continue_button)

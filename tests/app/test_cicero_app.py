@@ -52,7 +52,7 @@ def quick(driver, until_phase, until_round=None):
         if v["phase"] == until_phase and (until_round is None or v["round"] == until_round):
             return
         if app.sm.current == "reveal":
-            driver.tap(driver.screen.ids.continue_button)
+            driver.continue_reveal()
             continue
         execute_breaking_ties(lambda c: _sent(app, c), table_move(v))
     raise AssertionError(f"never reached {until_phase}")
@@ -186,7 +186,7 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     on(driver, "reveal")
     shot(driver, "11_election_reveal")
     assert app.view["princeps"] == "Octavia"
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
     screen = on(driver, "cicero.board")
     assert "Octavia is Princeps (Octavia 9, Livia 6)" in screen.ids.election.text
     shot(driver, "12_after_election")
@@ -226,7 +226,7 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     for p in PLAYERS:  # the pass-and-play screen was shown in round 2: here, the vote boxes' way
         assert app.send("cast_ballot", source=f"box:{p}", voter=p, choice=p)
     on(driver, "reveal")
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
     screen = on(driver, "cicero.election")
     assert app.view["phase"] == "election_tie"
     shot(driver, "13_election_tie")
@@ -273,7 +273,7 @@ def test_two_players_with_the_automatii(driver):
     # The reveal shows the players' ballots and the totals the rules decided by.
     assert driver.screen.note == "With the Automatii's 5 votes to Marcus: Marcus 8, Livia 7"
     shot(driver, "22a_automatii_reveal")
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
     assert app.view["princeps"] == "Marcus"  # 3 + the Automatii's 5 beat 7
     screen = on(driver, "cicero.board")
     assert "The Automatii gave 5 votes to Marcus" in screen.ids.election.text

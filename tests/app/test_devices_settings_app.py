@@ -191,14 +191,13 @@ def test_back_asks_before_leaving_a_game_and_does_nothing_during_a_secret_vote(d
     # During the secret vote: nothing at all, the voter keeps the private screen.
     vote = app.screen("vote")
     driver.hold(driver.find(cls="VoterButton", voter="Ann"))
-    assert app.private and vote.mode == "private"
+    assert app.private and vote.mode == "choose"
     assert press_back() is True
     driver.pump(3)
-    assert app.back_key.question is None and vote.mode == "private" and left == []
-    driver.hold(vote.ids.show_choices)
+    assert app.back_key.question is None and vote.mode == "choose" and left == []
     driver.tap(driver.find(cls="ChoiceButton", option="Bo"))
     if vote.mode == "done":
-        driver.tap(vote.ids.done_button)
+        vote._hide_done()
     assert not app.private
 
     # In the game: a question; Stay keeps everything, Back on the question is Stay too.

@@ -63,12 +63,10 @@ def vote(driver, ballots):
     for voter, choice in ballots.items():
         assert app.sm.current == "vote", f"expected the vote screen, on {app.sm.current}"
         hold(driver, driver.find(cls="VoterButton", voter=voter))
-        assert vote_screen.mode == "private"
-        hold(driver, vote_screen.ids.show_choices)
         assert vote_screen.mode == "choose"
         driver.tap(driver.find(cls="ChoiceButton", option=choice))
         if app.sm.current == "vote" and vote_screen.mode == "done":
-            driver.tap(vote_screen.ids.done_button)
+            vote_screen._hide_done()   # it hides itself after a moment (test_touches_app waits)
 
 
 # Entered by taps in every round; the other turn steps are tapped in round 1 and sent directly
@@ -128,9 +126,10 @@ def play(driver, commands, shots, tap_until=None):
             assert "ballots" not in app.view["vote"]       # the table never sees a ballot early
             vote(driver, ballots)
             assert app.sm.current == "reveal"
+            driver.count_in()
             if shots.get("reveal") is None:
                 shots["reveal"] = driver.screenshot("knives23/3_exile_vote_reveal")
-            driver.tap(driver.screen.ids.continue_button)
+            driver.continue_reveal()
             continue
         elif k == "tie_break":
             assert app.sm.current == "knives23.decision"
@@ -274,7 +273,7 @@ def test_an_interrupted_game_resumes_where_it_was(driver):
     assert app.session.state == state
     assert app.sm.current == "vote" and app.view["vote"]["voted"] == ["Ann", "Bo"]
     vote(driver, {"Cy": "red", "Di": "grey"})
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
     assert app.sm.current == "knives23.decision" and app.view["phase"] == "issue_tie"
 
 
@@ -356,7 +355,7 @@ def issue_vote(driver, red, grey, choice):
     for i, p in enumerate(NAMES):
         assert app.send("cast_ballot", f"box:{i + 1}", voter=p, choice=choice)
     assert app.sm.current == "reveal"
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
     assert app.sm.current == "knives23.issue", app.sm.current
 
 
@@ -578,7 +577,7 @@ def test_the_curia_reveal_takes_the_real_last_card_after_a_correction(driver):
     assert app.send("place_issues", red="Comet", grey="Omens")
     for p in NAMES:
         assert app.send("cast_ballot", voter=p, choice="red")
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
     driver.tap(driver.screen.ids.kalends_yes)
     assert app.view["phase"] == "curia_reveal" and app.view["curia"]["count"] == 2
     for card in (K(5), K(5)):

@@ -45,20 +45,18 @@ def hold(driver, widget, limit: float = 20.0):
 
 
 def cast_votes(driver, ballots: dict):
-    """Pass-and-play through the real vote screen: each voter holds their name, holds to see
-    the choices, taps one; the screen goes opaque and is passed back."""
+    """Pass-and-play through the real vote screen: each voter holds their name and taps a
+    choice; the screen goes opaque and is passed on."""
     screen = driver.app.screen("vote")
     for voter, choice in ballots.items():
         assert driver.app.sm.current == "vote"
         hold(driver, driver.find(cls="VoterButton", voter=voter))
-        assert screen.mode == "private"
-        hold(driver, screen.ids.show_choices)
         assert screen.mode == "choose"
         offered = {b.option for b in driver.find_all(root=screen, cls="ChoiceButton")}
         assert voter not in offered and "center" in offered  # never oneself; the Bystanders
         driver.tap(driver.find(cls="ChoiceButton", option=choice))
         if driver.app.sm.current == "vote" and screen.mode == "done":
-            driver.tap(screen.ids.done_button)
+            screen._hide_done()   # it hides itself after a moment (test_touches_app waits)
 
 
 def send_votes(driver, ballots: dict):
@@ -135,8 +133,9 @@ def test_a_whole_round_from_deal_to_winner(driver):
     assert vote["voted"] == ["Cat"] and "ballots" not in vote
     cast_votes(driver, {"Ann": "Dan", "Ben": "Dan", "Dan": "Ann", "Eve": "Dan"})
     assert app.sm.current == "reveal"
+    driver.count_in()
     driver.screenshot("masks/4_vote_reveal")
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
 
     # --- the rulebook's order: the most-voted player checks their own card; the Executioner
     # shows it alone and chooses; only then is every Identity turned over
@@ -199,7 +198,7 @@ def test_the_app_tells_the_table_which_reading_it_applied(driver):
     app.send("end_discussion")
     driver.pump(4)
     send_votes(driver, {"Ann": "Cat", "Ben": "Cat", "Cat": "center", "Dan": "center", "Eve": "Ann"})
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
     assert driver.app.sm.current == "masks.executioner"
     hold(driver, driver.find(cls="MasksTargetButton", player=""))  # Cat does not hold it
     assert driver.app.sm.current == "masks.identities"
@@ -243,7 +242,7 @@ def test_a_refused_entry_is_one_line_and_changes_nothing(driver):
         app.send(kind)
     driver.pump(4)
     send_votes(driver, {"Ann": "Ben", "Ben": "Ann", "Cat": "Ann", "Dan": "Ann", "Eve": "Ann"})
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
     app.send("executioner_check", player=None)
     driver.pump(4)
     before = len(app.session.events)

@@ -62,7 +62,7 @@ def recommend_by_touch(driver, choices, shot=None):
     on(driver, "vote")
     driver.vote(dict(zip(PLAYERS, choices)))
     on(driver, "reveal")
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
 
 
 def recommend_by_phone(driver, choices):
@@ -72,7 +72,7 @@ def recommend_by_phone(driver, choices):
         assert driver.app.send("cast_ballot", source=f"phone:{voter}", voter=voter, choice=choice)
     on(driver, "reveal")
     assert driver.app.view["vote_history"][-1]["sources"]["Ann"] == "phone:Ann"
-    driver.tap(driver.screen.ids.continue_button)
+    driver.continue_reveal()
 
 
 def quick_round(driver, looks, first_asks):

@@ -82,26 +82,26 @@ def test_pass_and_play_vote_shows_who_voted_never_what(driver):
     assert tr("vote.option.remain") not in shown  # Ben's ballot is nowhere on screen
     assert shown.count(tr("vote.option.exile")) == 1  # only in the question, "Exile Cy?"
     assert [b.voter for b in driver.find_all(cls="VoterButton") if b.voted] == ["Ann", "Ben"]
-    # A stray tap on a name does nothing; only a hold opens the hand-over screen.
+    # A stray tap on a name does nothing; only a hold opens the choices.
     driver.tap(driver.find(cls="VoterButton", voter="Cy"))
     assert vote.mode == "list"
     driver.hold(driver.find(cls="VoterButton", voter="Cy"))
-    assert vote.mode == "private"
-    driver.screenshot("app/vote_pass_the_tablet")
-    driver.hold(vote.ids.show_choices)
+    assert vote.mode == "choose"
     driver.screenshot("app/vote_choices")
     assert app.root.ids.topbar.disabled  # no undo or history while a player votes in private
     driver.tap(driver.find(cls="ChoiceButton", option="exile"))
     assert vote.mode == "done"
     driver.screenshot("app/vote_recorded")
-    driver.tap(vote.ids.done_button)
+    vote._hide_done()
     driver.vote({"Dee": "exile"})
-    # All four in: revealed at once.
+    # All four in: a count-in, then revealed at once, each ballot under its choice.
     assert app.sm.current == "reveal"
+    driver.count_in()
     driver.screenshot("app/vote_reveal")
-    texts = [w.text for w in driver.find_all(cls="BallotLabel")]
-    assert texts == ["Ann — Exile", "Ben — Remain", "Cy — Exile", "Dee — Exile"]
-    driver.tap(app.screen("reveal").ids.continue_button)
+    groups = {col.children[-1].text: [w.text for w in reversed(col.children[:-1])]
+              for col in app.screen("reveal").ids.groups.children}
+    assert groups == {"Exile: 3": ["Ann", "Cy", "Dee"], "Remain: 1": ["Ben"]}
+    driver.continue_reveal()
     assert app.sm.current == "toy.board"
     driver.tap(driver.find(root=app.root, text=tr("app.vote_history")))
     driver.screenshot("app/vote_history")

@@ -139,7 +139,7 @@ def test_cicero_draft_to_the_election_at_table_pace(driver, tmp_path):
 
         def move():
             if app.sm.current == "reveal":
-                driver.tap(driver.screen.ids.continue_button)
+                driver.continue_reveal()
                 return
 
             def send(c):

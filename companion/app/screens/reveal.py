@@ -1,6 +1,11 @@
-"""The reveal: every ballot of the vote just closed, shown at once to the whole table."""
+"""The reveal: a count-in ("put the tablet down in the middle — reveal in 3, 2, 1", shown and
+spoken), then the outcome in words as the headline and every ballot under the choice it went
+to, so the last voter's tap does not show the ballots in their hands."""
 from __future__ import annotations
 
+import math
+
+from kivy.clock import Clock
 from kivy.factory import Factory
 from kivy.properties import DictProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
@@ -11,9 +16,20 @@ from companion.core.i18n import tr
 
 load_kv(__file__)
 
+# Seconds on the engines' clock from the last ballot to the ballots face up: about the time the
+# count-in line takes to say, so "1" is heard as the ballots turn over.
+COUNT_IN = 3.5
+COUNT_IN_LINE = "reveal_count_in"
+
+
+def say_count_in(app) -> None:
+    """Queued before the game's own words on the result, so the voice counts in first."""
+    app.say(COUNT_IN_LINE, tr("touches.reveal.count_in_say"))
+
 
 def ballot_rows(vote: dict) -> list[tuple[str, str]]:
-    """(voter, what they voted) in seat order; missing and abstaining voters say so."""
+    """(voter, what they voted) in seat order; missing and abstaining voters say so (the vote
+    history lists them so)."""
     rows = []
     ballots = vote.get("ballots", {})
     for name in vote.get("voters", []):
@@ -30,29 +46,93 @@ def count_rows(vote: dict) -> list[tuple[str, int]]:
     return sorted(((option_label(o), n) for o, n in counts.items()), key=lambda r: -r[1])
 
 
+def ballot_groups(vote: dict) -> list[tuple[str, int, list[str]]]:
+    """(what was chosen, its count, who chose it in seat order) for each option, then the
+    abstentions and the missing ballots, when there are any."""
+    ballots = vote.get("ballots", {})
+    counts = vote.get("counts", {})
+    voters = vote.get("voters", [])
+    groups = [(option_label(o), counts.get(o, 0), [v for v in voters if ballots.get(v, ...) == o])
+              for o in vote.get("options", [])]
+    # a pick among many players: only the options somebody chose
+    if len(groups) > 3:
+        groups = [g for g in groups if g[1] or g[2]]
+    abstained = [v for v in voters if v in ballots and ballots[v] is None]
+    missing = [v for v in voters if v not in ballots]
+    if abstained:
+        groups.append((tr("vote.abstained"), len(abstained), abstained))
+    if missing:
+        groups.append((tr("vote.missing"), len(missing), missing))
+    return groups
+
+
+def plain_outcome(vote: dict) -> str:
+    """The headline when the game says nothing of its own: the option with most votes, or the tie."""
+    counts = vote.get("counts") or {}
+    if not counts or not any(counts.values()):
+        return ""
+    top = max(counts.values())
+    best = [option_label(o) for o, n in counts.items() if n == top]
+    if len(best) == 1:
+        return tr("touches.reveal.most", option=best[0])
+    return tr("touches.reveal.tie", options=", ".join(best))
+
+
 class RevealScreen(Screen):
     app = ObjectProperty()
     vote = DictProperty({})
-    heading = StringProperty("")
+    mode = StringProperty("shown")   # count_in | shown
+    count = StringProperty("")
+    headline = StringProperty("")
+    question = StringProperty("")
     missing = StringProperty("")
     note = StringProperty("")
+    _ticker = None
 
     def on_pre_enter(self, *_):
         history = (self.app.view or {}).get("vote_history") or []
         self.vote = history[-1] if history else {}
-        self.heading = tr("reveal.heading") + "\n" + self.vote.get("question", "")
+        view = self.app.view or {}
+        ui = self.app.game_ui
+        self.question = self.vote.get("question", "")
+        outcome = ui.reveal_outcome(view, self.vote) if ui is not None and self.vote else ""
+        self.headline = outcome or plain_outcome(self.vote)
         missing = self.vote.get("missing") or []
         self.missing = tr("reveal.forced", names=", ".join(missing)) if missing else ""
-        ui = self.app.game_ui
-        self.note = ui.reveal_note(self.app.view or {}, self.vote) if ui is not None and self.vote else ""
-        counts = self.ids.counts
-        counts.clear_widgets()
-        for label, n in count_rows(self.vote):
-            counts.add_widget(Factory.CountLabel(text=f"{label}: {n}"))
-        grid = self.ids.ballots
-        grid.clear_widgets()
-        for name, choice in ballot_rows(self.vote):
-            grid.add_widget(Factory.BallotLabel(text=f"{name} — {choice}"))
+        self.note = ui.reveal_note(view, self.vote) if ui is not None and self.vote else ""
+        groups = self.ids.groups
+        groups.clear_widgets()
+        found = ballot_groups(self.vote)
+        rows = max((len(names) for _, _, names in found), default=0)
+        for label, n, names in found:
+            column = Factory.BallotGroup()
+            column.add_widget(Factory.CountLabel(text=tr("touches.reveal.group", option=label, n=n)))
+            for name in names:
+                column.add_widget(Factory.BallotLabel(text=name))
+            for _ in range(rows - len(names)):   # every column as tall: the headings line up on top
+                column.add_widget(Factory.BallotGap())
+            groups.add_widget(column)
+        self._count_in_until = self.app.engine_clock.now() + COUNT_IN
+        self.mode = "count_in"
+        self._tick()
+        if self._ticker is None:
+            self._ticker = Clock.schedule_interval(lambda dt: self._tick(), 0.1)
+
+    def on_leave(self, *_):
+        self._stop()
+
+    def _tick(self):
+        left = self._count_in_until - self.app.engine_clock.now()
+        if left <= 0:
+            self.mode = "shown"
+            self._stop()
+            return
+        self.count = str(min(3, math.ceil(left)))
+
+    def _stop(self):
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
 
 
 def make(app):

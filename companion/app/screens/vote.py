@@ -1,15 +1,19 @@
-"""Pass-and-play secret voting on the tablet itself.
+"""Pass-and-play secret voting on the tablet itself: one hold and one tap per voter.
 
-The table sees who has voted, never what. A player takes the tablet, holds their own name (a
-stray tap does nothing), sees the choices on an opaque screen, taps one, and the screen goes
-opaque again at once ("vote recorded — pass the tablet back") without ever showing the choice.
-A ballot may be changed until the reveal. The narrator can force the reveal (held, too); the
-missing voters are then listed.
+The table sees who has voted, never what. A voter holds their own name (a stray tap does
+nothing) and the screen goes opaque with the choices, in a new random order for each voter so
+that where a finger goes tells onlookers nothing; one tap votes, and the screen says "your vote
+is in" and hides itself ("pass the tablet on") without ever showing the choice. A ballot may be
+changed until the reveal. A narrator's forced reveal is offered only where the rules accept one.
 """
 from __future__ import annotations
 
+import os
+import random
+
+from kivy.clock import Clock
 from kivy.factory import Factory
-from kivy.properties import DictProperty, ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
 from companion.app.screens import load_kv
@@ -18,6 +22,9 @@ from companion.core.i18n import tr
 
 load_kv(__file__)
 
+# How long "your vote is in" stays before the list comes back by itself (real seconds).
+DONE_SECONDS = 1.5
+
 
 def option_label(option: str) -> str:
     """How a vote option reads: catalogue words for exile/remain/red/grey/center, names as they are."""
@@ -25,18 +32,34 @@ def option_label(option: str) -> str:
     return tr(key) if i18n.has(key) else option
 
 
+def shuffled(options: list, rng: random.Random | None = None) -> list:
+    """The choices in a fresh order. Seeded from os.urandom and kept nowhere: no journal, no
+    view, no log can tell an onlooker which place meant which choice."""
+    out = list(options)
+    (rng or random.Random(os.urandom(16))).shuffle(out)
+    return out
+
+
 class VoteScreen(Screen):
     app = ObjectProperty()
     vote = DictProperty({})
-    mode = StringProperty("list")    # list | private | choose | done
+    mode = StringProperty("list")    # list | choose | done
     voter = StringProperty("")
     # Plain strings for the kv: what the table reads about the vote in progress.
     question = StringProperty("")
     status = StringProperty("")
     waiting = StringProperty("")
+    can_force = BooleanProperty(False)   # the rules would accept a narrator's reveal now
+    hides_itself = True   # the "vote is in" screen goes back to the list without a tap
 
     def on_mode(self, *_):
         self.app.private = self.mode != "list"
+        ev = getattr(self, "_hide_event", None)
+        if ev is not None:
+            ev.cancel()
+            self._hide_event = None
+        if self.mode == "done":
+            self._hide_event = Clock.schedule_once(lambda dt: self._hide_done(), DONE_SECONDS)
 
     def on_leave(self, *_):
         self.app.private = False
@@ -57,8 +80,17 @@ class VoteScreen(Screen):
         self.question = vote.get("question", "")
         self.status = tr("vote.status", voted=len(vote.get("voted", [])), total=len(vote.get("voters", [])))
         self.waiting = tr("vote.waiting_for", names=", ".join(vote["waiting"])) if vote.get("waiting") else ""
+        self.can_force = bool(vote) and not vote.get("revealed") and self._force_accepted()
         if self.mode == "list":
             self._build_voters()
+
+    def _force_accepted(self) -> bool:
+        session = self.app.session
+        if session is None:
+            return False
+        if getattr(session.rules, "commands", None) is None:
+            return True   # rules with no command table to ask: offered, and they answer
+        return True in self.app.legal("reveal_vote", "force")
 
     def _build_voters(self):
         box = self.ids.voters
@@ -68,25 +100,22 @@ class VoteScreen(Screen):
             b = Factory.VoterButton()
             b.voter = name
             b.voted = name in voted
-            b.bind(on_hold=lambda btn: self.open_private(btn.voter))
+            b.bind(on_hold=lambda btn: self.open_choices(btn.voter))
             box.add_widget(b)
 
-    # the flow: list -> private (hand over) -> choose -> done -> list
-    def open_private(self, voter: str):
+    # the flow: list -(hold your name)-> choose -(tap)-> done -(by itself)-> list
+    def open_choices(self, voter: str):
         self.voter = voter
-        self.mode = "private"
-
-    def open_choices(self):
         box = self.ids.choices
         box.clear_widgets()
-        for option in self.vote.get("options", []):
-            if option == self.voter and not self.vote.get("allow_self", True):
-                continue
+        options = [o for o in self.vote.get("options", [])
+                   if not (o == voter and not self.vote.get("allow_self", True))]
+        for option in shuffled(options):
             b = Factory.ChoiceButton(text=option_label(option))
             b.option = option
             b.bind(on_release=lambda btn: self.choose(btn.option))
             box.add_widget(b)
-        if self.vote.get("allow_abstain"):
+        if self.vote.get("allow_abstain"):  # abstaining stays last: it is not a choice to hide
             b = Factory.ChoiceButton(text=tr("vote.abstain"))
             b.bind(on_release=lambda btn: self.choose(None))
             box.add_widget(b)
@@ -99,8 +128,12 @@ class VoteScreen(Screen):
         self.ids.choices.clear_widgets()
         ok = self.app.send("cast_ballot", voter=self.voter, choice=option)
         if not ok:
-            self.mode = "list"
-            self._build_voters()
+            self.back_to_list()
+
+    def _hide_done(self):
+        self._hide_event = None
+        if self.mode == "done":
+            self.back_to_list()
 
     def back_to_list(self):
         self.voter = ""

@@ -12,7 +12,7 @@ from companion.core.i18n import joined, keyed
 from companion.core.narration import Script, load_script, slug
 
 from . import scoring
-from .rules import State, group_words
+from .rules import State, group_words, issue_name
 
 SCRIPTS = Path(__file__).with_name("scripts")
 
@@ -65,8 +65,8 @@ def _result_words(before: State, after: State, d) -> dict:
 def _decided_words(before: State, after: State, vote: str, winner: str) -> dict:
     if vote == "issue":
         assert after.issues is not None  # the vote was on them
-        return keyed("knives23.say.issue_chosen", colour=keyed(f"knives23.colour.{winner}"),
-                  issue=after.issues[winner])
+        return keyed("knives23.say.issue_chosen" if after.issues[winner] else "knives23.say.issue_chosen_unnamed",
+                     colour=keyed(f"knives23.colour.{winner}"), issue=issue_name(after.issues, winner))
     ex = before.exile
     assert ex is not None  # the vote was on it
     if winner == scoring.EXILE:

@@ -171,6 +171,11 @@ def group_words(group: str) -> dict | str:
     return keyed(f"knives23.group.{group}") if group in tables()["eyes_closed_groups"] else group
 
 
+def issue_name(issues: Mapping[str, Any], colour: str) -> Any:
+    """An Issue as the table names it: as typed, or "the red Issue" when the Tribune typed none."""
+    return issues[colour] or keyed(f"knives23.issue_default.{colour}")
+
+
 def next_clockwise(players, name: str, by: int = 1) -> str:
     return players[(players.index(name) + by) % len(players)]
 
@@ -505,9 +510,9 @@ class Knives23Rules(GameRules):
     def _do_place_issues(self, state, data, source):
         self._step(state, "issue")
         require(state.issues is None, keyed("knives23.error.issues_placed"))
-        red, grey = data.get("red"), data.get("grey")
+        red, grey = data.get("red", ""), data.get("grey", "")   # unnamed: "the red Issue"
         for colour, name in (("red", red), ("grey", grey)):
-            if not isinstance(name, str) or not name.strip() or len(name) > 80 or "\n" in name:
+            if not isinstance(name, str) or len(name) > 80 or "\n" in name:
                 raise BadInput(keyed("knives23.error.issue_name", colour=keyed(f"knives23.colour.{colour}"), most=80))
         # Tria Ludio: the first turn as Tribune places the Issues without a Vote
         vote_now = not state.tria_ludio
@@ -529,7 +534,9 @@ class Knives23Rules(GameRules):
         assert state.issues is not None  # the Tribune placed them
         n = sum(1 for v in state.book.history if v.spec.vote_id.startswith("issue-")) + 1
         spec = VoteSpec(f"issue-{n}", "binary", state.players, (scoring.RED, scoring.GREY),
-                        question=keyed("knives23.vote.issue_question", red=state.issues["red"], grey=state.issues["grey"]))
+                        question=keyed("knives23.vote.issue_question" if state.issues["red"] or state.issues["grey"]
+                                       else "knives23.vote.issue_question_unnamed", red=issue_name(state.issues, "red"),
+                                       grey=issue_name(state.issues, "grey")))
         return votes.open_vote(state.book, spec)
 
     # ballots from any input; the reveal is simultaneous
@@ -1010,7 +1017,8 @@ class Knives23Rules(GameRules):
         if p == "issue_resolve":
             assert state.issues is not None
             colour = state.issues["colour"]
-            return keyed("knives23.prompt.issue_resolve", issue=state.issues[colour], colour=keyed(f"knives23.colour.{colour}"))
+            return keyed("knives23.prompt.issue_resolve" if state.issues[colour] else "knives23.prompt.issue_resolve_unnamed",
+                         issue=issue_name(state.issues, colour), colour=keyed(f"knives23.colour.{colour}"))
         if p == "eyes_closed":
             assert state.eyes_closed is not None, "the eyes_closed event names the group"
             return keyed("knives23.prompt.eyes_closed", group=group_words(state.eyes_closed))
@@ -1197,8 +1205,8 @@ COMMANDS = CommandTable("knives23", [
          doc="the current player Sways someone"),
     _cmd("next_step", Knives23Rules._do_next_step, R_DISCARD, doc="the current step is done"),
     _cmd("place_issues", Knives23Rules._do_place_issues, R_TRIBUNE,
-         Arg("red", NOTE, doc="the red Issue's name", sample=lambda s, rng: rng.choice(["Bread", "Games"])),
-         Arg("grey", NOTE, doc="the grey Issue's name", sample=lambda s, rng: rng.choice(["Roads", "Walls"])),
+         Arg("red", NOTE, False, doc="the red Issue's name (none: \"the red Issue\")", sample=lambda s, rng: rng.choice(["Bread", "Games"])),
+         Arg("grey", NOTE, False, doc="the grey Issue's name (none: \"the grey Issue\")", sample=lambda s, rng: rng.choice(["Roads", "Walls"])),
          doc="the Tribune places 2 Issues on the Voting board"),
     _cmd("hold_issue_vote", Knives23Rules._do_hold_issue_vote, R_TRIA_TRIBUNE,
          doc="the Tribune holds the Vote on the Issues placed last time (Tria Ludio)"),

@@ -111,6 +111,14 @@ class CiceroUI(GameUI):
         if self.debate is not None:
             (self.debate.pause if self.debate.running else self.debate.resume)()
 
+    def reveal_outcome(self, view: Mapping[str, Any], vote: Mapping[str, Any]) -> str:
+        """"Cy is Princeps", or the tie the outgoing Princeps decides."""
+        election = view.get("election") or {}
+        if election.get("tied"):
+            return tr("touches.cicero.tie", names=", ".join(election["tied"]), outgoing=election.get("outgoing") or "")
+        result = election.get("result") or {}
+        return tr("touches.cicero.princeps", name=result["princeps"]) if result.get("princeps") else ""
+
     def reveal_note(self, view: Mapping[str, Any], vote: Mapping[str, Any]) -> str:
         """The reveal shows the players' own ballots; in the 2-player game the Automatii's 5
         votes also count, and the table must see the totals the rules decided by."""

@@ -10,6 +10,7 @@ from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Command, Event
+from companion.core.i18n import tr
 from companion.core.rules import NOTES
 from companion.core.timers import Countdown
 from companion.games.knives23 import cues as k23cues
@@ -94,6 +95,21 @@ class Knives23UI(GameUI):
         self.panel = None   # the game moved on (a vote, the end): the panel closes by itself
         phase = cast(Phase, view.get("phase"))  # the view's phase is the state's (rules.view)
         return "knives23." + PHASE_SCREEN.get(phase, "board")
+
+    def reveal_outcome(self, view: Mapping[str, Any], vote: Mapping[str, Any]) -> str:
+        """"Bo is exiled", "The red Issue passes", or the tie the Tribune decides."""
+        what = str(vote.get("vote_id", "")).split("-")[0]
+        if view.get("phase") in ("issue_tie", "exile_tie"):
+            return tr("touches.k23.tie", tribune=view.get("tribune", ""))
+        if what == "exile" and view.get("exiles"):
+            last = view["exiles"][-1]
+            if last["exiled"]:
+                return tr("touches.k23.exiled", target=last["target"])
+            return tr("touches.k23.remains", target=last["target"], caller=last["caller"])
+        colour = (view.get("issues") or {}).get("colour")
+        if what == "issue" and colour in ("red", "grey"):
+            return tr(f"touches.k23.passes_{colour}")
+        return ""
 
     def open_panel(self, app, name: str) -> None:
         """The Forum's card effects or the corrections, over the screen of play."""

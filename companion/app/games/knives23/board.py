@@ -129,6 +129,23 @@ class Knives23BoardScreen(Screen):
             self.action_cols = 2
         self._button(tr("knives23.ui.end_turn" if step == "discard" and not turn["is_tribune"]
                         else "knives23.ui.next_step"), lambda: send("next_step"))
+        if step != "discard":
+            # When nothing more is recorded this turn, one tap ends it (or takes the Tribune to
+            # the Issue) instead of a tap per step.
+            quick = self._button(tr("touches.k23.to_issue" if turn["is_tribune"] else "knives23.ui.end_turn"),
+                                 lambda: self.end_turn_now(turn["player"]))
+            quick.background_color, quick.color = theme.ACCENT, common.DARK_TEXT
+
+    def end_turn_now(self, player: str) -> None:
+        """The remaining steps, each through the rules as "Next step" would send it."""
+        for _ in range(8):
+            view = self.app.view or {}
+            turn = view.get("turn")
+            if view.get("phase") != "turn" or not turn or turn["player"] != player \
+                    or turn["step"] in ("move", "issue"):
+                return
+            if not self.app.send("next_step"):
+                return
 
     def update_timer(self, seconds: float) -> None:
         """Quid Pro Quo: the bribe countdown (driven by the UI's tick on the engines' clock)."""
@@ -143,14 +160,19 @@ class Knives23BoardScreen(Screen):
         send = self.app.send
         self.action_cols = 1
         if issues is None:
+            self.action_cols = 2   # two rows: the optional names side by side, then the button
             self.red = TextInput(hint_text=tr("knives23.ui.red_issue"), multiline=False, font_size="24sp",
                                  size_hint_y=None, height=68)
             self.grey = TextInput(hint_text=tr("knives23.ui.grey_issue"), multiline=False, font_size="24sp",
                                   size_hint_y=None, height=68)
             self.ids.actions.add_widget(self.red)
             self.ids.actions.add_widget(self.grey)
+            # The names are a courtesy: an empty one is "the red Issue" / "the grey Issue".
+            self.ids.actions.add_widget(Factory.K23Line(text=tr("touches.k23.names_optional"), color=theme.MUTED,
+                                                        valign="middle"))
             self._button(tr("knives23.ui.place_issues"),
-                         lambda: send("place_issues", red=self.red.text, grey=self.grey.text))
+                         lambda: send("place_issues", **{colour: field.text for colour, field in
+                                                         (("red", self.red), ("grey", self.grey)) if field.text.strip()}))
         elif view.get("tria_ludio") and not issues.get("vote") and not issues.get("held_over"):
             self._button(tr("knives23.ui.end_turn"), lambda: send("next_step"))
         else:

@@ -9,7 +9,8 @@ from kivy.uix.screenmanager import Screen
 from companion.app import theme
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common  # noqa: F401
-from companion.core.i18n import tr
+from companion.core.i18n import text_of, tr
+from companion.games.knives23.rules import issue_name
 
 load_kv(__file__)
 
@@ -32,10 +33,11 @@ class Knives23DecisionScreen(Screen):
         last = view["vote_history"][-1]
         counts = ", ".join(f"{tr('knives23.vote.' + o)} {n}" for o, n in last["counts"].items())
         if phase == "issue_tie":
-            issues = view["issues"]
-            self.detail = tr("knives23.ui.tie_issue", counts=counts, red=issues["red"], grey=issues["grey"])
-            options = [("red", tr("knives23.ui.choose_red", issue=issues["red"])),
-                       ("grey", tr("knives23.ui.choose_grey", issue=issues["grey"]))]
+            # an Issue the Tribune did not name is "the red Issue"
+            red, grey = (text_of(issue_name(view["issues"], c)) for c in ("red", "grey"))
+            self.detail = tr("knives23.ui.tie_issue", counts=counts, red=red, grey=grey)
+            options = [("red", tr("knives23.ui.choose_red", issue=red)),
+                       ("grey", tr("knives23.ui.choose_grey", issue=grey))]
         else:
             ex = view["exile"]
             self.detail = tr("knives23.ui.tie_exile", counts=counts, caller=ex["caller"], target=ex["target"])

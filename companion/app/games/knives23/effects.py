@@ -11,7 +11,8 @@ from kivy.uix.screenmanager import Screen
 from companion.app import theme
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common
-from companion.core.i18n import tr
+from companion.core.i18n import text_of, tr
+from companion.games.knives23.rules import issue_name
 
 load_kv(__file__)
 
@@ -35,7 +36,7 @@ class Knives23EffectsScreen(Screen):
         issues = view.get("issues") or {}
         colour = issues.get("colour")
         # An Issue being resolved is the likely source; the table may type another.
-        self.ids.source.text = issues[colour] if colour else ""
+        self.ids.source.text = text_of(issue_name(issues, colour)) if colour else ""
         self.refresh()
 
     def refresh(self):

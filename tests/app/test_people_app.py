@@ -74,8 +74,11 @@ def test_a_change_in_settings_is_kept_through_home_and_a_fresh_app(driver):
     driver.wait(1.0)
     assert saved(app)["caption_size"] == int(ids.caption_size.value) == app.settings.caption_size
 
-    # A fresh app on the same data folder (another process: one window per process).
+    # A fresh app on the same data folder (another process: one window per process), with a
+    # group this app's setup screen remembered.
     driver.tap(top(driver, "app.home"))
+    from companion.core.groups import Groups
+    group = Groups.load(app.data_dir).remember(NAMES, ["red", "blue", "green", "yellow", "purple"])
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-m", "tests.app.people_app_child", str(app.data_dir)],
                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
@@ -83,6 +86,7 @@ def test_a_change_in_settings_is_kept_through_home_and_a_fresh_app(driver):
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["pace_slider"] == seen["pace"] == pace and seen["masking"] == "normal"
     assert seen["caption_size"] == saved(app)["caption_size"]
+    assert seen["groups"] == [tr("setup.group_choice", name=group.name, players=", ".join(NAMES))]
 
 
 @pytest.mark.app

@@ -70,7 +70,7 @@ class PastGamesScreen(Screen):
         self.shown = game_id
         box = self.ids.entries
         box.clear_widgets()
-        self.detail_heading = f"{report['title']}   {when}"
+        self.detail_heading = tr("past.detail_heading", game=report["title"], n=report["id"], when=when)
         status = (tr("past.won_by", names=", ".join(report["winners"]) or tr("past.nobody"))
                   if report["status"] == "finished" else tr(f"past.status.{report['status']}"))
         lines = [f"[b]{status}[/b]",

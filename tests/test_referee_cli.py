@@ -100,7 +100,7 @@ def test_usage_mistakes_are_one_line_and_exit_2(argv, words):
      "exactly 5 players, got 11"),
     ("sevenknights", "captain", {"players": ["A", "B"], "first": "A", "recommendations": {}}, "3 to 8 players, got 2"),
     ("sevenknights", "setup", {"players": list("ABCDEFGHIJK")}, "3 to 8 players, got 11"),
-    ("sevenknights", "setup", {"players": list("ABC"), "mode": "basic"}, "for 4-8 players, not 3"),
+    ("sevenknights", "setup", {"players": list("ABC"), "mode": "basic"}, "by 4 to 8 players, not 3"),
     ("cicero", "first_princeps", {"players": [{"name": c, "votes": 1, "oratores_votes": 0, "age": 30}
                                               for c in "ABCDEF"]}, "2 to 5 players, got 6"),
     ("cicero", "princeps", {"players": [{"name": "A", "votes": 200_000, "prestige": 0},
@@ -135,7 +135,7 @@ def test_the_referee_words_its_refusals_in_the_language_asked(tmp_path, monkeypa
         french = one_line(*run(["sevenknights", "setup", "--lang", "fr"], payload))
     finally:
         i18n.set_language("en")
-    assert "for 4-8 players, not 3" in english and french != english
+    assert "by 4 to 8 players, not 3" in english and french != english
     assert i18n.load_catalogue("fr")["sevenknights.mode.basic"] in french
     if marks["fr"]:
         assert "«" in french

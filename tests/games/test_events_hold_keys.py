@@ -75,9 +75,11 @@ def test_a_vote_question_is_said_in_the_language_it_is_shown_in(tmp_path, in_lan
                     question=i18n.keyed("knives23.vote.issue_question", red="Tax", grey="Games"))
     kind, data = votes.open_vote(VoteBook(), spec)[0]
     book = votes.apply_vote_event(VoteBook(), Event(1, kind, data))
-    english = votes.table_view(book.current)["question"]
+    question = votes.table_view(book.current)["question"]   # a message as data, said when shown
+    english = i18n.text_of(question)
     in_language("zz")
-    assert votes.table_view(book.current)["question"] == f"«{english}»"
+    assert votes.table_view(book.current)["question"] == question
+    assert i18n.text_of(question) == f"«{english}»"
     assert "Tax" in english and "Games" in english
 
 
@@ -102,9 +104,13 @@ def test_eyes_closed_clip_names_are_the_same_in_every_language(in_language):
     english = k23.eyes_closed_context("revealed_liberators")
     in_language("zz")
     other = k23.eyes_closed_context("revealed_liberators")
-    assert english["group"] == "Revealed Liberators" and other["group"].startswith("«")
+    assert english == other    # the same data: the words are said when the narrator speaks
+    assert i18n.text_of(english["group"], "en") == "Revealed Liberators" and i18n.text_of(other["group"]).startswith("«")
     assert english["group_key"] == other["group_key"] == "revealed_liberators"
     ids = {s.line_id for s in k23.load("eyes_closed").resolve(other) if hasattr(s, "line_id")}
+    said = [s.text for s in k23.load("eyes_closed").resolve(other) if hasattr(s, "text")]
+    assert any("«Revealed Liberators»" in t for t in said)   # spoken in the language of the moment
+    in_language("en")
     assert ids == {s.line_id for s in k23.load("eyes_closed").resolve(english) if hasattr(s, "line_id")}
     typed = k23.eyes_closed_context("Players with 2 Daggers")   # typed words are said as typed
     assert typed["group"] == "Players with 2 Daggers" and typed["group_key"] == "players_with_2_daggers"

@@ -8,7 +8,7 @@ import pytest
 
 from companion.core.audio import RecordingAudioOut, wav_duration
 from companion.core.clock import FakeClock
-from companion.core.i18n import tr
+from companion.core.i18n import texts, tr
 from companion.core.narration import Narrator, Pause, script_timeline
 from companion.core.speakers import CaptionSpeaker, EspeakSpeaker
 from companion.games.knives23 import RULES, demo, rules as k23rules
@@ -105,7 +105,7 @@ def test_every_cue_of_the_scripted_game_resolves_and_the_curia_is_spoken_card_by
             after = RULES.evolve(state, Event(seq, kind, data, cmd.source))
             for name, ctx in cues(state, Event(seq, kind, data), after):
                 load(name).resolve(ctx)          # raises if a placeholder has no value
-                spoken.append((name, ctx))
+                spoken.append((name, texts(ctx)))   # as the narrator says it
             state = after
     totals = [ctx["total"] for name, ctx in spoken if name == "curia_card"]
     assert totals == [5, 8, 10, 13, 18, 16, 19, 21, 23, 22]

@@ -83,6 +83,16 @@ def test_every_icon_fills_its_square_and_stays_inside_it():
         assert game_thing in icons.NAMES
 
 
+def turned_by(driver, card, seconds: float):
+    """Draw frames until ``card`` is face up. Kivy's animations run on frame time, and a loaded
+    machine may draw a frame a second: the limit is generous, the test is that it ends face up."""
+    import time
+    end = time.monotonic() + seconds + 20
+    while card.flip < 1.0 and time.monotonic() < end:
+        driver.wait(0.1)
+    assert card.flip == 1.0, card.flip
+
+
 # -- in the app --------------------------------------------------------------------------------
 def _k23_game(driver):
     from companion.games.knives23 import demo
@@ -180,9 +190,7 @@ def test_a_flip_card_shows_its_back_then_turns_face_up(driver):
         driver.pump(1)
         assert all(c.flip < 0.5 for c in cards) and all(c.children[0].opacity == 0 for c in cards)
         assert len(cards[0]._emblem.children) > 0          # the laurel on its back
-        driver.wait(0.35)
-        driver.screenshot("design/flip_cards_turning")
-        driver.wait(total + 0.3)
+        turned_by(driver, cards[-1], total)
         assert all(c.flip == 1.0 for c in cards) and all(c.children[0].opacity == 1 for c in cards)
         assert all(len(c._emblem.children) == 0 for c in cards)
     finally:
@@ -238,3 +246,25 @@ def test_the_dim_room_setting_dims_every_screen_and_is_kept(driver):
     assert not ui.dim and not app.settings.dim_room
     with pytest.raises(BadInput):
         Settings(dim_room="yes").validate()   # type: ignore[arg-type]
+
+
+@pytest.mark.app
+def test_each_curia_card_turns_over_as_it_is_revealed(driver):
+    from companion.app.widgets import FLIP_SECONDS
+    app = driver.app
+    commands = _k23_game(driver)
+    _play_until(driver, commands, lambda c: c.kind == "curia_card")
+    if app.sm.current != "knives23.curia":
+        assert app.send_command(commands.pop(0))     # the End of Game abilities are done
+    for _ in range(2):
+        cmd = commands.pop(0)
+        assert cmd.kind == "curia_card" and app.send_command(cmd)
+        driver.pump(1)
+        screen = driver.screen
+        assert screen.name == "knives23.curia"
+        card = screen.ids.last_card
+        assert card.flip < 1.0                       # still turning: its back or its edge
+        turned_by(driver, card, FLIP_SECONDS)
+        assert screen.last_card and screen.last_icon in ("knife", "dove")
+        assert all(child.opacity == 1 for child in card.children)
+    driver.screenshot("design/normal_k23_curia")

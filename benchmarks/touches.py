@@ -177,7 +177,7 @@ def place_issues(d):
     from companion.core.events import BadInput, Command, RuleError
     s = d.app.session
     try:
-        s.rules.decide(s.state, Command("place_issues", {"red": "", "grey": ""}, "tablet"))
+        s.rules.decide(s.state, Command("place_issues", {}, "tablet"))
         need_names = False
     except (BadInput, RuleError):
         need_names = True

@@ -57,6 +57,7 @@ def cast_votes(driver, ballots: dict):
         driver.tap(driver.find(cls="ChoiceButton", option=choice))
         if driver.app.sm.current == "vote" and screen.mode == "done":
             screen._hide_done()   # it hides itself after a moment (test_touches_app waits)
+        driver.pump(4)   # the list laid out again before the next hold
 
 
 def send_votes(driver, ballots: dict):

@@ -99,7 +99,7 @@ def test_pass_and_play_vote_shows_who_voted_never_what(driver):
     assert app.sm.current == "reveal"
     driver.count_in()
     driver.screenshot("app/vote_reveal")
-    groups = {col.children[-1].text: [w.text for w in reversed(col.children[:-1])]
+    groups = {col.children[-1].text: [w.text for w in reversed(col.children[:-1]) if getattr(w, "text", "")]
               for col in app.screen("reveal").ids.groups.children}
     assert groups == {"Exile: 3": ["Ann", "Cy", "Dee"], "Remain: 1": ["Ben"]}
     driver.continue_reveal()

@@ -93,9 +93,11 @@ def start_game(d, names):
     d.pump(4)
     d.tap(d.find(cls="GameCard", game_id="knives23"))
     setup = d.screen
-    group = d.find_all(root=setup, cls="GroupButton")   # the people branch: one tap on a known group
-    if group:
-        d.tap(group[0])
+    # a tree that remembers groups offers this table's group: one tap fills the seats
+    rows = [r for r in (setup.ids.groups.children if "groups" in setup.ids else [])
+            if "choose" in r.ids and all(n in r.ids.choose.text for n in names)]
+    if rows:
+        d.tap(rows[0].ids.choose)
     else:
         setup.ids.count_spinner.text = str(len(names))
         d.touches += 2   # open the spinner, pick the count
@@ -177,7 +179,7 @@ def place_issues(d):
     from companion.core.events import BadInput, Command, RuleError
     s = d.app.session
     try:
-        s.rules.decide(s.state, Command("place_issues", {"red": "", "grey": ""}, "tablet"))
+        s.rules.decide(s.state, Command("place_issues", {}, "tablet"))
         need_names = False
     except (BadInput, RuleError):
         need_names = True
@@ -221,6 +223,9 @@ def measure() -> dict:
     d = make_driver()
     rows: dict = {}
     d.reset()
+    with Count(d, rows, "Start a game, 5 players the first time"):
+        start_game(d, NAMES)
+    d.app.leave_game()
     with Count(d, rows, "Start a game, 5 known players"):
         start_game(d, NAMES)
     checklist(d)

@@ -57,6 +57,7 @@ def cast_votes(driver, ballots: dict):
         driver.tap(driver.find(cls="ChoiceButton", option=choice))
         if driver.app.sm.current == "vote" and screen.mode == "done":
             screen._hide_done()   # it hides itself after a moment (test_touches_app waits)
+        driver.pump(4)   # the list laid out again before the next hold
 
 
 def send_votes(driver, ballots: dict):
@@ -143,6 +144,7 @@ def test_a_whole_round_from_deal_to_winner(driver):
     check = driver.screen
     assert phase(driver) == "executioner_check" and "identities" not in app.view
     assert "Most votes: Dan" in check.prompt and "show that card alone" in check.prompt
+    driver.advance(10)   # the reveal's count-in line is said before the game's own words
     assert any("Only the Executioner with the most votes shows their card" in t for t in spoken(driver))
     driver.screenshot("masks/5_executioner_check")
     hold(driver, driver.find(cls="MasksTargetButton", player="Dan"))

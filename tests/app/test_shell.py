@@ -90,15 +90,16 @@ def test_pass_and_play_vote_shows_who_voted_never_what(driver):
     driver.screenshot("app/vote_choices")
     assert app.root.ids.topbar.disabled  # no undo or history while a player votes in private
     driver.tap(driver.find(cls="ChoiceButton", option="exile"))
-    assert vote.mode == "done"
-    driver.screenshot("app/vote_recorded")
-    vote._hide_done()
+    assert not vote.ids.choices.children   # gone with the tap
+    if vote.mode == "done":   # it hides itself after a moment: a slow machine may be past it
+        driver.screenshot("app/vote_recorded")
+        vote._hide_done()
     driver.vote({"Dee": "exile"})
     # All four in: a count-in, then revealed at once, each ballot under its choice.
     assert app.sm.current == "reveal"
     driver.count_in()
     driver.screenshot("app/vote_reveal")
-    groups = {col.children[-1].text: [w.text for w in reversed(col.children[:-1])]
+    groups = {col.children[-1].text: [w.text for w in reversed(col.children[:-1]) if getattr(w, "text", "")]
               for col in app.screen("reveal").ids.groups.children}
     assert groups == {"Exile: 3": ["Ann", "Cy", "Dee"], "Remain: 1": ["Ben"]}
     driver.continue_reveal()

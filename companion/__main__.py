@@ -45,7 +45,7 @@ def export_main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from companion.core.events import BadInput
-    from companion.core.export import export_game
+    from companion.export import export_game
     from companion.core.i18n import error_text
     from companion.core.journal import DataLock, Journal, JournalError, default_data_dir
     data = Path(args.export_data or args.data or default_data_dir())

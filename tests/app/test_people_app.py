@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from kivy.tests.common import UnitTestTouch
 
-from companion.core import export
+from companion import export
 from companion.core.events import Command
 from companion.core.i18n import tr
 from tests.games.test_masks_journal import PLAYERS, ROUND

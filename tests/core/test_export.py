@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from companion.core import export, i18n
+from companion import export
+from companion.core import i18n
 from companion.core.events import BadInput
 from companion.core.journal import Journal
 from companion.core.session import GameSession

@@ -101,7 +101,7 @@ def test_bad_specs():
 def test_one_vote_at_a_time(tmp_path):
     s = GameSession.start(Journal(tmp_path / "j.db"), ToyRules(), {"players": list(P)})
     s.execute(Command("call_exile", {"target": "Cy"}))
-    with pytest.raises(RuleError, match="already in progress"):
+    with pytest.raises(RuleError, match="already going on"):
         s.execute(Command("call_exile", {"target": "Ben"}))
     s.execute(Command("cast_ballot", {"seat": 1, "option": 0}, source="box:01"))
     assert s.view("table")["vote"]["voted"] == ["Ann"]

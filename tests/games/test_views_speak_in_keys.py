@@ -18,8 +18,10 @@ from tests.games.test_random_play import IGNORED, SIDE, _rules
 
 ROOT = Path(__file__).resolve().parents[2] / "companion"
 # Where a sentence is said on purpose, at the moment it is said: the catalogue itself, and the
-# timers' spoken warning (made as the narrator speaks it, like the narration engine's lines).
-SAYS_NOW = {"core/i18n.py", "core/timers.py"}
+# timers' spoken warning (made as the narrator speaks it, like the narration engine's lines), and
+# a remembered group's first name ("Thursday group"), given once in the table's language and from
+# then on the table's own name for it, renamed like any typed name.
+SAYS_NOW = {"core/i18n.py", "core/timers.py", "core/groups.py"}
 
 
 def calls_that_say(path: Path) -> list[str]:

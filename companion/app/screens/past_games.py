@@ -10,7 +10,7 @@ from kivy.uix.screenmanager import Screen
 
 from companion.app import games
 from companion.app.screens import load_kv
-from companion.core import export
+from companion import export
 from companion.core.events import BadInput
 from companion.core.i18n import error_text, format_when, tr
 

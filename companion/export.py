@@ -15,12 +15,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import i18n
-from .events import BadInput
-from .files import write_whole
-from .journal import Journal
-from .rules import TABLE
-from .session import rules_for
+from companion.core import i18n
+from companion.core.events import BadInput
+from companion.core.files import write_whole
+from companion.core.journal import Journal
+from companion.core.rules import TABLE
+from companion.core.session import rules_for
 
 FORMATS = ("json", "csv")
 FOLDER = "exports"
@@ -59,7 +59,7 @@ def game_report(journal: Journal, game_id: int) -> dict[str, Any]:
         leading = [o for o, n in counts.items() if n == top] if top else []
         votes.append({
             "number": number,
-            "question": vote.get("question", ""),
+            "question": i18n.text_of(vote.get("question", "")),
             "options": list(vote.get("options", [])),
             "ballots": {v: (vote.get("ballots") or {}).get(v) for v in vote.get("voters", [])
                         if v in (vote.get("ballots") or {})},

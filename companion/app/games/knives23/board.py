@@ -63,8 +63,7 @@ class Knives23BoardScreen(Screen):
             if quiet:
                 self.action_help = ""
                 steps.clear_widgets()
-            steps.height = 0 if quiet else dp(48)
-            steps.opacity = 0 if quiet else 1
+            steps.opacity = 0 if quiet else 1   # (no steps: the grid's minimum height is 0)
         self._build_actions(view)
 
     # -- the buttons for this moment -------------------------------------------------------

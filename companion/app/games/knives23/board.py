@@ -3,7 +3,6 @@ Kalends with the Dagger, the Curia's count; and the buttons for what this step a
 from __future__ import annotations
 
 from kivy.factory import Factory
-from kivy.metrics import dp
 from kivy.properties import NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput

@@ -69,21 +69,21 @@ class BoardScreen(CiceroScreen):
         body.clear_widgets()
         self._spaces = None
         body.add_widget(Factory.CHeading(text=tr("cicero.ui.card_influences", shown=", ".join(self.influences) or "—")))
-        grid = Factory.GridLayout(cols=3, spacing="6dp", size_hint_y=None, height="134dp")
+        grid = Factory.GridLayout(cols=3, spacing="6dp", size_hint_y=None, height="118dp")
         grid.role = "influences"  # for tests and tools that look the section up
         for c in CASTES:
             grid.add_widget(self.button(c, lambda b: self._add_influence(b.value), value=c,
-                                        selected=c in self.influences, font_size="22sp"))
+                                        selected=c in self.influences, font_size="22sp", height="56dp"))
         body.add_widget(grid)
         body.add_widget(self.button(tr("cicero.ui.clear"), lambda b: self._clear(), height="52dp", font_size="22sp"))
         body.add_widget(Factory.CHeading(text=tr("cicero.ui.card_castes")))
-        grid = Factory.GridLayout(cols=3, spacing="6dp", size_hint_y=None, height="134dp")
+        grid = Factory.GridLayout(cols=3, spacing="6dp", size_hint_y=None, height="118dp")
         grid.role = "senator_castes"
         for c in CASTES:
             grid.add_widget(self.button(c, lambda b: self._toggle_caste(b.value), value=c,
-                                        selected=c in self.castes, font_size="22sp"))
+                                        selected=c in self.castes, font_size="22sp", height="56dp"))
         body.add_widget(grid)
-        b = self.button(tr("cicero.ui.reveal_card"), lambda b: self._reveal(), height="76dp")
+        b = self.button(tr("cicero.ui.reveal_card"), lambda b: self._reveal(), height="64dp")
         b.disabled = len(self.influences) != 4 or len(self.castes) != 2
         body.add_widget(b)
 

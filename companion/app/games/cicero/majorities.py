@@ -63,7 +63,7 @@ class MajoritiesScreen(CiceroScreen):
         if getattr(self, "_rows", None) is None or [r.player for r, _ in self._rows] != v["players"]:
             self._rows = []
             for p in v["players"]:
-                row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p), height="60dp")
+                row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p), height="68dp")
                 s = self.stepper("", 0, key=p)
                 row.add_widget(s)
                 self._rows.append((row, s))

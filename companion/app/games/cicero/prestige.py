@@ -3,6 +3,7 @@ tablet), the PP their Senators earn (entered), the next round, and the winner.""
 from __future__ import annotations
 
 from kivy.factory import Factory
+from kivy.metrics import dp
 
 from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
@@ -25,9 +26,12 @@ class PrestigeScreen(CiceroScreen):
             for p in v["players"]:
                 pts = v["card_points"][p]
                 row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p), height="64dp")
-                row.add_widget(Factory.CLine(text=tr("cicero.ui.card_points", primus=pts["primus"],
-                                                     secundus=pts["secundus"], guilds=pts["guilds"],
-                                                     total=pts["total"]), font_size="22sp", size_hint_x=0.75))
+                line = Factory.CLine(text=tr("cicero.ui.card_points", primus=pts["primus"],
+                                             secundus=pts["secundus"], guilds=pts["guilds"],
+                                             total=pts["total"]), font_size="22sp", size_hint_x=0.75)
+                # the card points wrap to 2-3 lines at 22sp: the row grows with them
+                line.bind(height=lambda line, h, row=row: setattr(row, "height", max(dp(64), h + dp(8))))
+                row.add_widget(line)
                 last = (v.get("carried") or {}).get("senators", {}).get(p, 0)  # last round's, carried over
                 s = self.stepper(tr("cicero.ui.senators_short"), last, key=p)
                 row.add_widget(s)

@@ -3,7 +3,6 @@ Kalends with the Dagger, the Curia's count; and the buttons for what this step a
 from __future__ import annotations
 
 from kivy.factory import Factory
-from kivy.metrics import dp
 from kivy.properties import NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput
@@ -63,8 +62,7 @@ class Knives23BoardScreen(Screen):
             if quiet:
                 self.action_help = ""
                 steps.clear_widgets()
-            steps.height = 0 if quiet else dp(48)
-            steps.opacity = 0 if quiet else 1
+            steps.opacity = 0 if quiet else 1   # (no steps: the grid's minimum height is 0)
         self._build_actions(view)
 
     # -- the buttons for this moment -------------------------------------------------------

@@ -42,13 +42,13 @@ class MasksIdentitiesScreen(Screen):
         players = (self.app.view or {}).get("players", [])
         # 8 cards a row need 136dp each for "Pamphleteer" at 22sp; a narrower window (portrait)
         # puts each player's cards on two rows of 4.
-        per_row = 8 if Window.width >= dp(130 + 32) + len(IDENTITIES) * dp(136) else 4
+        per_row = 8 if Window.width >= dp(124 + 32) + len(IDENTITIES) * dp(136) else 4
         grid.cols = per_row + 1
         for name in players:
             grid.add_widget(Factory.MasksGridName(text=name))
             for n, identity in enumerate(IDENTITIES):
                 if n and n % per_row == 0:
-                    grid.add_widget(Widget(size_hint_y=None, height=dp(52)))   # under the name
+                    grid.add_widget(Widget(size_hint=(None, None), size=(dp(124), dp(52))))   # under the name
                 b = Factory.MasksCardToggle(group=f"masks-id-{name}")
                 b.player, b.identity = name, identity
                 b.bind(on_release=self._picked)

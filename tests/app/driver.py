@@ -135,8 +135,10 @@ class Driver:
         return out
 
     def settle(self, widget, frames: int = 30):
-        """Draw frames until the widget stops moving (layouts run over several frames)."""
+        """Draw frames until the widget stops moving (layouts run over several frames), scrolled
+        into view first when it sits in a list that scrolls, as a person would scroll to it."""
         last = None
+        self._scroll_into_view(widget)
         for _ in range(frames):
             self.pump(1)
             where = (tuple(widget.to_window(*widget.center)), tuple(widget.size))
@@ -144,6 +146,17 @@ class Driver:
                 break
             last = where
         return last[0]
+
+    def _scroll_into_view(self, widget):
+        from kivy.uix.scrollview import ScrollView
+        parent = widget.parent
+        while parent is not None and parent is not parent.parent:
+            if isinstance(parent, ScrollView):
+                self.pump(2)   # its content laid out first
+                parent.scroll_to(widget, padding=0, animate=False)
+                self.pump(2)
+                return
+            parent = parent.parent
 
     def tap(self, widget):
         """A real touch at the widget's centre, through the window's input dispatch."""

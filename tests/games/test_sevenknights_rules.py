@@ -583,7 +583,7 @@ def test_commands_out_of_phase_are_refused_with_the_phase():
         t.do("open_recommendation")
     with pytest.raises(RuleError, match="Search Phase"):
         t.do("reveal_captain_tile", tile=1)
-    with pytest.raises(BadInput, match="unknown command 'dance'"):
+    with pytest.raises(BadInput, match="has no command “dance”"):
         t.do("dance")
 
 

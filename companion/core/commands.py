@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .events import BadInput, Command, RuleError
+from .i18n import keyed
 from .schema import Schema
 
 # Who may send a command.
@@ -115,8 +116,7 @@ class CommandTable:
     def spec_for(self, kind: str) -> CommandSpec:
         spec = self.specs.get(kind)
         if spec is None:
-            raise BadInput(f"unknown command {kind!r}: {self.game} has no command {kind!r}; "
-                           f"commands: {', '.join(self.specs)}")
+            raise BadInput(keyed("refusals.cmd.unknown", game=self.game, name=kind, names=", ".join(self.specs)))
         return spec
 
     def check_args(self, spec: CommandSpec, state: Any, data: Any) -> dict:
@@ -124,19 +124,19 @@ class CommandTable:
         if data is None:
             data = {}
         if not isinstance(data, Mapping):
-            raise BadInput(f"{spec.name}: the arguments must be an object, got {type(data).__name__}")
+            raise BadInput(keyed("refusals.cmd.args_shape", name=spec.name))
         known = [a.name for a in spec.args]
         for key in data:
             if key not in known:
-                raise BadInput(f"{spec.name}: unknown argument {key!r} "
-                               f"(arguments: {', '.join(known) or 'none'})")
+                raise BadInput(keyed("refusals.cmd.unknown_arg", name=spec.name, arg=key,
+                                     args=", ".join(known) or keyed("refusals.cmd.no_args")))
         ctx = {"players": players_of(state)}
         out = {}
         for a in spec.args:
             if a.name in data:
                 out[a.name] = a.type.check(data[a.name], f"{spec.name}.{a.name}", ctx)
             elif a.required:
-                raise BadInput(f"{spec.name}: argument {a.name} is missing ({a.doc or a.type.describe()})")
+                raise BadInput(keyed("refusals.cmd.missing_arg", name=spec.name, arg=a.name, about=a.doc or a.type.describe()))
         return out
 
     def dispatch(self, rules: Any, state: Any, command: Command) -> list:
@@ -296,7 +296,7 @@ class PerPlayer(Schema):
         from .schema import Int, Text
         inner = self.value or Int(None, None)
         if not isinstance(value, Mapping):
-            raise BadInput(f"{path}: must be an object with one entry per player, got {type(value).__name__}")
+            raise BadInput(keyed("refusals.cmd.per_player", where=path))
         return {Text().check(k, path, ctx): inner.check(v, f"{path}.{k}", ctx) for k, v in value.items()}
 
     def describe(self) -> str:
@@ -325,13 +325,13 @@ def play(rules: Any, data: Mapping[str, Any]) -> dict:
             raise type(exc)(f"setup: {exc}") from None
         for i, entry in enumerate(data["commands"]):
             if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
-                raise BadInput(f'commands[{i}]: must be an object like {{"command": "name", ...}}')
+                raise BadInput(keyed("refusals.cmd.entry_shape", n=i))
             args = {k: v for k, v in entry.items() if k != "command"}
             name = entry["command"]
             try:
                 if name == "undo" and "undo" not in rules.commands:
                     if args:
-                        raise BadInput("undo takes no arguments")
+                        raise BadInput(keyed("refusals.cmd.undo_args"))
                     session.undo()
                 else:
                     session.execute(Command(name, args, "tablet"))

@@ -44,9 +44,9 @@ def test_a_wrong_type_is_bad_input_naming_the_argument_before_any_rule():
     state = rules.initial_state({"players": list(P)})  # the deal: the Vanguard is not usable yet
     with pytest.raises(BadInput, match=r"^use_vanguard\.player: 3 is not a player"):
         rules.decide(state, Command("use_vanguard", {"player": 3}))
-    with pytest.raises(BadInput, match="unknown argument 'who'"):
+    with pytest.raises(BadInput, match="has no argument “who”"):
         rules.decide(state, Command("use_vanguard", {"who": "Ada"}))
-    with pytest.raises(BadInput, match="argument player is missing"):
+    with pytest.raises(BadInput, match="use_vanguard needs player: who used"):
         rules.decide(state, Command("use_vanguard", {}))
 
 

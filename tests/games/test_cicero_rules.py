@@ -590,7 +590,7 @@ def test_every_view_is_json_and_carries_phase_prompt_and_votes():
 
 
 def test_unknown_commands_are_bad_input():
-    with pytest.raises(BadInput, match="no command 'bribe'"):
+    with pytest.raises(BadInput, match="has no command “bribe”"):
         Table(THREE_PLAYERS).do("bribe")
 
 

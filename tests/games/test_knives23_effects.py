@@ -21,7 +21,7 @@ def test_an_issue_makes_a_player_play_more_fate_with_its_source_named(tmp_path):
     """"if the 5 Forum spaces are filled and you are allowed, or must (because of a resolved
     Issue) play more Fate cards, any extra cards may be placed ..." — the effect's source is named."""
     t = at_forum(Table(tmp_path).begin())
-    with pytest.raises(BadInput, match="effect's source"):
+    with pytest.raises(BadInput, match="Who caused the effect"):
         t("play_fate", card=K(3), effect=True)
     t("play_fate", card=K(3), effect=True, by="Ides of March", player="Cy")
     assert t.state.turn.fate_played == 0          # an effect does not use the Forum's action
@@ -193,7 +193,7 @@ def test_the_board_is_confirmed_at_setup_step_one(tmp_path):
     """Setup I: "Place the Dagger—according to the player count—into the corresponding space of
     the Kalends track": the rulebook prints neither, so the table confirms its board."""
     t = Table(tmp_path)
-    with pytest.raises(BadInput, match="forum spaces must be 5"):
+    with pytest.raises(BadInput, match="The Forum needs 5 spaces"):
         t("confirm_board", spaces=10, black_spaces=2, dagger_start=3, forum={"spaces": ["faceup"]})
     t("confirm_board", spaces=10, black_spaces=2, dagger_start=3,
       forum={"spaces": ["faceup", "either", "either", "faceup", "either"], "extra": "either"})

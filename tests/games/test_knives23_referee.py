@@ -88,8 +88,8 @@ def test_final_lucius_and_francesca_by_the_rules():
     ({"players": [LIB], "curia": [D(4)]}, "no Dove card of value 4"),
     ({"players": [player("X", {"blood": 1}, {"blood": 3})], "curia": []}, "no Sway card of 3 Blood"),
     ({"players": [LIB], "curia": [K(1)], "opportunist_play": [K(1)]}, "no player is an Opportunist"),
-    ({"players": [LIB, LIB], "curia": []}, "names someone twice"),
-    ({"players": [LIB], "curia": [], "variant": "chaos"}, "variant must be"),
+    ({"players": [LIB, LIB], "curia": []}, "Two players have the same name"),
+    ({"players": [LIB], "curia": [], "variant": "chaos"}, "either standard or all-or-nothing"),
     ({"players": [LIB]}, "input has no curia"),
     ({"players": [player("X", {})], "curia": []}, "neither Laurels nor Blood"),
 ])
@@ -120,12 +120,12 @@ def test_exile_tie_the_tribune_decides(choice, expected):
 
 
 @pytest.mark.parametrize("change,words", [
-    ({"target": "Ann"}, "called a Vote to Exile on themself"),
-    ({"votes": {"Ann": "exile", "Bo": "remain", "Cy": "remain", "Di": "exile", "Zed": "exile"}}, "'Zed', who is not at the table"),
-    ({"votes": {"Ann": "exile", "Bo": "remain", "Cy": "remain"}}, "no vote from Di"),
+    ({"target": "Ann"}, "Ann cannot call a Vote to Exile on themself"),
+    ({"votes": {"Ann": "exile", "Bo": "remain", "Cy": "remain", "Di": "exile", "Zed": "exile"}}, "A vote came from Zed, who is not at the table"),
+    ({"votes": {"Ann": "exile", "Bo": "remain", "Cy": "remain"}}, "No vote yet from Di"),
     ({"votes": {"Ann": "exile", "Bo": "remain", "Cy": "remain", "Di": "exile"}}, "give tribune_choice"),
-    ({"votes": {"Ann": "exile", "Bo": "stay", "Cy": "remain", "Di": "exile"}}, "Bo voted 'stay'"),
-    ({"target": "Zed"}, "the target 'Zed' is not at the table"),
+    ({"votes": {"Ann": "exile", "Bo": "stay", "Cy": "remain", "Di": "exile"}}, "Bo voted “stay”; the choices are Exile and Remain"),
+    ({"target": "Zed"}, "Zed, the target of the Vote to Exile, is not at the table"),
 ])
 def test_exile_refuses_impossible_input(change, words):
     data = {"players": NAMES, "caller": "Ann", "target": "Bo",
@@ -147,9 +147,9 @@ def test_issue_vote_tie_goes_to_the_tribunes_choice():
 
 @pytest.mark.parametrize("data,words", [
     ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "grey"}}, "the Tribune decides: give tribune_choice (red or grey)"),
-    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red"}}, "no vote from Di"),
-    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "red", "Eve": "red"}}, "'Eve', who is not at the table"),
-    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "grey"}, "tribune_choice": "blue"}, "tribune_choice 'blue'"),
+    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red"}}, "No vote yet from Di"),
+    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "red", "Eve": "red"}}, "A vote came from Eve, who is not at the table"),
+    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "grey"}, "tribune_choice": "blue"}, "The Tribune chooses Red or Grey"),
 ])
 def test_issue_vote_refuses_impossible_input(data, words):
     refused("issue_vote", data, words)

@@ -188,9 +188,9 @@ def test_the_center_alone_with_the_most_votes_eliminates_nobody():
 
 def test_there_are_five_players():
     """"Players 5 (+1 Narrator, or use a recording for the Hidden Phase)" """
-    with pytest.raises(BadInput, match="exactly 5 players, got 4"):
+    with pytest.raises(BadInput, match="Royals and Martyr is for exactly 5 players, not 4"):
         rules.check_players(P[:4])
-    with pytest.raises(BadInput, match="same name twice"):
+    with pytest.raises(BadInput, match="Two players have the same name"):
         rules.check_players(("A", "A", "B", "C", "D"))
 
 
@@ -276,7 +276,7 @@ def test_seven_minutes_of_discussion_adjustable(tmp_path):
     """"Players have 7 minutes to talk." — the table may choose another length."""
     assert MasksRules().initial_state({"players": list(P)}).discussion_seconds == 7 * 60
     assert MasksRules().initial_state({"players": list(P), "discussion_seconds": 300}).discussion_seconds == 300
-    with pytest.raises(BadInput, match="discussion_seconds"):
+    with pytest.raises(BadInput, match="The Discussion lasts from 60 to 1800 seconds"):
         MasksRules().initial_state({"players": list(P), "discussion_seconds": 5})
 
 
@@ -469,7 +469,7 @@ def test_undoing_the_vanguards_abstention_lets_it_be_cast_again(session):
 
 
 def test_unknown_commands_and_bad_ballots_are_one_line_errors(session):
-    with pytest.raises(BadInput, match="unknown command 'shuffle'"):
+    with pytest.raises(BadInput, match="has no command “shuffle”"):
         run(session, "shuffle")
     to_voting(session)
     with pytest.raises(BadInput, match="seats here are 1 to 5") as err:

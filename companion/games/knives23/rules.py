@@ -86,27 +86,27 @@ class ForumCard:
         return [self, *self.doves]
 
 
-def forum_card(entry: Any, where: str) -> ForumCard | None:
+def forum_card(entry: Any, where: Any) -> ForumCard | None:
     """A Forum card as entered by the table: None (empty), {"faceup": false} or
     {"faceup": true, "card": {...}}, optionally with "doves": [such cards]."""
     if entry is None:
         return None
     if not isinstance(entry, Mapping) or not isinstance(entry.get("faceup"), bool) \
             or not set(entry) <= {"faceup", "card", "doves"}:
-        raise BadInput(f"{where} must be null, {{\"faceup\": false}} or {{\"faceup\": true, \"card\": ...}}, got {entry!r}")
+        raise BadInput(keyed("refusals.k23.forum_card_shape", where=where))
     card = scoring.fate_card(entry.get("card"), where) if entry["faceup"] else None
     doves = entry.get("doves", [])
     if not isinstance(doves, list):
-        raise BadInput(f"{where}: doves must be a list")
-    doves = tuple(forum_card(d, f"{where} Dove {i + 1}") for i, d in enumerate(doves))
+        raise BadInput(keyed("refusals.k23.doves_list", where=where))
+    doves = tuple(forum_card(d, keyed("refusals.k23.where_dove", n=i + 1, where=where)) for i, d in enumerate(doves))
     if any(d is None or (d.card and "doves" not in d.card) for d in doves):
         raise BadInput(keyed("knives23.error.doves_only_on_knife", where=where), R_SABINUS)
     return ForumCard(entry["faceup"], card, doves)
 
 
-def note_text(value: Any, what: str) -> str:
+def note_text(value: Any, what: Any) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_NOTE or "\n" in value:
-        raise BadInput(f"{what} must be one line of 1 to {MAX_NOTE} characters, got {value!r}")
+        raise BadInput(keyed("refusals.k23.note", what=what, most=MAX_NOTE))
     return value.strip()
 
 
@@ -161,7 +161,7 @@ class State:
 def _flag(setup: Mapping, key: str, default: bool) -> bool:
     v = setup.get(key, default)
     if not isinstance(v, bool):
-        raise BadInput(f"setup {key} must be true or false, got {v!r}")
+        raise BadInput(keyed("refusals.k23.setup_flag", option=key))
     return v
 
 
@@ -211,12 +211,12 @@ def forum_icons(value: Any) -> tuple[tuple, str]:
     if value is None:
         return tuple(data["spaces"]), data["extra"]
     if not isinstance(value, Mapping) or not set(value) <= {"spaces", "extra"}:
-        raise BadInput(f"forum must be {{\"spaces\": [5 icons], \"extra\": icon}}, got {value!r}")
+        raise BadInput(keyed("refusals.k23.forum_icons"))
     spaces = value.get("spaces", data["spaces"])
     extra = value.get("extra", data["extra"])
     if not isinstance(spaces, (list, tuple)) or len(spaces) != 5 or any(k not in SPACE_KINDS for k in spaces) \
             or extra not in SPACE_KINDS:
-        raise BadInput(f"forum spaces must be 5 of {', '.join(SPACE_KINDS)} and extra one of them, got {value!r}")
+        raise BadInput(keyed("refusals.k23.forum_icons"))
     return tuple(spaces), extra
 
 
@@ -230,33 +230,33 @@ class Knives23Rules(GameRules):
     # -- setup ---------------------------------------------------------------------------
     def initial_state(self, setup: Mapping[str, Any]) -> State:
         if not isinstance(setup, Mapping):
-            raise BadInput("setup must be an object")
+            raise BadInput(keyed("refusals.setup_not_object"))
         unknown = set(setup) - SETUP_KEYS
         if unknown:
-            raise BadInput(f"setup has unknown entries: {', '.join(sorted(unknown))}")
+            raise BadInput(keyed("refusals.setup_unknown", names=", ".join(sorted(unknown))))
         players = setup.get("players")
         if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in players):
-            raise BadInput("setup players must be a list of names")
+            raise BadInput(keyed("refusals.players_not_names"))
         if len(set(players)) != len(players):
-            raise BadInput("setup players names someone twice")
+            raise BadInput(keyed("refusals.players_twice"))
         if not self.min_players <= len(players) <= self.max_players:
-            raise BadInput(f"23 Knives is for 3 to 8 players, got {len(players)}")
+            raise BadInput(keyed("refusals.k23.player_count", n=len(players)))
         players = tuple(players)
         start = setup.get("start_player", players[0])
         if start not in players:
-            raise BadInput(f"setup start_player {start!r} is not one of the players")
+            raise BadInput(keyed("refusals.k23.start_player", name=start))
         variant = setup.get("variant", "standard")
         if variant not in VARIANTS:
-            raise BadInput(f"setup variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+            raise BadInput(keyed("refusals.k23.variant"))
         bribe = setup.get("bribe_seconds", tables()["bribe_seconds"])
         if not isinstance(bribe, int) or isinstance(bribe, bool) or not 5 <= bribe <= 600:
-            raise BadInput(f"setup bribe_seconds must be a whole number from 5 to 600, got {bribe!r}")
+            raise BadInput(keyed("refusals.k23.bribe_seconds"))
         options = Options(_flag(setup, "advanced_citizens", True), _flag(setup, "simplicitas", False),
                           _flag(setup, "quid_pro_quo", False), bribe, variant,
                           _flag(setup, "curia_knowledge", False))
         override = setup.get("kalends")
         if override is not None and not isinstance(override, Mapping):
-            raise BadInput("setup kalends must be an object")
+            raise BadInput(keyed("refusals.k23.kalends_setup"))
         kalends = kalends_for(len(players), override)
         kinds, extra_kind = forum_icons(setup.get("forum"))
         tria = len(players) == 3
@@ -289,7 +289,7 @@ class Knives23Rules(GameRules):
         self._phase(state, "setup")
         step = data.get("step")
         if step not in SETUP_STEPS:
-            raise BadInput(f"setup step must be one of {', '.join(SETUP_STEPS)}, got {step!r}")
+            raise BadInput(keyed("refusals.k23.setup_step", step=step))
         return [("setup_ticked", {"step": step})]
 
     def _do_begin_play(self, state, data, source):
@@ -303,7 +303,7 @@ class Knives23Rules(GameRules):
         turn = self._step(state, "move")
         to = data.get("location")
         if to not in tables()["locations"]:
-            raise BadInput(f"location must be one of {', '.join(tables()['locations'])}, got {to!r}")
+            raise BadInput(keyed("refusals.k23.location", place=to, places=joined([keyed(f"knives23.location.{x}") for x in tables()["locations"]], ", ")))
         here = state.locations[turn.player]
         require(to != here, keyed("knives23.error.same_location", location=keyed(f"knives23.location.{to}")), R_MOVE)
         return [("moved", {"player": turn.player, "from": here, "to": to})]
@@ -311,10 +311,10 @@ class Knives23Rules(GameRules):
     def _do_play_fate(self, state, data, source):
         effect = data.get("effect", False)
         if not isinstance(effect, bool):
-            raise BadInput(f"effect must be true or false, got {effect!r}")
+            raise BadInput(keyed("refusals.k23.effect"))
         if effect:  # an Issue or a Citizen ability makes someone play Fate: no Forum limit
             self._phase(state, "turn", "issue_resolve")
-            by = note_text(data.get("by"), "the effect's source (by: the Issue or Citizen)")
+            by = note_text(data.get("by"), keyed("refusals.k23.effect_source"))
         else:
             turn = self._step(state, "action")
             require(state.locations[turn.player] == "forum", keyed("knives23.error.not_at_forum"), R_FORUM)
@@ -322,13 +322,13 @@ class Knives23Rules(GameRules):
         if data.get("facedown") is True:
             card, faceup = None, False
         else:
-            card, faceup = scoring.fate_card(data.get("card"), "Fate card"), True
+            card, faceup = scoring.fate_card(data.get("card"), keyed("refusals.k23.where_fate_card")), True
         space = self._next_space(state)
         kind = state.forum_kinds[space - 1] if space <= 5 else state.forum_extra_kind
         require(faceup or kind == "either", keyed("knives23.error.faceup_space", space=space), R_FACEUP)
         player = data.get("player", state.turn.player if state.turn else state.tribune)
         if player not in state.players:
-            raise BadInput(f"player {player!r} is not at the table")
+            raise BadInput(keyed("refusals.not_at_table", name=player))
         event = {"space": space, "faceup": faceup, "card": card, "effect": effect, "player": player}
         if effect:
             event["by"] = by
@@ -347,9 +347,9 @@ class Knives23Rules(GameRules):
         self._phase(state, "turn", "issue_resolve")
         space = data.get("space")
         if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= 5:
-            raise BadInput(f"Forum space must be 1 to 5, got {space!r}")
+            raise BadInput(keyed("refusals.k23.forum_space"))
         require(state.forum[space - 1] is not None, keyed("knives23.error.empty_space", space=space))
-        by = note_text(data.get("by"), "the effect's source (by: the Issue or Citizen)")
+        by = note_text(data.get("by"), keyed("refusals.k23.effect_source"))
         return [("forum_card_discarded", {"space": space, "by": by})]
 
     def _do_servilia_swap(self, state, data, source):
@@ -361,7 +361,7 @@ class Knives23Rules(GameRules):
         spaces = data.get("spaces")
         if not isinstance(spaces, list) or not 1 <= len(spaces) <= 2 or len(set(spaces)) != len(spaces) or \
                 any(not isinstance(x, int) or isinstance(x, bool) or not 1 <= x <= 5 for x in spaces):
-            raise BadInput(f"Servilia swaps 1 or 2 different Forum spaces (1 to 5), got {spaces!r}")
+            raise BadInput(keyed("refusals.k23.servilia_spaces"))
         for x in spaces:
             c = state.forum[x - 1]
             require(c is not None and c.faceup, keyed("knives23.error.servilia_faceup", space=x), R_SERVILIA)
@@ -371,18 +371,18 @@ class Knives23Rules(GameRules):
         self._phase(state, "turn", "issue_resolve")
         space = data.get("space")
         if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= 5:
-            raise BadInput(f"Forum space must be 1 to 5, got {space!r}")
+            raise BadInput(keyed("refusals.k23.forum_space"))
         target = state.forum[space - 1]
         require(target is not None and (not target.faceup or "knives" in target.card),
                 keyed("knives23.error.sabinus_knife", space=space), R_SABINUS)
         if data.get("facedown") is True:
             card, faceup = None, False
         else:
-            card, faceup = scoring.fate_card(data.get("card"), "Sabinus' Dove"), True
+            card, faceup = scoring.fate_card(data.get("card"), keyed("refusals.k23.where_sabinus_dove")), True
             require("doves" in card, keyed("knives23.error.sabinus_dove"), R_SABINUS)
         player = data.get("player", state.turn.player if state.turn else state.tribune)
         if player not in state.players:
-            raise BadInput(f"player {player!r} is not at the table")
+            raise BadInput(keyed("refusals.not_at_table", name=player))
         return [("dove_on_knife", {"space": space, "faceup": faceup, "card": card, "player": player,
                                    "by": "Sabinus"})]
 
@@ -396,18 +396,18 @@ class Knives23Rules(GameRules):
 
     def _do_correct_forum(self, state, data, source):
         self._correctable(state, "forum")
-        reason = note_text(data.get("reason"), "the correction's reason")
+        reason = note_text(data.get("reason"), keyed("refusals.k23.correction_reason"))
         spaces = data.get("spaces")
         if not isinstance(spaces, list) or len(spaces) != 5:
-            raise BadInput(f"the Forum correction gives all 5 spaces (null for an empty one), got {spaces!r}")
-        cards = [forum_card(c, f"Forum space {i + 1}") for i, c in enumerate(spaces)]
+            raise BadInput(keyed("refusals.k23.forum_correction"))
+        cards = [forum_card(c, keyed("refusals.k23.where_forum_space", n=i + 1)) for i, c in enumerate(spaces)]
         extra = data.get("extra", [])
         if not isinstance(extra, list):
-            raise BadInput("extra must be a list of the cards on top of the 5th space")
-        extra = [forum_card(c, f"extra card {i + 1}") for i, c in enumerate(extra)]
+            raise BadInput(keyed("refusals.k23.extra_list"))
+        extra = [forum_card(c, keyed("refusals.k23.where_extra", n=i + 1)) for i, c in enumerate(extra)]
         require(not extra or cards[4] is not None, keyed("knives23.error.extra_needs_fifth"))
         if any(c is None for c in extra):
-            raise BadInput("an extra card on the 5th space cannot be empty")
+            raise BadInput(keyed("refusals.k23.extra_empty"))
         after = {"spaces": [c.to_dict() if c else None for c in cards], "extra": [c.to_dict() for c in extra]}
         before = {"spaces": [c.to_dict() if c else None for c in state.forum],
                   "extra": [c.to_dict() for c in state.forum_extra]}
@@ -416,20 +416,20 @@ class Knives23Rules(GameRules):
 
     def _do_correct_dagger(self, state, data, source):
         self._correctable(state, "dagger")
-        reason = note_text(data.get("reason"), "the correction's reason")
+        reason = note_text(data.get("reason"), keyed("refusals.k23.correction_reason"))
         space = data.get("space")
         k = state.kalends
         if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= k.spaces:
-            raise BadInput(f"the Dagger's space must be 1 to {k.spaces} (the Curia ends the game by the rules), got {space!r}")
+            raise BadInput(keyed("refusals.k23.dagger_space", spaces=k.spaces))
         require(space != state.dagger, keyed("knives23.error.correct_same"))
         return [("board_corrected", {"what": "dagger", "before": state.dagger, "after": space, "reason": reason})]
 
     def _do_correct_curia(self, state, data, source):
         self._correctable(state, "curia")
-        reason = note_text(data.get("reason"), "the correction's reason")
+        reason = note_text(data.get("reason"), keyed("refusals.k23.correction_reason"))
         count = data.get("count")
         if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= tables()["fate_deck"]:
-            raise BadInput(f"the Curia's count must be a whole number from 0 to {tables()['fate_deck']}, got {count!r}")
+            raise BadInput(keyed("refusals.k23.curia_count", most=tables()["fate_deck"]))
         require(count >= len(state.curia_revealed),
                 keyed("knives23.error.curia_below_revealed", n=len(state.curia_revealed)))
         require(count != state.curia_count, keyed("knives23.error.correct_same"))
@@ -444,7 +444,7 @@ class Knives23Rules(GameRules):
         kinds, extra = forum_icons(data.get("forum"))
         unknown = set(data) - {"spaces", "black_spaces", "dagger_start", "forum"}
         if unknown:
-            raise BadInput(f"the board confirmation has unknown entries: {', '.join(sorted(unknown))}")
+            raise BadInput(keyed("refusals.k23.board_unknown", names=", ".join(sorted(unknown))))
         return [("board_confirmed", {**k.to_dict(), "forum": {"spaces": list(kinds), "extra": extra}})]
 
     def _do_call_exile(self, state, data, source):
@@ -453,7 +453,7 @@ class Knives23Rules(GameRules):
         target = data.get("target")
         require(caller == turn.player, keyed("knives23.error.caller_not_current", player=turn.player), R_FORUM)
         if target not in state.players:
-            raise BadInput(f"target {target!r} is not at the table ({', '.join(state.players)})")
+            raise BadInput(keyed("refusals.k23.target", name=target, players=", ".join(state.players)))
         require(target != caller, keyed("knives23.error.exile_self"), R_SELF)
         require(state.locations[caller] == "forum", keyed("knives23.error.not_at_forum"), R_FORUM)
         require(exile_allowed(state), keyed("knives23.error.black_space"), R_BLACK)
@@ -481,7 +481,7 @@ class Knives23Rules(GameRules):
         turn = self._step(state, "action", "sway")
         target = data.get("target")
         if target not in state.players:
-            raise BadInput(f"Sway target {target!r} is not at the table")
+            raise BadInput(keyed("refusals.not_at_table", name=target))
         require(target != turn.player, keyed("knives23.error.sway_self"))
         require(turn.step not in turn.swayed_in, keyed("knives23.error.sway_once"),
                 "you may Sway any one colocated player" if turn.step == "sway" else
@@ -612,7 +612,7 @@ class Knives23Rules(GameRules):
         self._phase(state, "issue_resolve")
         kalends = data.get("kalends")
         if not isinstance(kalends, bool):
-            raise BadInput(f"kalends must be true or false (does the resolved Issue show the Kalends icon?), got {kalends!r}")
+            raise BadInput(keyed("refusals.k23.kalends_icon"))
         colour = state.issues["colour"]
         return [("issue_resolved", {"colour": colour, "issue": state.issues[colour], "kalends": kalends,
                                     "tribune": state.tribune,
@@ -627,11 +627,11 @@ class Knives23Rules(GameRules):
         self._phase(state, "curia_reveal")
         require(len(state.curia_revealed) < state.curia_count,
                 keyed("knives23.error.curia_all", count=state.curia_count), R_CURIA)
-        card = scoring.fate_card(data.get("card"), "Curia card")
+        card = scoring.fate_card(data.get("card"), keyed("refusals.k23.where_curia_card"))
         serial = data.get("serial")
         if serial is not None:
             if not isinstance(serial, str) or not serial.strip() or len(serial) > 64:
-                raise BadInput(f"card serial must be a short text, got {serial!r}")
+                raise BadInput(keyed("refusals.k23.serial"))
             require(all(r["serial"] != serial for r in state.curia_revealed),
                     keyed("knives23.error.duplicate_card", serial=serial))
         index = len(state.curia_revealed) + 1
@@ -642,10 +642,10 @@ class Knives23Rules(GameRules):
     def _do_curia_claim(self, state, data, source):
         """A scan of a card already tapped in on the tablet: it names that card's serial and
         never adds the card twice (the latest tapped card of that value without a serial)."""
-        card = scoring.fate_card(data.get("card"), "Curia card")
+        card = scoring.fate_card(data.get("card"), keyed("refusals.k23.where_curia_card"))
         serial = data.get("serial")
         if not isinstance(serial, str) or not serial.strip() or len(serial) > 64:
-            raise BadInput(f"card serial must be a short text, got {serial!r}")
+            raise BadInput(keyed("refusals.k23.serial"))
         require(all(r["serial"] != serial for r in state.curia_revealed),
                 keyed("knives23.error.duplicate_card", serial=serial))
         tapped = [i for i, r in enumerate(state.curia_revealed)
@@ -657,7 +657,7 @@ class Knives23Rules(GameRules):
         self._phase(state, "tableaux")
         player = data.get("player")
         if player not in state.players:
-            raise BadInput(f"tableau for {player!r}, who is not at the table")
+            raise BadInput(keyed("refusals.not_at_table", name=player))
         require(player not in state.tableaux, keyed("knives23.error.tableau_twice", player=player))
         entry = {"name": player, "citizen": data.get("citizen")}
         if "sway" in data or data.get("cicero") is None:
@@ -671,8 +671,8 @@ class Knives23Rules(GameRules):
         self._phase(state, "opportunists")
         cards = data.get("cards", [])
         if not isinstance(cards, list):
-            raise BadInput("the Opportunists' play must be a list of Fate cards")
-        cards = [scoring.fate_card(c, f"Opportunists' card {i + 1}") for i, c in enumerate(cards)]
+            raise BadInput(keyed("refusals.k23.opportunists_cards"))
+        cards = [scoring.fate_card(c, keyed("refusals.k23.where_opportunists_card", n=i + 1)) for i, c in enumerate(cards)]
         result = final_result_of(state, cards)
         return [("game_over", {"opportunist_play": cards, "result": result})]
 

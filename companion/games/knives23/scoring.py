@@ -42,11 +42,12 @@ def _is_whole(v: Any) -> bool:
 
 # -- cards ---------------------------------------------------------------------------------
 
-def fate_card(card: Any, where: str = "card") -> dict:
+def fate_card(card: Any, where: Any = None) -> dict:
     """A Fate card as ``{"knives": n}`` or ``{"doves": n}``, checked against the real deck."""
+    where = where or keyed("refusals.k23.where_card")
     fate = tables()["fate"]
     if not isinstance(card, Mapping) or len(card) != 1 or next(iter(card)) not in ("knives", "doves"):
-        raise BadInput(f"{where} must be {{\"knives\": n}} or {{\"doves\": n}}, got {card!r}")
+        raise BadInput(keyed("refusals.k23.fate_card_shape", where=where))
     (kind, value), = card.items()
     if not _is_whole(value) or value not in fate[kind]:
         raise BadInput(keyed(f"knives23.error.no_such_{kind}", where=where, value=repr(value),
@@ -67,10 +68,11 @@ def caesar_dead(total: int) -> bool:
     return total >= tables()["caesar_dies_at"]
 
 
-def sway_card(card: Any, where: str = "Sway card") -> dict:
+def sway_card(card: Any, where: Any = None) -> dict:
+    where = where or keyed("refusals.k23.where_sway_card")
     allowed = tables()["sway"]
     if not isinstance(card, Mapping) or len(card) != 1 or next(iter(card)) not in ("laurels", "blood"):
-        raise BadInput(f"{where} must be {{\"laurels\": n}} or {{\"blood\": n}}, got {card!r}")
+        raise BadInput(keyed("refusals.k23.sway_card_shape", where=where))
     (kind, value), = card.items()
     if not _is_whole(value) or value not in allowed:
         raise BadInput(keyed(f"knives23.error.no_such_{kind}", where=where, value=repr(value),
@@ -78,16 +80,17 @@ def sway_card(card: Any, where: str = "Sway card") -> dict:
     return {kind: value}
 
 
-def citizen_card(card: Any, where: str = "Citizen") -> dict:
+def citizen_card(card: Any, where: Any = None) -> dict:
     """A Citizen's starting Allegiance: Laurels, Blood, or both (an Opportunist)."""
+    where = where or keyed("refusals.k23.where_citizen")
     if not isinstance(card, Mapping) or not set(card) <= {"laurels", "blood"}:
-        raise BadInput(f"{where} must be {{\"laurels\": n, \"blood\": n}}, got {card!r}")
+        raise BadInput(keyed("refusals.k23.citizen_shape", where=where))
     laurels, blood = card.get("laurels", 0), card.get("blood", 0)
     for kind, value in (("laurels", laurels), ("blood", blood)):
         if not _is_whole(value) or not 0 <= value <= 9:
-            raise BadInput(f"{where}: {kind} must be a whole number from 0 to 9, got {value!r}")
+            raise BadInput(keyed("refusals.k23.citizen_value", where=where))
     if laurels == 0 and blood == 0:
-        raise BadInput(f"{where} shows neither Laurels nor Blood; every Citizen has one or both")
+        raise BadInput(keyed("refusals.k23.citizen_empty", where=where))
     return {"laurels": laurels, "blood": blood}
 
 
@@ -160,37 +163,38 @@ def cicero_split(entry: Any, name: str, sway: Sequence[Mapping[str, int]] | None
     """Cicero's 2 Sway sets, checked: every Sway card in exactly one set, the sets' sizes at most
     1 apart ("as equally as possible"), ``claim`` 1 or 2."""
     if not isinstance(entry, Mapping) or set(entry) != {"sets", "claim"}:
-        raise BadInput(f"{name}'s cicero must be {{\"sets\": [[Sway], [Sway]], \"claim\": 1 or 2}}, got {entry!r}")
+        raise BadInput(keyed("refusals.k23.cicero_shape", name=name))
     sets = entry["sets"]
     if not isinstance(sets, list) or len(sets) != 2 or not all(isinstance(x, list) for x in sets):
-        raise BadInput(f"{name}'s cicero sets must be 2 lists of Sway cards")
-    sets = tuple(tuple(sway_card(c, f"{name}'s set {i + 1} card {j + 1}") for j, c in enumerate(x))
+        raise BadInput(keyed("refusals.k23.cicero_shape", name=name))
+    sets = tuple(tuple(sway_card(c, keyed("refusals.k23.where_set_card", name=name, set=i + 1, card=j + 1)) for j, c in enumerate(x))
                  for i, x in enumerate(sets))
     if abs(len(sets[0]) - len(sets[1])) > 1:
         raise BadInput(keyed("knives23.error.cicero_sets_unequal", player=name, first=len(sets[0]),
                              second=len(sets[1])), RULE_CICERO)
     if sway is not None and sorted(map(_key, sway)) != sorted(map(_key, sets[0] + sets[1])):
-        raise BadInput(f"{name}'s 2 Sway sets must hold exactly the Sway cards of the tableau")
+        raise BadInput(keyed("refusals.k23.cicero_sets_cards", name=name))
     claim = entry["claim"]
     if claim not in (1, 2) or isinstance(claim, bool):
-        raise BadInput(f"{name}'s claim must be set 1 or 2, got {claim!r}")
+        raise BadInput(keyed("refusals.k23.cicero_claim", name=name))
     return sets, claim - 1
 
 
-def tableau(entry: Any, where: str = "player") -> Tableau:
+def tableau(entry: Any, where: Any = None) -> Tableau:
+    where = where or keyed("refusals.k23.where_player")
     if not isinstance(entry, Mapping):
-        raise BadInput(f"{where} must be an object with name, citizen and sway")
+        raise BadInput(keyed("refusals.k23.tableau_shape", where=where))
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise BadInput(f"{where} has no name")
+        raise BadInput(keyed("refusals.k23.tableau_no_name", where=where))
     unknown = sorted(set(entry) - {"name", "citizen", "sway", "cicero"})
     if unknown:
-        raise BadInput(f"{name}'s tableau has unknown entries: {', '.join(unknown)}")
+        raise BadInput(keyed("refusals.k23.tableau_unknown", name=name, names=", ".join(unknown)))
     sway = entry.get("sway", [])
     if not isinstance(sway, list):
-        raise BadInput(f"{name}'s sway must be a list of Sway cards")
-    citizen = citizen_card(entry.get("citizen"), f"{name}'s Citizen")
-    sway = tuple(sway_card(s, f"{name}'s Sway card {i + 1}") for i, s in enumerate(sway))
+        raise BadInput(keyed("refusals.k23.sway_list", name=name))
+    citizen = citizen_card(entry.get("citizen"), keyed("refusals.k23.where_citizen_of", name=name))
+    sway = tuple(sway_card(s, keyed("refusals.k23.where_sway_of", name=name, n=i + 1)) for i, s in enumerate(sway))
     if entry.get("cicero") is not None:
         sets, claim = cicero_split(entry["cicero"], name, sway if "sway" in entry else None)
         return Tableau(name, citizen, sets[0] + sets[1], sets, claim)
@@ -201,33 +205,35 @@ def tableau(entry: Any, where: str = "player") -> Tableau:
 
 def check_names(players: Any, what: str = "players") -> tuple[str, ...]:
     if not isinstance(players, list) or not players:
-        raise BadInput(f"{what} must be a non-empty list of names")
+        raise BadInput(keyed("refusals.no_players"))
     if not all(isinstance(p, str) and p.strip() for p in players):
-        raise BadInput(f"{what} must all be non-empty names")
+        raise BadInput(keyed("refusals.players_not_names"))
     if len(set(players)) != len(players):
-        raise BadInput(f"{what} names someone twice")
+        raise BadInput(keyed("refusals.players_twice"))
     if len(players) > 8:
-        raise BadInput(f"23 Knives seats at most 8 players, got {len(players)}")
+        raise BadInput(keyed("refusals.k23.most_players", n=len(players)))
     return tuple(players)
 
 
 def check_votes(players: Sequence[str], votes: Any, choices: tuple[str, str]) -> dict[str, str]:
     if not isinstance(votes, Mapping):
-        raise BadInput("votes must be an object {name: choice}")
+        raise BadInput(keyed("refusals.votes_shape"))
     for voter, choice in votes.items():
         if voter not in players:
-            raise BadInput(f"a vote from {voter!r}, who is not at the table ({', '.join(players)})")
+            raise BadInput(keyed("refusals.vote_from_stranger", name=voter, players=", ".join(players)))
         if choice not in choices:
-            raise BadInput(f"{voter} voted {choice!r}; the choices are {choices[0]} and {choices[1]}")
+            raise BadInput(keyed("refusals.vote_choice", voter=voter, choice=choice, first=keyed(f"knives23.vote.{choices[0]}"),
+                                 second=keyed(f"knives23.vote.{choices[1]}")))
     missing = [p for p in players if p not in votes]
     if missing:
-        raise BadInput(f"no vote from {', '.join(missing)} (rule: \"{RULE_EVERY_VOTE}\")")
+        raise BadInput(keyed("refusals.vote_missing", names=", ".join(missing)), RULE_EVERY_VOTE)
     return dict(votes)
 
 
 def _tally(tally: BinaryMajority, votes: Mapping[str, str], tribune_choice: Any):
     if tribune_choice is not None and tribune_choice not in tally.choices:
-        raise BadInput(f"tribune_choice {tribune_choice!r} is not {' or '.join(tally.choices)}")
+        raise BadInput(keyed("refusals.tribune_choice", first=keyed(f"knives23.vote.{tally.choices[0]}"),
+                                   second=keyed(f"knives23.vote.{tally.choices[1]}")))
     return tally.decide(votes, tribune_choice)
 
 
@@ -240,11 +246,11 @@ def issue_vote_outcome(players: Sequence[str], votes: Mapping[str, str], tribune
 
 
 def check_exile_call(players: Sequence[str], caller: Any, target: Any) -> None:
-    for who, role in ((caller, "caller"), (target, "target")):
+    for who, away in ((caller, "refusals.k23.caller_away"), (target, "refusals.k23.target_away")):
         if who not in players:
-            raise BadInput(f"the {role} {who!r} is not at the table ({', '.join(players)})")
+            raise BadInput(keyed(away, name=who))
     if caller == target:
-        raise BadInput(f"{caller} called a Vote to Exile on themself (rule: \"{RULE_EXILE_SELF}\")")
+        raise BadInput(keyed("refusals.k23.exile_self", name=caller), RULE_EXILE_SELF)
 
 
 def exile_outcome(players: Sequence[str], caller: str, target: str, votes: Mapping[str, str],
@@ -276,16 +282,16 @@ def final_result(tableaux: Sequence[Tableau], curia: Sequence[Mapping[str, int]]
     follow the rules, so Lucius wins that example.
     """
     if variant not in ("standard", "all-or-nothing"):
-        raise BadInput(f"variant must be 'standard' or 'all-or-nothing', got {variant!r}")
+        raise BadInput(keyed("refusals.k23.variant"))
     names = [t.name for t in tableaux]
     if len(set(names)) != len(names):
-        raise BadInput("players names someone twice")
+        raise BadInput(keyed("refusals.players_twice"))
     total = fate_total(curia)
     final_total = total + fate_total(opportunist_play)
     dead_at_reveal, dead = caesar_dead(total), caesar_dead(final_total)
     opportunists = [t.name for t in tableaux if t.allegiance == OPPORTUNIST]
     if opportunist_play and not opportunists:
-        raise BadInput("Fate cards were played for the Opportunists, but no player is an Opportunist")
+        raise BadInput(keyed("refusals.k23.no_opportunist"))
     opportunists_win = bool(opportunists) and dead != dead_at_reveal
     if opportunists_win:
         winners = opportunists

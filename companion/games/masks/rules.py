@@ -95,18 +95,18 @@ RULE_DISCUSSION = "Players have 7 minutes to talk."
 
 def check_players(players: Any) -> tuple[str, ...]:
     if not isinstance(players, (list, tuple)):
-        raise BadInput("players must be a list of 5 names")
+        raise BadInput(keyed("refusals.masks.players"))
     if len(players) != PLAYERS:
-        raise BadInput(f"the game is for exactly 5 players, got {len(players)}")
+        raise BadInput(keyed("refusals.masks.player_count", n=len(players)))
     names = []
     for p in players:
         if not isinstance(p, str) or not p.strip():
-            raise BadInput(f"player name {p!r} is not a non-empty text")
+            raise BadInput(keyed("refusals.players_not_names"))
         if p == CENTER:
-            raise BadInput(f"{CENTER!r} cannot be a player's name: it means the Bystanders")
+            raise BadInput(keyed("refusals.masks.center_name", name=CENTER))
         names.append(p)
     if len(set(names)) != len(names):
-        raise BadInput("players lists the same name twice")
+        raise BadInput(keyed("refusals.players_twice"))
     return tuple(names)
 
 
@@ -361,10 +361,9 @@ class MasksState:
 
 def _seconds(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise BadInput(f"discussion_seconds must be a number of seconds, got {value!r}")
+        raise BadInput(keyed("refusals.masks.discussion_seconds", least=MIN_DISCUSSION, most=MAX_DISCUSSION))
     if not MIN_DISCUSSION <= value <= MAX_DISCUSSION:
-        raise BadInput(f"discussion_seconds must be between {MIN_DISCUSSION} and "
-                       f"{MAX_DISCUSSION}, got {value!r}")
+        raise BadInput(keyed("refusals.masks.discussion_seconds", least=MIN_DISCUSSION, most=MAX_DISCUSSION))
     return int(value)
 
 
@@ -376,7 +375,7 @@ class MasksRules(GameRules):
 
     def initial_state(self, setup: Mapping[str, Any]) -> MasksState:
         if not isinstance(setup, Mapping):
-            raise BadInput("setup must be an object with 'players'")
+            raise BadInput(keyed("refusals.setup_not_object"))
         players = check_players(setup.get("players"))
         seconds = _seconds(setup.get("discussion_seconds", DISCUSSION_SECONDS))
         return MasksState(players=players, discussion_seconds=seconds)

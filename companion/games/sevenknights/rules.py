@@ -150,26 +150,26 @@ def choose_captain(players, first, recommendations):
 
 def check_setup(setup: Mapping[str, Any]) -> tuple[tuple[str, ...], str, Mode]:
     if not isinstance(setup, Mapping):
-        raise BadInput("setup must be an object with players, first and mode")
+        raise BadInput(keyed("refusals.setup_not_object"))
     mode_key = setup.get("mode", "basic")
     if mode_key not in MODES:
-        raise BadInput(f"unknown mode {mode_key!r}; modes: {', '.join(MODES)}")
+        raise BadInput(keyed("refusals.sk.mode", mode=mode_key, modes=joined([keyed(f"sevenknights.mode.{m}") for m in MODES], ", ")))
     mode = MODES[mode_key]
     players = setup.get("players")
     if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in players):
-        raise BadInput("players must be a list of names in clockwise seat order")
+        raise BadInput(keyed("refusals.sk.players_clockwise"))
     players = tuple(players)
     if len(set(players)) != len(players):
-        raise BadInput("a player's name appears twice")
+        raise BadInput(keyed("refusals.players_twice"))
     bad = [p for p in players if p.lower() in RESERVED_NAMES]
     if bad:
-        raise BadInput(f"{bad[0]!r} cannot be a player's name here (it names a tile place)")
+        raise BadInput(keyed("refusals.sk.reserved_name", name=bad[0]))
     if not mode.min_players <= len(players) <= mode.max_players:
         raise BadInput(keyed("sevenknights.err.player_count", mode=keyed(f"sevenknights.mode.{mode_key}"),
                              low=mode.min_players, high=mode.max_players, n=len(players)))
     first = setup.get("first", players[0])
     if first not in players:
-        raise BadInput(f"first player {first!r} is not at the table")
+        raise BadInput(keyed("refusals.sk.first_player", name=first))
     return players, first, mode
 
 
@@ -343,7 +343,7 @@ class SevenKnightsRules(GameRules):
 
     def _player(self, name, what):
         if not isinstance(name, str):
-            raise BadInput(f"{what} must be a player's name, got {name!r}")
+            raise BadInput(keyed("refusals.sk.name_needed", what=what))
 
     def _look(self, state, d, source):
         self._phase(state, "search", rule=R_SEARCH)
@@ -369,28 +369,28 @@ class SevenKnightsRules(GameRules):
         if "asker" in d and d["asker"] != asker:
             raise RuleError(keyed("sevenknights.err.not_your_question", player=asker), rule)
         target = d.get("target")
-        self._player(target, "the player asked")
+        self._player(target, keyed("refusals.sk.the_player_asked"))
         if target not in state.players:
-            raise BadInput(f"{target!r} is not at the table")
+            raise BadInput(keyed("refusals.not_at_table", name=target))
         if target == asker:
             raise RuleError(keyed("sevenknights.err.ask_yourself"), R_QUESTION)
         template = d.get("template", "free")
         if template not in TEMPLATES:
-            raise BadInput(f"unknown question template {template!r}; templates: {', '.join(TEMPLATES)}")
+            raise BadInput(keyed("refusals.sk.template", template=template))
         out: dict[str, Any] = {"round": state.round.number, "asker": asker, "target": target,
                                "template": template, "by_captain": by_captain}
         if template in NEEDS_N:
             n = d.get("n")
             if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 7:
-                raise BadInput(f"question number {n!r} must be a Knight number from 1 to 7")
+                raise BadInput(keyed("refusals.sk.question_number"))
             out["n"] = n
         if template in NEEDS_OTHER:
             other = d.get("other")
-            self._player(other, "the other player in the question")
+            self._player(other, keyed("refusals.sk.the_other_player"))
             if other not in state.players:
-                raise BadInput(f"{other!r} is not at the table")
+                raise BadInput(keyed("refusals.not_at_table", name=other))
             if other == target:
-                raise BadInput(f"the question names {target} twice")
+                raise BadInput(keyed("refusals.sk.named_twice", name=target))
             out["other"] = other
         if template == "free":
             text = d.get("text")
@@ -399,7 +399,7 @@ class SevenKnightsRules(GameRules):
             out["text"] = text.strip()
         answer = d.get("answer")
         if answer not in ("yes", "no"):
-            raise BadInput(f"answer {answer!r} must be \"yes\" or \"no\"")
+            raise BadInput(keyed("refusals.sk.answer"))
         out["answer"] = answer
         # The forbidden questions we can recognise: every tile the question is about is one the
         # asker already knows (their own, or one their arrow points at). A free question is only
@@ -445,7 +445,7 @@ class SevenKnightsRules(GameRules):
             return [("captain_tile_revealed", {"round": state.round.number, "captain": state.round.captain,
                                                "tile": WITCH, "result": result_data(result)})]
         if not isinstance(tile, int) or isinstance(tile, bool) or not 1 <= tile <= 7:
-            raise BadInput(f"tile {tile!r} must be a Knight number from 1 to 7 or \"witch\"")
+            raise BadInput(keyed("refusals.sk.tile"))
         if tile not in mode.tiles(n):
             raise RuleError(keyed("sevenknights.err.tile_not_prepared", tile=tile, count=n), R_TILES)
         return [("captain_tile_revealed", {"round": state.round.number, "captain": state.round.captain, "tile": tile})]
@@ -454,7 +454,7 @@ class SevenKnightsRules(GameRules):
         self._phase(state, "formation")
         in_order = d.get("in_order")
         if not isinstance(in_order, bool):
-            raise BadInput(f"in_order must be true or false, got {in_order!r}")
+            raise BadInput(keyed("refusals.sk.in_order"))
         places = witch_places(state)
         witch = d.get("witch")
         if not places:
@@ -465,7 +465,7 @@ class SevenKnightsRules(GameRules):
                 raise RuleError(keyed("sevenknights.err.captain_was_knight", captain=witch), R_CAPTAIN_REVEAL)
             if witch in state.players:
                 raise RuleError(keyed("sevenknights.err.witch_not_dealt"), R_GROPING_DEAL)
-            raise BadInput(f"where was Witch Myrmamius? {witch!r} is not one of: {', '.join(places)}")
+            raise BadInput(keyed("refusals.sk.witch_place", place=witch))
         result = round_result(state, witch, in_order)
         return [("formation_revealed", {"round": state.round.number, "in_order": in_order, "witch": witch,
                                         "result": result_data(result)})]
@@ -476,9 +476,9 @@ class SevenKnightsRules(GameRules):
                             R_TUTORIAL_END if state.rules_mode.rounds == 1 else R_END)
         self._phase(state, "cleanup", rule=R_NEXT_FIRST)
         first = d.get("first")
-        self._player(first, "the next First player")
+        self._player(first, keyed("refusals.sk.the_next_first"))
         if first not in state.players:
-            raise BadInput(f"{first!r} is not at the table")
+            raise BadInput(keyed("refusals.not_at_table", name=first))
         rnd = state.round
         if rnd.result.witch == first:
             raise RuleError(keyed("sevenknights.err.witch_has_no_number", player=first), R_NEXT_FIRST)

@@ -1,0 +1,43 @@
+"""Refusals a person can see are keyed sentences: said in French and German, whole (issue #17/#18)."""
+import pytest
+
+from companion.core.events import BadInput
+from companion.core.i18n import error_text, speaking
+from companion.games.knives23 import scoring
+from companion.games.knives23.rules import Knives23Rules
+from companion.games.masks.rules import MasksRules
+from companion.games.sevenknights.rules import check_setup
+
+FOUR = ["Ann", "Bo", "Cy", "Di"]
+
+# Each sample raises one refusal; the words expected in English, French and German.
+SAMPLES = [
+    (lambda: Knives23Rules().initial_state({"players": FOUR, "start_player": "Zed"}),
+     {"en": "Zed is not at the table", "fr": "Zed n'est pas à la table", "de": "Zed sitzt nicht am Tisch"}),
+    (lambda: Knives23Rules().initial_state({"players": FOUR * 3}),
+     {"en": "same name", "fr": "même nom", "de": "denselben Namen"}),
+    (lambda: scoring.check_votes(FOUR, {"Ann": "exile", "Bo": "stay", "Cy": "remain", "Di": "exile"}, ("exile", "remain")),
+     {"en": "the choices are Exile and Remain", "fr": "les choix sont Exil et", "de": "Verbannen"}),
+    (lambda: scoring.tableau({"name": "Ann", "citizen": {"laurels": 0}}),
+     {"en": "Ann's Citizen card shows neither", "fr": "la carte Citoyen de Ann ne montre ni", "de": "die Bürgerkarte von Ann zeigt weder"}),
+    (lambda: scoring.check_exile_call(FOUR, "Ann", "Ann"),
+     {"en": "Ann cannot call a Vote to Exile", "fr": "Ann ne peut pas demander un Vote d'Exil", "de": "Ann kann keine Verbannungsabstimmung"}),
+    (lambda: check_setup({"players": FOUR, "mode": "chaos"}),
+     {"en": "There is no mode “chaos”", "fr": "Il n'y a pas de mode « chaos »", "de": "Es gibt keinen Modus „chaos“"}),
+    (lambda: MasksRules().initial_state({"players": FOUR}),
+     {"en": "exactly 5 players, not 4", "fr": "exactement 5 joueurs, pas 4", "de": "genau 5 Spieler, nicht 4"}),
+]
+
+
+@pytest.mark.parametrize("raise_it, words", SAMPLES)
+def test_a_refusal_is_said_in_each_language_with_every_value_filled_in(raise_it, words):
+    with pytest.raises(BadInput) as err:
+        raise_it()
+    said = {}
+    for lang, expected in words.items():
+        with speaking(lang):
+            said[lang] = error_text(err.value)
+        assert expected in said[lang], (lang, said[lang])
+        assert "{" not in said[lang] and "}" not in said[lang], (lang, said[lang])
+    # the French and German are translations, not the English shown again
+    assert said["fr"] != said["en"] and said["de"] != said["en"]

@@ -112,18 +112,6 @@ def start_game(d, names):
     assert d.app.session is not None, "the game did not start"
 
 
-def checklist(d):
-    screen = d.screen
-    d.tap(screen.ids.confirm_button)
-    for _ in range(12):   # the list is drawn again after each tick
-        left = [b for b in d.find_all(root=screen, cls="K23CheckButton") if not b.done]
-        if not left:
-            break
-        d.tap(left[0])
-    d.tap(screen.ids.begin_button)
-    assert d.app.view["phase"] == "turn", d.app.view["phase"]
-
-
 def buttons(d, text):
     return [b for b in d.find_all(root=d.screen, cls="K23Button", text=text) if not b.disabled and b.opacity > 0]
 
@@ -228,7 +216,7 @@ def measure() -> dict:
     d.app.leave_game()
     with Count(d, rows, "Start a game, 5 known players"):
         start_game(d, NAMES)
-    checklist(d)
+    d.through_knives23_checklist()
     tribune = d.app.view["tribune"]
     # Ann: an ordinary turn, nothing recorded
     with Count(d, rows, "Ordinary 23 Knives turn"):

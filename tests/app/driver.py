@@ -147,6 +147,18 @@ class Driver:
             last = where
         return last[0]
 
+    def through_knives23_checklist(self):
+        """23 Knives' setup checklist ticked line by line, then Begin: the game is at its first turn."""
+        screen = self.screen
+        self.tap(screen.ids.confirm_button)
+        for _ in range(12):   # the list is drawn again after each tick
+            left = [b for b in self.find_all(root=screen, cls="K23CheckButton") if not b.done]
+            if not left:
+                break
+            self.tap(left[0])
+        self.tap(screen.ids.begin_button)
+        assert self.app.view["phase"] == "turn", self.app.view["phase"]
+
     def _scroll_into_view(self, widget):
         from kivy.uix.scrollview import ScrollView
         parent = widget.parent

@@ -32,15 +32,7 @@ class Fingers:
 
 def knives23_at_play(driver, names=NAMES):
     driver.start_game("knives23", names, first=names[0])
-    screen = driver.screen
-    driver.tap(screen.ids.confirm_button)
-    for _ in range(12):   # the list is drawn again after each tick
-        left = [b for b in driver.find_all(root=screen, cls="K23CheckButton") if not b.done]
-        if not left:
-            break
-        driver.tap(left[0])
-    driver.tap(screen.ids.begin_button)
-    assert driver.app.view["phase"] == "turn"
+    driver.through_knives23_checklist()
     return driver.app.view["tribune"]
 
 

@@ -107,8 +107,8 @@ def _play_until(driver, commands, stop):
         cmd = commands.pop(0)
         assert app.send_command(cmd), (cmd, driver.app.root.ids.toast.message)
         driver.pump(1)
-        if app.sm.current == "reveal" and "continue_button" in driver.screen.ids:
-            driver.tap(driver.screen.ids.continue_button)   # the table has seen the votes
+        if app.sm.current == "reveal":
+            driver.continue_reveal()   # past the count-in: the table has seen the votes
         if app.view.get("phase") == "eyes_closed":
             # the tablet narrates the eyes-closed script; the table reopens eyes after it
             spent = 0

@@ -128,7 +128,7 @@ def test_malformed_elections_exit_2_with_one_line(payload, words):
 
 def test_not_json_and_unknown_question_exit_2():
     assert "not valid JSON" in refused("{nope")
-    assert "unknown question" in refused({}, question="consul")
+    assert "no question" in refused({}, question="consul")
     assert "one JSON object" in refused("[1, 2]")
 
 

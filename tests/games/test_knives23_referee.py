@@ -158,7 +158,7 @@ def test_issue_vote_refuses_impossible_input(data, words):
 def test_malformed_json_and_unknown_questions():
     refused("final", "{not json", "input is not valid JSON")
     refused("final", "[1, 2]", "input must be one JSON object")
-    refused("verdict", {}, "unknown question 'verdict'")
+    refused("verdict", {}, "no question “verdict”")
 
 
 TURN = {"players": 4, "kalends": {"spaces": 9, "black_spaces": 2}, "dagger": 3, "forum": 5, "curia": 5}

@@ -91,7 +91,7 @@ def test_bad_input_exits_2_with_one_line(payload, words):
 def test_malformed_json_and_unknown_question():
     assert "not valid JSON" in bad("captain", "{players")
     assert "input must be one JSON object" in bad("captain", "[1, 2]")
-    assert "unknown question 'mayor'" in bad("mayor", {})
+    assert "no question “mayor”" in bad("mayor", {})
 
 
 def test_setup_question_uses_the_same_tables():

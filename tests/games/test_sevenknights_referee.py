@@ -72,7 +72,7 @@ def test_several_tied_who_did_not_recommend_themselves():
 
 @pytest.mark.parametrize("payload, words", [
     ({"players": FIVE, "first": "Z", "recommendations": recs("BCCBE")}, "first: 'Z' is not a player at this table"),
-    ({"players": FIVE, "first": "A", "recommendations": recs("BCCB")}, "no recommendation from E"),
+    ({"players": FIVE, "first": "A", "recommendations": recs("BCCB")}, "No recommendation yet from E"),
     ({"players": FIVE, "first": "A", "recommendations": {**recs("BCCBE"), "Q": "A"}}, "recommendations: 'Q' is not a player"),
     ({"players": FIVE, "first": "A", "recommendations": recs("BCCBQ")}, "recommendations.E: 'Q' is not a player"),
     ({"players": FIVE, "first": "A", "recommendations": {**recs("BCCB"), "E": 3}}, "recommendations.E: 3 is not a player"),

@@ -163,7 +163,7 @@ def test_three_rounds_scored_and_the_winners():
 
 @pytest.mark.parametrize("question, payload, words", [
     ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "Q", "in_order": True},
-     "witch 'Q' must be one of"),
+     "the Witch “Q” must be one of"),
     ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "B", "in_order": True},
      "B was the Captain and revealed a Knight"),
     ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "C"}, "in_order"),
@@ -176,11 +176,11 @@ def test_three_rounds_scored_and_the_winners():
     ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "C", "in_order": True,
                "captain_tile": 7}, "tile 7 is not prepared with 5 players"),
     ("round", {"players": FIVE, "captain": "B", "arrows": [{"looker": "A", "at": "A"}], "witch": "C",
-               "in_order": True}, "A looked at 'A'"),
+               "in_order": True}, "A looked at “A”"),
     ("score", {"players": FIVE, "rounds": [{"captain": "B", "arrows": [], "witch": "C", "in_order": True}] * 4},
      "rounds: must hold 1 to 3 entries"),
     ("score", {"players": FIVE, "mode": "unity", "rounds": [{"captain": "B", "arrows": [], "in_order": True}] * 2},
-     "this mode plays 1 round"),
+     "This mode ends after round 1, but 2 rounds are given"),
 ])
 def test_bad_round_input_is_one_line(question, payload, words):
     assert words in bad(question, payload)

@@ -34,7 +34,8 @@ def _tie(fn, *args):
     try:
         return fn(*args)
     except NeedsTieBreak as exc:
-        raise BadInput(keyed("refusals2.k23.tie", reason=message_of(exc), among=", ".join(exc.among))) from None
+        raise BadInput(keyed("refusals2.input.tie", reason=message_of(exc), field="tribune_choice",
+                             among=", ".join(exc.among))) from None
 
 
 # The shared strictness (companion.core.schema): no unknown key in a player's row ("Sway" for

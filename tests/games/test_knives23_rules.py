@@ -572,7 +572,7 @@ def test_a_missing_vote_cannot_be_forced_every_player_votes(tmp_path):
     t.vote({"Ann": "exile", "Bo": "remain", "Cy": "remain"})
     with pytest.raises(RuleError, match="still waiting for Di"):
         t("reveal_vote", force=True)
-    with pytest.raises(RuleError, match="not a voter"):
+    with pytest.raises(RuleError, match="does not vote in this vote"):
         t("cast_ballot", voter="Zed", choice="exile")
 
 

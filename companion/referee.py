@@ -22,6 +22,7 @@ from typing import Callable, Mapping
 
 from .core import i18n
 from .core.events import BadInput, RuleError
+from .core.i18n import keyed
 from .core.schema import check
 from .games import GAMES
 
@@ -30,20 +31,21 @@ MAX_INPUT = 1_000_000  # characters: a question is a table's worth of data, not 
 
 def questions(game: str) -> Mapping[str, Callable[[dict], dict]]:
     if game not in GAMES:
-        raise BadInput(f"unknown game {game!r}; games: {', '.join(GAMES)}")
+        raise BadInput(keyed("refusals2.referee.unknown_game", game=game, games=", ".join(GAMES)))
     try:
         module = importlib.import_module(f"companion.games.{game}.referee")
     except ModuleNotFoundError:
-        raise BadInput(f"game {game!r} has no referee yet") from None
+        raise BadInput(keyed("refusals2.referee.no_referee", game=game)) from None
     return module.QUESTIONS
 
 
 def ask(game: str, question: str, data) -> dict:
     table = questions(game)
     if question not in table:
-        raise BadInput(f"unknown question {question!r} for {game}; questions: {', '.join(sorted(table))}")
+        raise BadInput(keyed("refusals2.referee.unknown_question", question=question, game=game,
+                             questions=", ".join(sorted(table))))
     if not isinstance(data, dict):
-        raise BadInput("input must be one JSON object")
+        raise BadInput(keyed("refusals2.referee.one_object"))
     fn = table[question]
     schema = getattr(fn, "schema", None)
     if schema is not None:
@@ -55,28 +57,29 @@ def _no_duplicates(pairs):
     seen = {}
     for key, value in pairs:
         if key in seen:
-            raise BadInput(f"input is not valid JSON for a question: key {key!r} appears twice in one object")
+            raise BadInput(keyed("refusals2.referee.key_twice", entry=key))
         seen[key] = value
     return seen
 
 
 def _no_constant(name):
-    raise BadInput(f"input is not valid JSON: {name} is not a number")
+    raise BadInput(keyed("refusals2.referee.not_a_number", name=name))
 
 
 def parse(text: str):
     """Strict JSON: no NaN/Infinity, no key twice in an object, no nesting deep enough to
     exhaust the parser (one line, never a RecursionError)."""
     if len(text) > MAX_INPUT:
-        raise BadInput(f"input is {len(text)} characters; a question is at most {MAX_INPUT}")
+        raise BadInput(keyed("refusals2.referee.too_long", size=len(text), most=MAX_INPUT))
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except RecursionError:
-        raise BadInput("input is nested too deeply to be a question") from None
+        raise BadInput(keyed("refusals2.referee.too_deep")) from None
     except BadInput:
         raise
     except ValueError as exc:  # JSONDecodeError, a number too long to read
-        raise BadInput(f"input is not valid JSON: {exc}") from None
+        raise BadInput(keyed("refusals2.referee.bad_json", line=exc.lineno, column=exc.colno)
+                       if isinstance(exc, json.JSONDecodeError) else keyed("refusals2.referee.bad_number")) from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -123,13 +126,13 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None, stderr=None) ->
     except SystemExit as exc:
         return int(exc.code or 0)
     try:
+        i18n.set_language(args.lang)  # first, so every refusal below is said in --lang
         raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise BadInput(f"input is not UTF-8 text (byte {exc.start})") from None
-        i18n.set_language(args.lang)
+                raise BadInput(keyed("refusals2.referee.not_utf8", byte=exc.start)) from None
         answer = i18n.texts(ask(args.game, args.question, parse(raw)))  # messages said in --lang
         text = json.dumps(answer, ensure_ascii=False)
     except (BadInput, RuleError) as exc:

@@ -64,14 +64,14 @@ def test_a_real_process_with_100000_deep_nesting_says_one_line():
                           input="[" * 100_000 + "]" * 100_000, capture_output=True, text=True, cwd=ROOT,
                           timeout=60)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines() == ["error: input is nested too deeply to be a question"]
+    assert done.stderr.splitlines() == ["error: The input is nested too deeply to be a question."]
 
 
 def test_bytes_that_are_not_utf8_are_one_line():
     done = subprocess.run([str(PYTHON), "-m", "companion.referee", "masks", "vote"], input=b"{\xff\xfe}",
                           capture_output=True, cwd=ROOT, timeout=60)
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr.decode().splitlines() == ["error: input is not UTF-8 text (byte 1)"]
+    assert done.stderr.decode().splitlines() == ["error: The input is not UTF-8 text (byte 1)."]
 
 
 def test_help_lists_every_game_and_question_and_exits_0():
@@ -89,7 +89,7 @@ def test_help_lists_every_game_and_question_and_exits_0():
     (["chess", "mate"], "invalid choice: 'chess'"),
     (["masks"], "the following arguments are required: question"),
     (["masks", "vote", "extra"], "unrecognized arguments: extra"),
-    (["masks", "mayor"], "unknown question 'mayor' for masks"),
+    (["masks", "mayor"], "There is no question “mayor” for masks"),
 ])
 def test_usage_mistakes_are_one_line_and_exit_2(argv, words):
     assert words in one_line(*run(argv, "{}"))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .events import BadInput, Command, RuleError
-from .i18n import keyed
+from .i18n import keyed, message_of
 from .schema import Schema
 
 # Who may send a command.
@@ -322,7 +322,7 @@ def play(rules: Any, data: Mapping[str, Any]) -> dict:
         try:
             session = GameSession.start(journal, rules, data["setup"])
         except (BadInput, RuleError) as exc:
-            raise type(exc)(f"setup: {exc}") from None
+            raise type(exc)(keyed("refusals2.setup_at", reason=message_of(exc)), exc.rule) from None
         for i, entry in enumerate(data["commands"]):
             if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
                 raise BadInput(keyed("refusals.cmd.entry_shape", n=i))
@@ -335,10 +335,9 @@ def play(rules: Any, data: Mapping[str, Any]) -> dict:
                     session.undo()
                 else:
                     session.execute(Command(name, args, "tablet"))
-            except RuleError as exc:
-                raise RuleError(f"commands[{i}] ({name}): {exc.args[0]}", exc.rule) from None
-            except BadInput as exc:
-                raise BadInput(f"commands[{i}] ({name}): {exc.args[0]}", exc.rule) from None
+            except (RuleError, BadInput) as exc:
+                raise type(exc)(keyed("refusals2.command_at", index=i, name=name,
+                                      reason=message_of(exc)), exc.rule) from None
         return {"view": session.view(TABLE), "outcome": rules.outcome(session.state),
                 "events": len(session.events),
                 "legal": [entry.to_dict() for entry in legal_commands(rules, session.state)]}

@@ -150,6 +150,15 @@ def keyed(key: str, **values: Any) -> dict:
     return {"key": key, "values": values}
 
 
+def message_of(exc: BaseException) -> Any:
+    """An error's message as data: ``keyed`` when the error carries a key (so a wrapper that
+    quotes it still says it in the reader's language), else its plain one-line text."""
+    key = getattr(exc, "key", None)
+    if isinstance(key, str):
+        return keyed(key, **(getattr(exc, "values", None) or {}))
+    return exc.args[0] if exc.args else str(exc)
+
+
 def joined(parts: Any, sep: str = " ") -> dict:
     """Messages said one after the other (``sep`` between them): still data, translated when
     shown. Empty parts are left out."""

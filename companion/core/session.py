@@ -49,7 +49,8 @@ class GameSession:
             raise
         except Exception as exc:  # recorded events this version's rules cannot fold
             log.exception("game %s does not replay", game_id)
-            raise BadInput(f"Game {game_id} cannot be replayed: {type(exc).__name__}: {exc}") from None
+            # the cause is in the log; the table is told which game and that this version cannot replay it
+            raise BadInput(i18n.keyed("refusals2.session.no_replay", game=game_id)) from None
 
     # -- commands -------------------------------------------------------------------------
     def execute(self, command: Command) -> list[Event]:
@@ -148,7 +149,7 @@ def redo_target(events: list[Event]) -> Event:
         if ev.seq in undone or (target is not None and target.kind == "undo"):
             continue  # an undo already taken back, or a redo: look further back
         return ev
-    raise RuleError("Nothing to redo")
+    raise RuleError(i18n.keyed("refusals2.session.nothing_to_redo"))
 
 
 def rules_for(game: str) -> GameRules:
@@ -156,11 +157,11 @@ def rules_for(game: str) -> GameRules:
     try:
         module = importlib.import_module(f"companion.games.{game}.rules")
     except ModuleNotFoundError:
-        raise BadInput(f"this version does not know the game {game!r}") from None
+        raise BadInput(i18n.keyed("refusals2.session.unknown_game", game=game)) from None
     for value in vars(module).values():
         if isinstance(value, type) and issubclass(value, GameRules) and value.game_id == game:
             return value()
-    raise BadInput(f"companion.games.{game}.rules has no rules for {game!r}")
+    raise BadInput(i18n.keyed("refusals2.session.no_rules", game=game))
 
 
 def repair(journal: Journal, rules_of: Callable[[str], GameRules] = rules_for) -> list[str]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from .events import BadInput, NeedsTieBreak, RuleError
+from .i18n import keyed
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class BinaryMajority:
     def decide(self, ballots: Mapping[str, str | None], tie_choice: str | None = None) -> TallyResult:
         for voter, choice in ballots.items():
             if choice not in self.choices:
-                raise BadInput(f"{voter} voted {choice!r}; the choices are {' and '.join(self.choices)}")
+                raise BadInput(keyed("refusals2.tally.not_a_choice", voter=voter, choice=str(choice), a=self.choices[0], b=self.choices[1]))
         counts = {c: 0 for c in self.choices}
         counts.update(_counts(ballots))
         a, b = self.choices
@@ -60,9 +61,10 @@ class BinaryMajority:
             winner = a if counts[a] > counts[b] else b
             return TallyResult(counts, (winner,), winner, False)
         if tie_choice is None:
-            raise NeedsTieBreak(f"The vote is tied {counts[a]}–{counts[b]}: {self.tie_breaker} decides", self.tie_breaker, self.choices, self.rule)
+            raise NeedsTieBreak(keyed("refusals2.tally.tied", a=counts[a], b=counts[b], who=self.tie_breaker),
+                                self.tie_breaker, self.choices, self.rule)
         if tie_choice not in self.choices:
-            raise BadInput(f"tie-break choice {tie_choice!r} is not {a} or {b}")
+            raise BadInput(keyed("refusals2.tally.tie_choice", choice=str(tie_choice), a=a, b=b))
         return TallyResult(counts, self.choices, tie_choice, True, self.tie_breaker)
 
 
@@ -91,20 +93,21 @@ class WeightedPlurality:
                tie_choice: str | None = None, order: Sequence[str] = ()) -> TallyResult:
         for voter in ballots:
             if voter not in weights:
-                raise BadInput(f"{voter} has no recorded number of votes")
+                raise BadInput(keyed("refusals2.tally.no_weight", voter=voter))
         for voter, w in weights.items():
             if not isinstance(w, int) or isinstance(w, bool) or w < 0:
-                raise BadInput(f"{voter} has {w!r} votes; votes are whole numbers from 0")
+                raise BadInput(keyed("refusals2.tally.bad_weight", voter=voter))
         counts = _counts(ballots, weights)
         leaders = _leaders(counts, order)
         if not leaders:
-            raise RuleError("No votes were given")
+            raise RuleError(keyed("refusals2.tally.no_votes"))
         if len(leaders) == 1:
             return TallyResult(counts, leaders, leaders[0], False)
         if tie_choice is None:
-            raise NeedsTieBreak(f"{' and '.join(leaders)} are tied with {counts[leaders[0]]} votes: {self.tie_breaker} decides", self.tie_breaker, leaders, self.rule)
+            raise NeedsTieBreak(keyed("refusals2.tally.leaders_tied", names=", ".join(leaders), n=counts[leaders[0]],
+                                      who=self.tie_breaker), self.tie_breaker, leaders, self.rule)
         if tie_choice not in leaders:
-            raise BadInput(f"tie-break choice {tie_choice!r} is not one of the tied players ({', '.join(leaders)})")
+            raise BadInput(keyed("refusals2.tally.tie_choice_among", choice=str(tie_choice), names=", ".join(leaders)))
         return TallyResult(counts, leaders, tie_choice, True, self.tie_breaker)
 
 
@@ -123,15 +126,15 @@ class CaptainRule:
 
     def decide(self, seats: Sequence[str], first: str, recommendations: Mapping[str, str]) -> TallyResult:
         if first not in seats:
-            raise BadInput(f"first player {first!r} is not at the table")
+            raise BadInput(keyed("refusals2.tally.first_absent", name=str(first)))
         for who, whom in recommendations.items():
             if who not in seats:
-                raise BadInput(f"{who!r} is not at the table")
+                raise BadInput(keyed("refusals2.tally.absent", name=str(who)))
             if whom not in seats:
-                raise BadInput(f"{who} recommends {whom!r}, who is not at the table")
+                raise BadInput(keyed("refusals2.tally.recommends_absent", name=who, whom=str(whom)))
         missing = [p for p in seats if p not in recommendations]
         if missing:
-            raise BadInput(f"no recommendation from {', '.join(missing)}")
+            raise BadInput(keyed("refusals2.tally.no_recommendation", names=", ".join(missing)))
         counts = _counts(recommendations)
         leaders = _leaders(counts, seats)
         if len(leaders) == 1:

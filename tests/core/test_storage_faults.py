@@ -133,7 +133,7 @@ def test_a_game_that_does_not_replay_is_a_message_not_a_crash(tmp_path):
     s = GameSession.start(j, ToyRules(), PLAYERS)
     s.execute(Command("add", {"n": 1}))
     j.append(s.game_id, [("added", {"n": "two"}, "tablet")])  # the other copy's write
-    with pytest.raises(BadInput, match=rf"Game {s.game_id} cannot be replayed: TypeError: ") as e:
+    with pytest.raises(BadInput, match=rf"Game {s.game_id} cannot be replayed") as e:
         GameSession.resume(j, s.game_id, ToyRules())
     assert "\n" not in str(e.value)
 
@@ -251,7 +251,7 @@ def test_redo_takes_back_undos_latest_first_until_something_new_is_done(tmp_path
     s = GameSession.start(j, ToyRules(), PLAYERS)
     s.execute(Command("add", {"n": 1}))
     s.execute(Command("add", {"n": 10}))
-    with pytest.raises(RuleError, match="Nothing to redo"):
+    with pytest.raises(RuleError, match="nothing to redo"):
         s.redo()
     s.undo()
     s.undo()
@@ -263,7 +263,7 @@ def test_redo_takes_back_undos_latest_first_until_something_new_is_done(tmp_path
     assert s.state.counter == 11 and not s.can_redo()
     s.undo()
     s.execute(Command("add", {"n": 100}))
-    with pytest.raises(RuleError, match="Nothing to redo"):
+    with pytest.raises(RuleError, match="nothing to redo"):
         s.redo()
     assert GameSession.resume(j, s.game_id, ToyRules()).state.counter == 101
 

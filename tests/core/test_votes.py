@@ -66,13 +66,13 @@ def test_ballots_by_seat_and_option_index_from_devices():
 
 
 @pytest.mark.parametrize("data,error,match", [
-    ({"voter": "Zed", "choice": "Ann"}, RuleError, "'Zed' is not a voter"),
-    ({"seat": 4, "option": 0}, BadInput, "seat 4; seats here are 1 to 3"),
-    ({"seat": 1, "option": 9}, BadInput, "option 9"),
+    ({"voter": "Zed", "choice": "Ann"}, RuleError, "Zed does not vote in this vote"),
+    ({"seat": 4, "option": 0}, BadInput, "no seat 4: the seats here are 1 to 3"),
+    ({"seat": 1, "option": 9}, BadInput, "no choice 9"),
     ({"voter": "Ann", "choice": "Ann"}, RuleError, "may not vote for themself"),
     ({"voter": "Ann", "choice": None}, RuleError, "may not abstain"),
     ({"voter": "Ann"}, BadInput, "no choice"),
-    ({"choice": "Ben"}, BadInput, "no voter"),
+    ({"choice": "Ben"}, BadInput, "does not say who votes"),
 ])
 def test_bad_ballots_are_refused_in_one_line(data, error, match):
     book = opened(VoteSpec("v1", "pick", P, P + ("center",), allow_self=False))
@@ -90,9 +90,9 @@ def test_weighted_counts_and_abstention():
 
 
 def test_bad_specs():
-    with pytest.raises(BadInput, match="exactly two"):
+    with pytest.raises(BadInput, match="two choices, no more"):
         VoteSpec("v", "binary", P, ("a", "b", "c"))
-    with pytest.raises(BadInput, match="weight for every voter"):
+    with pytest.raises(BadInput, match="every voter needs a number of votes"):
         VoteSpec("v", "weighted", P, P, weights={"Ann": 1})
     with pytest.raises(BadInput, match="kind"):
         VoteSpec("v", "ranked", P, P)

@@ -111,7 +111,7 @@ def test_a_tie_made_by_the_automatii_is_still_the_outgoing_princeps_to_break():
     (election(votes="A6 B4 C6", ballots="AA BB CC", outgoing="B", outgoing_choice="B"), "not one of the tied"),
     (election(votes="A6 B4 C6", ballots="AA BB CC", outgoing="B", outgoing_choice="Q"), "'Q' is not a player"),
     (election(votes="A6 A4 C5", ballots="AA CC"), "names 'A' twice"),
-    (election(automatii=True), "the Automatii vote in every 2-player election and in no other"),
+    (election(automatii=True), "The Automatii vote in every 2-player election and in no other"),
     ({"players": [{"name": "A", "votes": 1, "prestige": 1}, {"name": "B", "votes": 1, "prestige": 2}],
       "ballots": {"A": "A", "B": "A"}, "outgoing": "A", "automatii": False}, "automatii is false with 2 players"),
     ({"players": [{"name": c, "votes": 1} for c in "ABCDEF"], "ballots": {}, "outgoing": "A"},
@@ -128,7 +128,7 @@ def test_malformed_elections_exit_2_with_one_line(payload, words):
 
 def test_not_json_and_unknown_question_exit_2():
     assert "not valid JSON" in refused("{nope")
-    assert "unknown question" in refused({}, question="consul")
+    assert "no question" in refused({}, question="consul")
     assert "one JSON object" in refused("[1, 2]")
 
 

@@ -279,5 +279,5 @@ def test_the_groups_board_is_remembered_and_a_bad_file_is_one_line(tmp_path):
         k23tables.load_group_board(tmp_path)
     assert "black_spaces" in str(err.value) and "\n" not in str(err.value)
     (tmp_path / k23tables.GROUP_BOARD_FILE).write_text("{not json")
-    with pytest.raises(BadInput, match="cannot read the group's 23 Knives board"):
+    with pytest.raises(BadInput, match="the group's 23 Knives board cannot be read"):
         k23tables.load_group_board(tmp_path)

@@ -146,7 +146,7 @@ def test_issue_vote_tie_goes_to_the_tribunes_choice():
 
 
 @pytest.mark.parametrize("data,words", [
-    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "grey"}}, "the Tribune decides: give tribune_choice (red or grey)"),
+    ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "grey"}}, "the Tribune decides: give tribune_choice, one of red, grey."),
     ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red"}}, "No vote yet from Di"),
     ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "red", "Eve": "red"}}, "A vote came from Eve, who is not at the table"),
     ({"players": NAMES, "votes": {"Ann": "grey", "Bo": "red", "Cy": "red", "Di": "grey"}, "tribune_choice": "blue"}, "The Tribune chooses Red or Grey"),
@@ -158,7 +158,7 @@ def test_issue_vote_refuses_impossible_input(data, words):
 def test_malformed_json_and_unknown_questions():
     refused("final", "{not json", "input is not valid JSON")
     refused("final", "[1, 2]", "input must be one JSON object")
-    refused("verdict", {}, "unknown question 'verdict'")
+    refused("verdict", {}, "no question “verdict”")
 
 
 TURN = {"players": 4, "kalends": {"spaces": 9, "black_spaces": 2}, "dagger": 3, "forum": 5, "curia": 5}
@@ -171,7 +171,7 @@ TURN = {"players": 4, "kalends": {"spaces": 9, "black_spaces": 2}, "dagger": 3, 
     ({"dagger": 10}, "dagger must be a whole number from 1 to 9"),
     ({"kalends_icon": True}, "give tribune true"),
     ({"tribune": "yes"}, "tribune must be true or false"),
-    ({"kalends": {"spaces": 9, "black": 2}}, "kalends has unknown entries: black"),
+    ({"kalends": {"spaces": 9, "black": 2}}, "has only spaces and black spaces, not black"),
 ])
 def test_end_of_turn_refuses_bad_input_with_one_line(change, words):
     r = ask("end_of_turn", {**TURN, **change})

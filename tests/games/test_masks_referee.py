@@ -148,7 +148,7 @@ def test_royalist_and_executioner_target_may_be_left_out():
     ("players not a list", question(players="ABCDE"), ["players: must be a list"]),
     ("a player named center", question(players=["A", "B", "C", "D", "center"]), ["'center'"]),
     ("a key in the wrong case", {**question(), "Votes": {}}, ["unknown key 'Votes'"]),
-    ("a key twice", '{"players": ["A","B","C","D","E"], "players": ["A"]}', ["'players' appears twice"]),
+    ("a key twice", '{"players": ["A","B","C","D","E"], "players": ["A"]}', ["“players” appears twice"]),
     ("NaN", '{"players": NaN}', ["NaN is not a number"]),
     ("six players", question(players=list("ABCDEF")), ["exactly 5 players, got 6", "Players 5"]),
     ("a number as a name", question(players=["A", "B", "C", "D", 5]), ["players[4]"]),

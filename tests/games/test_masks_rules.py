@@ -475,7 +475,7 @@ def test_unknown_commands_and_bad_ballots_are_one_line_errors(session):
     with pytest.raises(BadInput, match="seats here are 1 to 5") as err:
         run(session, "cast_ballot", seat=9, option=0)
     assert "\n" not in str(err.value)
-    with pytest.raises(RuleError, match="'Zed' is not a choice"):
+    with pytest.raises(RuleError, match="“Zed” is not a choice"):
         run(session, "cast_ballot", voter="Ann", choice="Zed")
 
 

@@ -72,7 +72,7 @@ def test_several_tied_who_did_not_recommend_themselves():
 
 @pytest.mark.parametrize("payload, words", [
     ({"players": FIVE, "first": "Z", "recommendations": recs("BCCBE")}, "first: 'Z' is not a player at this table"),
-    ({"players": FIVE, "first": "A", "recommendations": recs("BCCB")}, "no recommendation from E"),
+    ({"players": FIVE, "first": "A", "recommendations": recs("BCCB")}, "No recommendation yet from E"),
     ({"players": FIVE, "first": "A", "recommendations": {**recs("BCCBE"), "Q": "A"}}, "recommendations: 'Q' is not a player"),
     ({"players": FIVE, "first": "A", "recommendations": recs("BCCBQ")}, "recommendations.E: 'Q' is not a player"),
     ({"players": FIVE, "first": "A", "recommendations": {**recs("BCCB"), "E": 3}}, "recommendations.E: 3 is not a player"),
@@ -91,7 +91,7 @@ def test_bad_input_exits_2_with_one_line(payload, words):
 def test_malformed_json_and_unknown_question():
     assert "not valid JSON" in bad("captain", "{players")
     assert "input must be one JSON object" in bad("captain", "[1, 2]")
-    assert "unknown question 'mayor'" in bad("mayor", {})
+    assert "no question “mayor”" in bad("mayor", {})
 
 
 def test_setup_question_uses_the_same_tables():
@@ -163,7 +163,7 @@ def test_three_rounds_scored_and_the_winners():
 
 @pytest.mark.parametrize("question, payload, words", [
     ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "Q", "in_order": True},
-     "witch 'Q' must be one of"),
+     "the Witch “Q” must be one of"),
     ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "B", "in_order": True},
      "B was the Captain and revealed a Knight"),
     ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "C"}, "in_order"),
@@ -176,11 +176,11 @@ def test_three_rounds_scored_and_the_winners():
     ("round", {"players": FIVE, "captain": "B", "arrows": ARROWS, "witch": "C", "in_order": True,
                "captain_tile": 7}, "tile 7 is not prepared with 5 players"),
     ("round", {"players": FIVE, "captain": "B", "arrows": [{"looker": "A", "at": "A"}], "witch": "C",
-               "in_order": True}, "A looked at 'A'"),
+               "in_order": True}, "A looked at “A”"),
     ("score", {"players": FIVE, "rounds": [{"captain": "B", "arrows": [], "witch": "C", "in_order": True}] * 4},
      "rounds: must hold 1 to 3 entries"),
     ("score", {"players": FIVE, "mode": "unity", "rounds": [{"captain": "B", "arrows": [], "in_order": True}] * 2},
-     "this mode plays 1 round"),
+     "This mode ends after round 1, but 2 rounds are given"),
 ])
 def test_bad_round_input_is_one_line(question, payload, words):
     assert words in bad(question, payload)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from companion.core.events import BadInput, NeedsTieBreak, RuleError
+from companion.core.i18n import keyed, message_of
 from companion.core.schema import Bool, Int, Map, Null, Obj, Player, Rows, Text, obj, question
 
 from . import logic
@@ -34,7 +35,8 @@ FIELDS = {"primus": "primus_choice", "secundus": "secundus_choice"}
 
 def _tie(exc: NeedsTieBreak) -> BadInput:
     field = getattr(exc, "field", "a choice")
-    return BadInput(f"{exc.args[0]}: give {FIELDS.get(field, field)}, one of {', '.join(exc.among)}")
+    return BadInput(keyed("refusals2.input.tie", reason=message_of(exc), field=FIELDS.get(field, field),
+                          among=", ".join(exc.among)))
 
 
 def _by_name(rows, field: str) -> dict[str, Any]:
@@ -51,14 +53,13 @@ def princeps(data: Mapping[str, Any]) -> dict:
     names = logic.check_players([r["name"] for r in rows])
     two = len(names) == 2
     if "automatii" in data and data["automatii"] != two:
-        raise RuleError(f"the Automatii vote in every 2-player election and in no other; automatii "
-                        f"is {str(data['automatii']).lower()} with {len(names)} players", R_AUTOMATII_VOTES)
+        raise RuleError(keyed("refusals2.cicero.automatii", given=str(data["automatii"]).lower(), n=len(names)),
+                        R_AUTOMATII_VOTES)
     prestige = None
     if two:
         missing = [r["name"] for r in rows if "prestige" not in r]
         if missing:
-            raise BadInput(f"player {missing[0]} needs a whole-number 'prestige': the Automatii give their "
-                           f"votes to the player with the fewest PP")
+            raise BadInput(keyed("refusals2.cicero.prestige_needed", name=missing[0]))
         prestige = _by_name(rows, "prestige")
     try:
         result = logic.elect_princeps(names, _by_name(rows, "votes"), data["ballots"], data["outgoing"],
@@ -149,11 +150,11 @@ def tribute(data: Mapping[str, Any]) -> dict:
     for r in data["players"]:
         second = r.get("second")
         if satisfied and second is not None:
-            raise RuleError(f"{r['name']} paid a second tribute, but the general was satisfied",
+            raise RuleError(keyed("refusals2.cicero.second_paid", name=r["name"]),
                             logic.R_SECOND_TRIBUTE)
         if not satisfied:
             if second is None:
-                raise BadInput(f"players: {r['name']} has no 'second' payment (the general was not satisfied)")
+                raise BadInput(keyed("refusals2.cicero.second_missing", name=r["name"]))
             logic.check_second_tribute(r["name"], r["first"], second)
         change = logic.tribute_prestige(r["first"], second)
         out[r["name"]] = {"prestige_change": change, "prestige": r["prestige"] + change}
@@ -173,7 +174,7 @@ def prestige(data: Mapping[str, Any]) -> dict:
     castes = {c: (v.get("primus"), v.get("secundus")) for c, v in (data.get("castes") or {}).items()}
     for caste, (p, s) in castes.items():
         if p is not None and p == s:
-            raise BadInput(f"castes.{caste}: {p} holds both the Primus and the Secundus card")
+            raise BadInput(keyed("refusals2.cicero.both_cards", name=p, caste=caste))
     guilds = data.get("guilds") or {}
     cards = logic.card_points(names, castes, {g: v.get("holder") for g, v in guilds.items()},
                               {g: v["use"] for g, v in guilds.items()})

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from companion.core.events import BadInput, NeedsTieBreak
+from companion.core.i18n import keyed, message_of
 from companion.core.schema import List, Obj, Raw, question
 
 from . import scoring
@@ -17,15 +18,15 @@ from .tables import tables
 def _only(data: Mapping[str, Any], allowed: set[str], required: set[str]) -> None:
     missing = sorted(required - set(data))
     if missing:
-        raise BadInput(f"input has no {', '.join(missing)}")
+        raise BadInput(keyed("refusals2.input.missing", names=", ".join(missing)))
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise BadInput(f"input has unknown entries: {', '.join(unknown)}")
+        raise BadInput(keyed("refusals2.input.unknown", names=", ".join(unknown)))
 
 
 def _cards(value: Any, what: str) -> list[dict]:
     if not isinstance(value, list):
-        raise BadInput(f"{what} must be a list of Fate cards")
+        raise BadInput(keyed("refusals2.k23.fate_list", what=what))
     return [scoring.fate_card(c, f"{what} card {i + 1}") for i, c in enumerate(value)]
 
 
@@ -33,7 +34,8 @@ def _tie(fn, *args):
     try:
         return fn(*args)
     except NeedsTieBreak as exc:
-        raise BadInput(f"{exc.args[0]}: give tribune_choice ({' or '.join(exc.among)})") from None
+        raise BadInput(keyed("refusals2.input.tie", reason=message_of(exc), field="tribune_choice",
+                             among=", ".join(exc.among))) from None
 
 
 # The shared strictness (companion.core.schema): no unknown key in a player's row ("Sway" for
@@ -47,7 +49,7 @@ def final(data: Mapping[str, Any]) -> dict:
     _only(data, {"players", "curia", "opportunist_play", "variant"}, {"players", "curia"})
     players = data["players"]
     if not isinstance(players, list) or not players:
-        raise BadInput("players must be a non-empty list")
+        raise BadInput(keyed("refusals2.k23.no_players"))
     tableaux = [scoring.tableau(p, f"player {i + 1}") for i, p in enumerate(players)]
     scoring.check_names([t.name for t in tableaux])
     return scoring.final_result(tableaux, _cards(data["curia"], "curia"),
@@ -84,7 +86,7 @@ def cicero(data: Mapping[str, Any]) -> dict:
 def _count(data, key, low, high, default=None):
     v = data.get(key, default)
     if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
-        raise BadInput(f"{key} must be a whole number from {low} to {high}, got {v!r}")
+        raise BadInput(keyed("refusals2.input.whole_number", what=key, low=low, high=high))
     return v
 
 
@@ -98,14 +100,14 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
     if isinstance(names, list):   # names clockwise, the player whose turn ends first
         players = list(scoring.check_names(names))
         if len(players) < 3:
-            raise BadInput(f"23 Knives is for 3 to 8 players, got {len(players)}")
+            raise BadInput(keyed("refusals2.k23.player_count", n=len(players)))
     else:
         players = [f"P{i + 1}" for i in range(_count(data, "players", 3, 8))]
     k = data["kalends"]
     if not isinstance(k, Mapping):
-        raise BadInput("kalends must be {\"spaces\": n, \"black_spaces\": n}")
+        raise BadInput(keyed("refusals2.k23.kalends_shape"))
     if set(k) - {"spaces", "black_spaces"}:
-        raise BadInput(f"kalends has unknown entries: {', '.join(sorted(set(k) - {'spaces', 'black_spaces'}))}")
+        raise BadInput(keyed("refusals2.k23.kalends_unknown", names=", ".join(sorted(set(k) - {"spaces", "black_spaces"}))))
     spaces = _count(k, "spaces", 2, 40)
     dagger = _count(data, "dagger", 1, spaces)
     setup = {"players": players, "kalends": {**k, "dagger_start": dagger}}
@@ -114,17 +116,17 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
     curia = _count(data, "curia", 0, 86, 0)
     doves = _count(data, "doves_on_knives", 0, 86, 0)   # Sabinus' Doves: on Knife cards, filling no space
     if doves and not filled:
-        raise BadInput("doves_on_knives lie on Knife cards in the Forum, and the Forum is empty")
+        raise BadInput(keyed("refusals2.k23.doves_no_forum"))
     filled_all = filled + doves
     if filled_all + curia > tables()["fate_deck"]:
-        raise BadInput(f"forum {filled_all} and curia {curia} hold more than the {tables()['fate_deck']} Fate cards in the box")
+        raise BadInput(keyed("refusals2.k23.over_box", forum=filled_all, curia=curia, box=tables()["fate_deck"]))
     tribune = data.get("tribune", False)
     icon = data.get("kalends_icon", False)
     for key, v in (("tribune", tribune), ("kalends_icon", icon)):
         if not isinstance(v, bool):
-            raise BadInput(f"{key} must be true or false, got {v!r}")
+            raise BadInput(keyed("refusals2.input.true_false", what=key))
     if icon and not tribune:
-        raise BadInput("kalends_icon is an Issue's: give tribune true (the Tribune resolved it)")
+        raise BadInput(keyed("refusals2.k23.icon_needs_tribune"))
     from dataclasses import replace
     forum = tuple(ForumCard(False, None, tuple(ForumCard(False) for _ in range(doves)) if i == 0 else ())
                   if i < filled else None for i in range(5))

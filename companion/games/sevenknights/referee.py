@@ -6,6 +6,7 @@ rules.score_round, rules.round_flags, setup.MODES), never a second implementatio
 from __future__ import annotations
 
 from companion.core.events import BadInput, RuleError
+from companion.core.i18n import keyed
 from companion.core.schema import Bool, Either, Int, List, Map, Names, Null, Player, Text, obj, question
 
 from .rules import (R_CAPTAIN_REVEAL, R_GROPING_DEAL, R_NO_WITCH, R_TILES, Arrow, RESERVED_NAMES, Round,
@@ -53,14 +54,14 @@ def _round(players: tuple[str, ...], mode, number: int, r: dict) -> dict:
     places = set(players) | set(centers)
     for a in r["arrows"]:
         if a["at"] not in places or a["at"] == a["looker"]:
-            raise BadInput(f"round {number}: {a['looker']} looked at {a['at']!r}: not another player's "
-                           f"tile or a center tile ({', '.join(centers) or 'no center here'})")
+            raise BadInput(keyed("refusals2.sk.looked_at", round=number, looker=a["looker"], at=a["at"],
+                                 places=", ".join(centers) or keyed("refusals2.sk.no_center")))
     tile = r.get("captain_tile")
     if tile is not None and tile != WITCH and tile not in mode.tiles(n):
-        raise RuleError(f"round {number}: tile {tile} is not prepared with {n} players", R_TILES)
+        raise RuleError(keyed("refusals2.sk.tile_not_prepared", round=number, tile=tile, n=n), R_TILES)
     captain_witch = tile == WITCH
     if captain_witch and not mode.witch_dealt:
-        raise RuleError(f"round {number}: no player is dealt the Witch Tile here",
+        raise RuleError(keyed("refusals2.sk.witch_not_dealt", round=number),
                         R_NO_WITCH if not mode.witch else R_GROPING_DEAL)
     witch = r["captain"] if captain_witch else r.get("witch")
     witch_places = set()
@@ -69,14 +70,14 @@ def _round(players: tuple[str, ...], mode, number: int, r: dict) -> dict:
         if mode.set_aside(n) > 0:
             witch_places.add(SET_ASIDE)
     if not mode.witch and witch is not None:
-        raise RuleError(f"round {number}: this mode has no Witch Tile", R_NO_WITCH)
+        raise RuleError(keyed("refusals2.sk.no_witch", round=number), R_NO_WITCH)
     if mode.witch and witch not in witch_places:
-        raise BadInput(f"round {number}: witch {witch!r} must be one of {', '.join(sorted(witch_places))}")
+        raise BadInput(keyed("refusals2.sk.witch_place", round=number, witch=str(witch), places=", ".join(sorted(witch_places))))
     if not captain_witch and witch == r["captain"]:
-        raise RuleError(f"round {number}: {witch} was the Captain and revealed a Knight", R_CAPTAIN_REVEAL)
+        raise RuleError(keyed("refusals2.sk.captain_revealed_knight", round=number, name=witch), R_CAPTAIN_REVEAL)
     in_order = r.get("in_order")
     if not captain_witch and not isinstance(in_order, bool):
-        raise BadInput(f"round {number}: in_order (true/false) is needed unless the Captain revealed the Witch")
+        raise BadInput(keyed("refusals2.sk.in_order_needed", round=number))
     arrows = tuple(Arrow(a["looker"], a["at"], 1) for a in r["arrows"])
     result = score_round(players, mode, number, r["captain"], arrows, witch, in_order, captain_witch)
     done = Round(number, r.get("first", players[0]), arrows=arrows, captain=r["captain"], captain_tile=tile,
@@ -94,7 +95,7 @@ def round_result(data: dict) -> dict:
     players, _first, mode = check_setup({"players": data["players"], "mode": data.get("mode", "basic")})
     number = data.get("round", 1)
     if number > mode.rounds:
-        raise BadInput(f"round {number}: this mode plays {mode.rounds} round(s)")
+        raise BadInput(keyed("refusals2.sk.no_such_round", round=number, rounds=mode.rounds))
     return _round(players, mode, number, data)
 
 
@@ -104,7 +105,7 @@ def score(data: dict) -> dict:
     """The whole game's scoring: each round's result, the totals, and the winners after the last."""
     players, _first, mode = check_setup({"players": data["players"], "mode": data.get("mode", "basic")})
     if len(data["rounds"]) > mode.rounds:
-        raise BadInput(f"rounds: this mode plays {mode.rounds} round(s), got {len(data['rounds'])}")
+        raise BadInput(keyed("refusals2.sk.too_many_rounds", rounds=mode.rounds, given=len(data["rounds"])))
     rounds = [_round(players, mode, i + 1, r) for i, r in enumerate(data["rounds"])]
     totals = {p: sum(r["points"][p] for r in rounds) for p in players}
     complete = len(rounds) == mode.rounds

@@ -78,7 +78,7 @@ def game_report(journal: Journal, game_id: int) -> dict[str, Any]:
         "finished_at": record.finished_at,
         "duration_seconds": round(max(0.0, ended - record.started_at)),
         "winners": list(outcome["winners"] if outcome else record.winners),
-        "summary": outcome["summary"] if outcome else record.summary,
+        "summary": i18n.text_of(outcome["summary"]) if outcome else record.summary,
         "totals": dict(view.get("totals") or {}),
         "votes": votes,
     }

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.request import pathname2url
 
 from .events import BadInput, Event
+from .i18n import keyed
 
 SCHEMA_VERSION = 2
 STORAGE_FULL = "The tablet's storage is full: free some space; nothing was lost"
@@ -264,7 +265,7 @@ class Journal:
         with self._reading():
             row = self._db.execute(_GAME_SELECT + " WHERE id = ?", (game_id,)).fetchone()
         if row is None:
-            raise BadInput(f"journal {self.path} has no game {game_id}")
+            raise BadInput(keyed("journal.no_game", path=str(self.path), game=game_id))
         return self._record(row)
 
     def games(self, game: str | None = None) -> list[GameRecord]:
@@ -362,7 +363,7 @@ class Journal:
                 try:
                     payloads.append(json.loads(data))
                 except (TypeError, ValueError):
-                    raise BadInput(f"journal {self.path}: game {game_id} event {seq} ({kind}) has unreadable data") from None
+                    raise BadInput(keyed("journal.unreadable_event", path=str(self.path), game=game_id, seq=seq, kind=kind)) from None
         return [Event(seq, kind, payload, source, at) for (seq, kind, _d, source, at), payload in zip(rows, payloads)]
 
     def integrity(self) -> list[str]:
@@ -379,7 +380,7 @@ class Journal:
         try:
             return GameRecord(gid, game, json.loads(setup), started, finished, status, json.loads(winners), summary)
         except (TypeError, ValueError):
-            raise BadInput(f"journal {self.path}: game {gid} has an unreadable setup or winner list") from None
+            raise BadInput(keyed("journal.unreadable_game", path=str(self.path), game=gid)) from None
 
 
 _GAME_SELECT = "SELECT id, game, setup, started_at, finished_at, status, winners, summary FROM games"

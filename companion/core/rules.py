@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, TypedDict
 
 from .events import Command, Event, RuleError
+from .i18n import keyed
 
 if TYPE_CHECKING:  # commands.py is imported by the games' rules, not here
     from .commands import CommandTable
@@ -94,9 +95,9 @@ def undo_target(rules: GameRules, events: list[Event]) -> Event:
         if ev.seq in undone or ev.kind in rules.not_undoable or ev.kind in BOOKKEEPING:
             continue
         if ev.kind in rules.irreversible:
-            raise RuleError("Nothing to undo: a revealed vote cannot be taken back into a secret")
+            raise RuleError(keyed("undo.nothing_after_reveal"))
         return ev
-    raise RuleError("Nothing to undo")
+    raise RuleError(keyed("undo.nothing"))
 
 
 def require(condition: bool, message: str | Mapping[str, Any], rule: str | None = None) -> None:

@@ -49,9 +49,9 @@ def check_pace(pace: float) -> float:
     try:
         value = float(pace)
     except (TypeError, ValueError):
-        raise BadInput(f"pace must be a number, got {pace!r}") from None
+        raise BadInput(i18n.keyed("speakers.pace_number", pace=str(pace))) from None
     if not MIN_PACE <= value <= MAX_PACE:
-        raise BadInput(f"pace must be between {MIN_PACE} and {MAX_PACE}, got {pace!r}")
+        raise BadInput(i18n.keyed("speakers.pace_range", low=MIN_PACE, high=MAX_PACE, pace=str(pace)))
     return value
 
 
@@ -240,7 +240,7 @@ class VoicePackSpeaker(Speaker):
 
     def __init__(self, folder: str, fallback: Speaker | None = None):
         if not os.path.isdir(folder):
-            raise BadInput(f"voice pack {folder!r} is not a folder")
+            raise BadInput(i18n.keyed("speakers.voice_pack_not_folder", folder=str(folder)))
         self.folder = folder
         self.clips = {name[:-4]: os.path.join(folder, name)
                       for name in sorted(os.listdir(folder)) if name.lower().endswith(".wav")}

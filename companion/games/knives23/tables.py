@@ -60,7 +60,7 @@ def check_tables(data: Mapping[str, Any], name: str = "tables.json") -> dict:
             raise BadInput(keyed("refusals2.k23.forum_shape", name=name, kinds=", ".join(SPACE_KINDS)))
         for key in ("knives", "doves"):
             if not data["fate"][key] or any(not isinstance(v, int) or v < 1 for v in data["fate"][key]):
-                raise BadInput(keyed("refusals2.k23.fate_values", name=name, key=key))
+                raise BadInput(keyed("refusals2.k23.fate_values", name=name, cards=key))
         _whole(data["caesar_dies_at"], f"{name}: caesar_dies_at", 1)
     except KeyError as exc:
         raise BadInput(keyed("refusals2.file.missing", name=name, entry=str(exc.args[0]))) from None

@@ -88,9 +88,9 @@ def in_language(lang: str, fn: Callable[[], object]):
     """``fn()`` with its words in ``lang`` (a phone's), on the main thread: the tablet's own
     words are made on this thread too, so nothing else speaks while it runs."""
     if lang == i18n.language():
-        return fn()
+        return i18n.texts(fn())
     with i18n.speaking(lang):
-        return fn()
+        return i18n.texts(fn())   # the view holds keys: said here, in the phone's language
 
 
 class PhoneSource(InputSource):

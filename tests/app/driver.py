@@ -135,10 +135,8 @@ class Driver:
         return out
 
     def settle(self, widget, frames: int = 30):
-        """Draw frames until the widget stops moving (layouts run over several frames), scrolled
-        into view first when it sits in a list that scrolls, as a person would scroll to it."""
+        """Draw frames until the widget stops moving (layouts run over several frames)."""
         last = None
-        self._scroll_into_view(widget)
         for _ in range(frames):
             self.pump(1)
             where = (tuple(widget.to_window(*widget.center)), tuple(widget.size))
@@ -159,7 +157,8 @@ class Driver:
         self.tap(screen.ids.begin_button)
         assert self.app.view["phase"] == "turn", self.app.view["phase"]
 
-    def _scroll_into_view(self, widget):
+    def scroll_into_view(self, widget):
+        """A widget in a list that scrolls brought into sight, as a person scrolls to it."""
         from kivy.uix.scrollview import ScrollView
         parent = widget.parent
         while parent is not None and parent is not parent.parent:

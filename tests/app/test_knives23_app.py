@@ -19,7 +19,9 @@ def phase(driver):
 
 
 def tap_text(driver, text, cls="K23Button"):
-    driver.tap(driver.find(cls=cls, text=text))
+    button = driver.find(cls=cls, text=text)
+    driver.scroll_into_view(button)   # the Curia's cards sit in a list that scrolls
+    driver.tap(button)
 
 
 def card_label(card):

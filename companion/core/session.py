@@ -49,8 +49,10 @@ class GameSession:
             raise
         except Exception as exc:  # recorded events this version's rules cannot fold
             log.exception("game %s does not replay", game_id)
-            # the cause is in the log; the table is told which game and that this version cannot replay it
-            raise BadInput(i18n.keyed("refusals2.session.no_replay", game=game_id)) from None
+            # the table is told which game and why (the fold's own words, e.g. "an Exile decided
+            # with no Exile called" when two copies wrote one journal); the trace is in the log
+            cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise BadInput(i18n.keyed("refusals2.session.no_replay", game=game_id, cause=cause)) from None
 
     # -- commands -------------------------------------------------------------------------
     def execute(self, command: Command) -> list[Event]:

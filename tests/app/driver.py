@@ -169,9 +169,26 @@ class Driver:
                 return
             parent = parent.parent
 
+    def _hidden_by_scrolling(self, widget, x, y) -> bool:
+        """True when the point is outside a list that scrolls, around the widget: a person would
+        scroll to the widget first (a touch there would land on whatever is drawn instead)."""
+        from kivy.uix.scrollview import ScrollView
+        parent = widget.parent
+        while parent is not None and parent is not parent.parent:
+            if isinstance(parent, ScrollView):
+                left, bottom = parent.to_window(parent.x, parent.y)
+                if not (left <= x <= left + parent.width and bottom <= y <= bottom + parent.height):
+                    return True
+            parent = parent.parent
+        return False
+
     def tap(self, widget):
-        """A real touch at the widget's centre, through the window's input dispatch."""
+        """A real touch at the widget's centre, through the window's input dispatch. A widget in
+        a list that scrolls is scrolled into sight first, only when it is out of sight."""
         x, y = self.settle(widget)
+        if self._hidden_by_scrolling(widget, x, y):
+            self.scroll_into_view(widget)
+            x, y = self.settle(widget)
         touch = UnitTestTouch(x, y)
         # Down and up reach the window in the same frame: a tap, however slow the machine.
         touch.touch_down()

@@ -44,14 +44,18 @@ def _is_whole(v: Any) -> bool:
 
 def fate_card(card: Any, where: Any = None) -> dict:
     """A Fate card as ``{"knives": n}`` or ``{"doves": n}``, checked against the real deck."""
-    where = where or keyed("refusals.k23.where_card")
     fate = tables()["fate"]
-    if not isinstance(card, Mapping) or len(card) != 1 or next(iter(card)) not in ("knives", "doves"):
-        raise BadInput(keyed("refusals.k23.fate_card_shape", where=where))
+    return _card(card, fate, where or keyed("refusals.k23.where_card"), "refusals.k23.fate_card_shape", RULE_FATE)
+
+
+def _card(card: Any, deck: Mapping[str, Any], where: Any, shape_key: str, rule: str) -> dict:
+    """One card as ``{kind: value}``, its kind one of the deck's and its value one the deck holds."""
+    if not isinstance(card, Mapping) or len(card) != 1 or next(iter(card)) not in deck:
+        raise BadInput(keyed(shape_key, where=where))
     (kind, value), = card.items()
-    if not _is_whole(value) or value not in fate[kind]:
+    if not _is_whole(value) or value not in deck[kind]:
         raise BadInput(keyed(f"knives23.error.no_such_{kind}", where=where, value=repr(value),
-                             values=", ".join(map(str, fate[kind]))), RULE_FATE)
+                             values=", ".join(map(str, deck[kind]))), rule)
     return {kind: value}
 
 
@@ -69,15 +73,9 @@ def caesar_dead(total: int) -> bool:
 
 
 def sway_card(card: Any, where: Any = None) -> dict:
-    where = where or keyed("refusals.k23.where_sway_card")
     allowed = tables()["sway"]
-    if not isinstance(card, Mapping) or len(card) != 1 or next(iter(card)) not in ("laurels", "blood"):
-        raise BadInput(keyed("refusals.k23.sway_card_shape", where=where))
-    (kind, value), = card.items()
-    if not _is_whole(value) or value not in allowed:
-        raise BadInput(keyed(f"knives23.error.no_such_{kind}", where=where, value=repr(value),
-                             values=", ".join(map(str, allowed))), RULE_SWAY)
-    return {kind: value}
+    return _card(card, {"laurels": allowed, "blood": allowed}, where or keyed("refusals.k23.where_sway_card"),
+                 "refusals.k23.sway_card_shape", RULE_SWAY)
 
 
 def citizen_card(card: Any, where: Any = None) -> dict:

@@ -117,17 +117,22 @@ def _check_identity(value: Any, where: Any) -> str:
     return value
 
 
+def _one_for_each_player(players: Sequence[str], given: Any, shape_key: str, missing_key: str) -> None:
+    """The table's entry holds one value for each player, and nobody else."""
+    if not isinstance(given, Mapping):
+        raise BadInput(keyed(shape_key))
+    unknown = [n for n in given if n not in players]
+    if unknown:
+        raise BadInput(keyed("masks.error.not_a_player", name=unknown[0]))
+    missing = [p for p in players if p not in given]
+    if missing:
+        raise BadInput(keyed(missing_key, player=missing[0]))
+
+
 def check_identities(players: Sequence[str], identities: Any, center: Any
                      ) -> tuple[dict[str, str], tuple[str, ...]]:
     """The final Identities in front of the players and in the center: 8 different cards."""
-    if not isinstance(identities, Mapping):
-        raise BadInput(keyed("masks.error.identities_shape"))
-    unknown = [n for n in identities if n not in players]
-    if unknown:
-        raise BadInput(keyed("masks.error.not_a_player", name=unknown[0]))
-    missing = [p for p in players if p not in identities]
-    if missing:
-        raise BadInput(keyed("masks.error.identity_missing", player=missing[0]))
+    _one_for_each_player(players, identities, "masks.error.identities_shape", "masks.error.identity_missing")
     ids = {p: _check_identity(identities[p], p) for p in players}
     seen: dict[str, Any] = {}
 
@@ -198,14 +203,7 @@ def royalist_warnings(players: Sequence[str], identities: Mapping[str, str],
 
 def check_votes(players: Sequence[str], ballots: Any) -> dict[str, str | None]:
     """Every player's final vote: another player, "center", or None (the Vanguard abstained)."""
-    if not isinstance(ballots, Mapping):
-        raise BadInput(keyed("masks.error.votes_shape"))
-    unknown = [n for n in ballots if n not in players]
-    if unknown:
-        raise BadInput(keyed("masks.error.not_a_player", name=unknown[0]))
-    missing = [p for p in players if p not in ballots]
-    if missing:
-        raise BadInput(keyed("masks.error.vote_missing", player=missing[0]))
+    _one_for_each_player(players, ballots, "masks.error.votes_shape", "masks.error.vote_missing")
     out: dict[str, str | None] = {}
     for p in players:
         choice = ballots[p]

@@ -60,7 +60,7 @@ def test_a_french_phone_votes_and_scans_in_french(french_browser, tmp_path, curi
         assert "Exil" not in text(drv, "vote-answer")
         drv.save_screenshot(str(phone_artifacts / "phone-fr-recorded.png"))
         # the tablet still speaks English
-        assert session.view("table")["vote"]["question"].startswith("Ann calls a Vote to Exile")
+        assert i18n.text_of(session.view("table")["vote"]["question"]).startswith("Ann calls a Vote to Exile")
     finally:
         server.stop()
     assert session.view("table")["vote"]["voted"] == ["Ann"]

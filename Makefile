@@ -10,8 +10,9 @@ run: setup-run
 demo: setup-run
 	$(PY) -m companion demo
 
+# Two workers or more (pytest-xdist), a test file to a worker: its app and fixtures stay together.
 test: setup-test
-	bash scripts/test.sh
+	bash scripts/test.sh -n auto --maxprocesses 4 --dist loadfile
 
 bench: setup-test
 	bash scripts/bench.sh

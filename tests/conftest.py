@@ -7,6 +7,13 @@ ARTIFACTS = ROOT / "test-artifacts"
 ARTIFACTS.mkdir(exist_ok=True)
 
 os.environ.setdefault("KIVY_HOME", str(ROOT / ".kivy-home"))
+# `make test` runs two workers (pytest-xdist): each keeps its own Kivy home, data and voice cache,
+# so two apps never share a config file being written, a data-folder lock or a half-written clip.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if WORKER:
+    os.environ["KIVY_HOME"] = os.path.join(os.environ["KIVY_HOME"], WORKER)
+    os.environ["TABLE_COMPANION_DATA"] = str(ROOT / "test-artifacts" / "data" / WORKER)
+    os.environ["TABLE_COMPANION_CACHE"] = str(ROOT / "test-artifacts" / "cache" / WORKER)
 os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_NO_FILELOG", "1")

@@ -109,11 +109,10 @@ class CompanionApp(App):
 
     # -- start-up --------------------------------------------------------------------------
     def build(self):
-        if not self._open_storage():
-            return self._refusal()
+        # The settings first: a journal that cannot be opened is said in the table's language.
         try:
             self.settings = Settings.load(self.data_dir / "settings.json")
-        except BadInput as exc:
+        except (BadInput, OSError) as exc:
             log.error("%s — using default settings", exc)
             self._startup_error = str(exc)
         try:
@@ -122,6 +121,8 @@ class CompanionApp(App):
             log.error("%s — using English", exc)
             self._startup_error = str(exc)
             self.settings.language = "en"
+        if not self._open_storage():
+            return self._refusal()
         self.caption_size = self.settings.caption_size
         Builder.load_file(str(HERE / "app.kv"))
         from companion.app.screens import load_all
@@ -178,7 +179,7 @@ class CompanionApp(App):
             self.data_dir.mkdir(parents=True, exist_ok=True)
             self._lock = DataLock(self.data_dir).acquire()
         except DataInUse as exc:
-            self.refused = str(exc)
+            self.refused = i18n.error_text(exc)
             log.error("%s", exc)
             print(f"table companion: {exc}", file=sys.stderr, flush=True)
             return False
@@ -211,11 +212,12 @@ class CompanionApp(App):
     def _journal_in_memory(self, problem: Exception, verb: str) -> None:
         """The data folder cannot be used: play on with a journal in memory, and say so."""
         if isinstance(problem, OSError):
-            problem = StorageUnavailable(
-                f"The data folder {self.data_dir} cannot be {verb} ({problem.strerror or problem})")
+            key = "journal.cannot_be_created" if verb == "created" else "journal.cannot_be_written"
+            problem = StorageUnavailable(i18n.keyed(key, folder=str(self.data_dir),
+                                                    why=problem.strerror or str(problem)))
         log.error("%s", problem)
         self.journal = Journal(":memory:")
-        text = str(problem).rstrip(".")
+        text = i18n.error_text(problem).rstrip(".")
         self.storage_notice = (i18n.tr("storage.unwritable", problem=text), [])
 
     def _refusal(self):

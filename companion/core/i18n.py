@@ -40,7 +40,7 @@ class Catalogue(dict[str, "str | tuple[str, ...]"]):
 def load_catalogue(lang: str, directory: Path | None = None) -> Catalogue:
     folder = (directory or LOCALE_DIR) / lang
     if not folder.is_dir():
-        raise BadInput(f"no catalogue for language {lang!r} ({folder} is missing)")
+        raise BadInput(keyed("i18n.no_catalogue", lang=repr(lang), folder=str(folder)))
     merged = Catalogue()
     where: dict[str, str] = {}
     for path in sorted(folder.glob("*.po")):
@@ -48,7 +48,7 @@ def load_catalogue(lang: str, directory: Path | None = None) -> Catalogue:
             with path.open("rb") as f:
                 catalog = read_po(f, abort_invalid=True)
         except (PoFileError, ValueError, UnicodeDecodeError) as exc:
-            raise BadInput(f"catalogue {path} is not a readable PO file: {exc}") from None
+            raise BadInput(keyed("i18n.unreadable_po", path=str(path), problem=str(exc))) from None
         header = catalog.mime_headers and dict(catalog.mime_headers).get("Plural-Forms")
         if header:
             _plural_rule(header, str(path))
@@ -58,7 +58,7 @@ def load_catalogue(lang: str, directory: Path | None = None) -> Catalogue:
                 continue  # the header; a fuzzy guess is not a translation (gettext's rule)
             key = str(message.id[0] if isinstance(message.id, (tuple, list)) else message.id)
             if key in where:
-                raise BadInput(f"catalogue key {key!r} stands in both {where[key]} and {path.name}")
+                raise BadInput(keyed("i18n.key_twice", key=repr(key), first=where[key], second=path.name))
             where[key] = path.name
             text = tuple(message.string) if isinstance(message.string, (tuple, list)) else str(message.string or "")
             if (all(text) if isinstance(text, tuple) else text):  # untranslated: English fills in
@@ -73,8 +73,7 @@ def _plural_rule(header: str, where: str = "catalogue"):
     try:
         return int(parts["nplurals"]), gettext.c2py(parts["plural"].strip())
     except (KeyError, ValueError, SyntaxError) as exc:
-        raise BadInput(f"{where}: Plural-Forms must read like 'nplurals=2; plural=(n != 1);' "
-                       f"({exc!r})") from None
+        raise BadInput(keyed("i18n.bad_plural_forms", where=where, problem=repr(exc))) from None
 
 
 def languages(directory: Path | None = None) -> list[str]:
@@ -156,7 +155,8 @@ def message_of(exc: BaseException) -> Any:
     key = getattr(exc, "key", None)
     if isinstance(key, str):
         return keyed(key, **(getattr(exc, "values", None) or {}))
-    return exc.args[0] if exc.args else str(exc)
+    # an OSError's args are (errno, strerror): its str() is the line
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
 
 
 def joined(parts: Any, sep: str = " ") -> dict:
@@ -195,6 +195,10 @@ def text_of(message: Any, lang: str | None = None) -> str:
     else:
         key, values = getattr(message, "key", None), getattr(message, "values", None) or {}
     if not (isinstance(key, str) and has(key)):
+        if isinstance(message, dict) and isinstance(key, str):
+            # the English catalogue itself cannot be read (its own loader's error): the key
+            # and the values still say what went wrong
+            return f"{key}: " + "; ".join(f"{k}={text_of(v, lang)}" for k, v in values.items())
         return message if isinstance(message, str) else str(message)
     values = {k: text_of(v, lang) if is_message(v) else v for k, v in values.items()}
     if isinstance(_cat("en").get(key), tuple):
@@ -225,11 +229,22 @@ def error_text(exc: BaseException) -> str:
     """A refusal as a person at the table reads it: its message in the current language, with
     the rulebook's words it quotes (the rulebooks are English)."""
     rule = getattr(exc, "rule", None)
-    text = text_of(exc) if getattr(exc, "key", None) else (exc.args[0] if exc.args else str(exc))
+    text = text_of(exc) if getattr(exc, "key", None) else message_of(exc)
     return with_rule(str(text), rule, _language)
+
+
+_loading: set[str] = set()
 
 
 def _cat(lang: str) -> Catalogue:
     if lang not in _catalogues:
-        _catalogues[lang] = load_catalogue(lang)
+        if lang in _loading:
+            # the loader's own error is keyed and asks for its words while the catalogue is
+            # being read: none yet (text_of then says the key and its values)
+            return Catalogue()
+        _loading.add(lang)
+        try:
+            _catalogues[lang] = load_catalogue(lang)
+        finally:
+            _loading.discard(lang)
     return _catalogues[lang]

@@ -58,7 +58,7 @@ def load_catalogue(lang: str, directory: Path | None = None) -> Catalogue:
                 continue  # the header; a fuzzy guess is not a translation (gettext's rule)
             key = str(message.id[0] if isinstance(message.id, (tuple, list)) else message.id)
             if key in where:
-                raise BadInput(keyed("i18n.key_twice", key=repr(key), first=where[key], second=path.name))
+                raise BadInput(keyed("i18n.key_twice", name=repr(key), first=where[key], second=path.name))
             where[key] = path.name
             text = tuple(message.string) if isinstance(message.string, (tuple, list)) else str(message.string or "")
             if (all(text) if isinstance(text, tuple) else text):  # untranslated: English fills in

@@ -834,7 +834,7 @@ class Narrator:
             return result
         if result is None or isinstance(result, (SpeechError, BadInput, OSError,
                                                  subprocess.SubprocessError)):
-            self._report(step, result or SpeechError("the speech was not prepared"))
+            self._report(step, result or SpeechError(i18n.keyed("speakers.not_prepared")))
         else:
             log.error("narration: line %r: unexpected %r", step.line_id, result)
             self._report(step, result)

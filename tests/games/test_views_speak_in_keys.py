@@ -5,6 +5,7 @@ German when it is shown (``i18n.texts``) — a French-recorded game replays in G
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,86 @@ def test_the_scan_finds_a_sentence_said_now(tmp_path):
     before, ROOT = ROOT, tmp_path
     try:
         assert calls_that_say(tmp_path / "m.py") == ["m.py:2 tr()", "m.py:3 ntr()"]
+    finally:
+        ROOT = before
+
+
+# A bug's message, for whoever reads the code or the log (a broken invariant, a wrong argument),
+# never shown as a refusal: these may be English.
+PROGRAMMER_ERRORS = {"ValueError", "TypeError", "KeyError", "IndexError", "LookupError", "RuntimeError",
+                     "AssertionError", "NotImplementedError", "AttributeError"}
+SENTENCE = re.compile(r"[A-Za-z]{2,}[\s,;:']+[A-Za-z]{2,}")
+
+
+def person_facing_errors() -> set[str]:
+    """The names of the errors whose message reaches a person: every BadInput, RuleError and
+    SpeechError, the journal's storage errors among them."""
+    import companion.core.journal  # noqa: F401  (its errors join the subclasses)
+    from companion.core.events import BadInput, RuleError
+    from companion.core.speakers import SpeechError
+    found, todo = set(), [BadInput, RuleError, SpeechError]
+    while todo:
+        cls = todo.pop()
+        found.add(cls.__name__)
+        todo += cls.__subclasses__()
+    return found
+
+
+def _literal_words(node: ast.AST) -> str:
+    """The literal text of a string or f-string argument ('' for anything else)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return ""
+
+
+def sentences_raised(path: Path, facing: set[str]) -> list[str]:
+    """``raise X("...")``/``raise X(f"...")`` (and a person-facing error made anywhere, e.g.
+    returned to be raised) whose message is an English sentence written in the code."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    raised = {id(n.exc) for n in ast.walk(tree) if isinstance(n, ast.Raise) and n.exc is not None}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args):
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if name in PROGRAMMER_ERRORS or not (id(node) in raised or name in facing):
+            continue
+        words = _literal_words(node.args[0])
+        if SENTENCE.search(words):
+            found.append((node.lineno, f"{path.relative_to(ROOT)}:{node.lineno} {name}({words[:40]!r})"))
+    return [text for _line, text in sorted(found)]
+
+
+def test_no_error_of_the_games_or_the_core_holds_an_english_sentence():
+    facing = person_facing_errors()
+    assert {"BadInput", "RuleError", "JournalDamaged", "StorageFull", "DataInUse", "SpeechError"} <= facing
+    scanned = [p for area in ("games", "core") for p in sorted((ROOT / area).rglob("*.py"))]
+    assert len(scanned) > 40
+    assert [c for p in scanned for c in sentences_raised(p, facing)] == []
+
+
+def test_the_scan_finds_a_sentence_raised(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "def f(x, path):\n"
+        "    if x:\n"
+        "        raise BadInput(f'the journal {path} is damaged')\n"
+        "    if not x:\n"
+        "        raise events.RuleError('Not your turn')\n"
+        "    raise ValueError('a clock cannot go back')\n"        # a bug's message: allowed
+        "def g(path):\n"
+        "    return JournalDamaged(f'journal {path} cannot be opened')\n"
+        "def h():\n"
+        "    raise BadInput(keyed('journal.full'))\n"             # keyed: allowed
+        "    raise BadInput(f'{path}')\n")                       # no words: allowed
+    global ROOT
+    before, ROOT = ROOT, tmp_path
+    try:
+        assert sentences_raised(tmp_path / "m.py", person_facing_errors()) == [
+            "m.py:3 BadInput('the journal  is damaged')", "m.py:5 RuleError('Not your turn')",
+            "m.py:8 JournalDamaged('journal  cannot be opened')"]
     finally:
         ROOT = before
 

@@ -33,7 +33,7 @@ from companion.core.journal import (DataInUse, DataLock, Journal, JournalDamaged
 from companion.core.narration import Narrator
 from companion.core.rules import undone_seqs
 from companion.core.session import TIMER, GameSession, repair
-from companion.core.timers import END_LINE, Countdown, spoken_warning, warning_still_true
+from companion.core.timers import Countdown, spoken_end, spoken_warning, warning_still_true
 from companion.app import games as game_registry
 from companion.app.gameui import GameUI
 from companion.app.settings import Settings
@@ -296,7 +296,7 @@ class CompanionApp(App):
 
         def end():
             if say_end:
-                self.narrator.report(name, *END_LINE, urgent=True)
+                self.narrator.report(name, *spoken_end(), urgent=True)
             if on_end is not None:
                 Clock.schedule_once(lambda dt: on_end(), 0)
         if restore is not None:  # (journaled state, seconds away): as the table last saw it

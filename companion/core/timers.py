@@ -11,25 +11,32 @@ import math
 from dataclasses import replace
 
 from companion.core.events import BadInput
-from companion.core.i18n import keyed, ntr
+from companion.core.i18n import keyed, ntr, tr
 from companion.core.narration import Mark, Say, Script, shared_script
 
-# English for now; the lead routes these through companion.core.i18n.tr later.
+# mark -> (line id, catalogue key): the line id names a voice pack's clip in every language
 WARNING_LINES = {
-    300: ("timer_five_minutes", "Five minutes left."),
-    120: ("timer_two_minutes", "Two minutes left."),
-    60: ("timer_one_minute", "One minute left."),
-    30: ("timer_thirty_seconds", "Thirty seconds left."),
-    10: ("timer_ten_seconds", "Ten seconds."),
+    300: ("timer_five_minutes", "timers.five_minutes_left"),
+    120: ("timer_two_minutes", "timers.two_minutes_left"),
+    60: ("timer_one_minute", "timers.one_minute_left"),
+    30: ("timer_thirty_seconds", "timers.thirty_seconds_left"),
+    10: ("timer_ten_seconds", "timers.ten_seconds"),
 }
-END_LINE = ("timer_time_up", "Time is up.")
+END_LINE = ("timer_time_up", "timers.time_up")
+
+
+def spoken_end() -> tuple[str, str]:
+    """``(line_id, text)`` to say when a countdown ends, in the language spoken now."""
+    return END_LINE[0], tr(END_LINE[1])
 
 
 def spoken_warning(seconds: float) -> tuple[str, str]:
-    """``(line_id, text)`` to say when ``seconds`` remain, for ``Narrator.say``."""
+    """``(line_id, text)`` to say when ``seconds`` remain, for ``Narrator.say``, in the
+    language spoken now (made as it is said)."""
     s = int(round(seconds))
     if s in WARNING_LINES:
-        return WARNING_LINES[s]
+        line_id, key = WARNING_LINES[s]
+        return line_id, tr(key)
     if s % 60 == 0:
         return f"timer_{s // 60}_minutes", ntr("narration.minutes_left", s // 60)
     return f"timer_{s}_seconds", ntr("narration.seconds_left", s)

@@ -196,14 +196,39 @@ def text_of(message: Any, lang: str | None = None) -> str:
         key, values = getattr(message, "key", None), getattr(message, "values", None) or {}
     if not (isinstance(key, str) and has(key)):
         if isinstance(message, dict) and isinstance(key, str):
-            # the English catalogue itself cannot be read (its own loader's error): the key
-            # and the values still say what went wrong
-            return f"{key}: " + "; ".join(f"{k}={text_of(v, lang)}" for k, v in values.items())
+            return _unlisted(key, values, lang)
         return message if isinstance(message, str) else str(message)
     values = {k: text_of(v, lang) if is_message(v) else v for k, v in values.items()}
     if isinstance(_cat("en").get(key), tuple):
         return _ntr(lang, key, values.pop("n"), values)
     return _tr(lang, key, values)
+
+
+def _unlisted(key: str, values: dict, lang: str) -> str:
+    """A keyed message the English catalogue in use lacks: the catalogue loader's own errors
+    while a broken (or a test's stand-in) catalogue is read. Said with the English catalogue as
+    shipped; when that cannot be read either, the key and its values still say what went wrong."""
+    values = {k: text_of(v, lang) if is_message(v) else v for k, v in values.items()}
+    text = _shipped_english().get(key)
+    if isinstance(text, str):
+        return text.format(**values)
+    return f"{key}: " + "; ".join(f"{k}={v}" for k, v in values.items())
+
+
+_SHIPPED_DIR = LOCALE_DIR
+_shipped: list[Catalogue] = []
+
+
+def _shipped_english() -> Catalogue:
+    if not _shipped and "shipped" not in _loading:
+        _loading.add("shipped")
+        try:
+            _shipped.append(load_catalogue("en", _SHIPPED_DIR))
+        except BadInput:
+            return Catalogue()
+        finally:
+            _loading.discard("shipped")
+    return _shipped[0] if _shipped else Catalogue()
 
 
 def format_when(timestamp: float, with_year: bool = False) -> str:

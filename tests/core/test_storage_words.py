@@ -98,12 +98,18 @@ def test_a_second_copy_of_the_app_is_told_in_french(tmp_path, french):
 
 def test_a_broken_english_catalogue_is_still_a_one_line_error_not_a_recursion(tmp_path, monkeypatch):
     """The loader's errors are keyed, and the English catalogue gives their words: when it is the
-    English catalogue that cannot be read, the error names its key and values instead."""
+    English catalogue in use that cannot be read, the one shipped says them; when that one is
+    broken too, the error names its key and values."""
     (tmp_path / "en").mkdir()
     for name in ("a.po", "b.po"):   # one key in two files: the loader refuses
         (tmp_path / "en" / name).write_bytes(b'msgid "x.a"\nmsgstr "A"\n')
     monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path)
     monkeypatch.setattr(i18n, "_catalogues", {})
+    with pytest.raises(BadInput) as e:
+        i18n.tr("x.a")
+    assert str(e.value) == "catalogue key 'x.a' stands in both a.po and b.po"
+    monkeypatch.setattr(i18n, "_SHIPPED_DIR", tmp_path)
+    monkeypatch.setattr(i18n, "_shipped", [])
     with pytest.raises(BadInput) as e:
         i18n.tr("x.a")
     assert str(e.value) == "i18n.key_twice: name='x.a'; first=a.po; second=b.po"

@@ -13,7 +13,7 @@ from companion.core.journal import (DataInUse, DataLock, Journal, JournalDamaged
                                     StorageUnavailable, storage_error)
 
 from .faults import lock_held_elsewhere
-from .test_storage_faults import _journal_with_games
+from .test_storage_faults import damaged_header
 
 
 @pytest.fixture
@@ -27,10 +27,7 @@ def said(exc: BaseException) -> dict[str, str]:
 
 def test_a_damaged_journal_opened_with_french_current_is_said_in_french(tmp_path, french):
     path = tmp_path / "journal.sqlite3"
-    _journal_with_games(path, games=1, adds=5)
-    data = bytearray(path.read_bytes())
-    data[0:100] = b"\xde\xad" * 50
-    path.write_bytes(bytes(data))
+    damaged_header(path)
     with pytest.raises(JournalDamaged) as e:
         Journal(path)
     shown = i18n.error_text(e.value)   # what the tablet shows

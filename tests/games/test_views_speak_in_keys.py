@@ -86,7 +86,8 @@ def _literal_words(node: ast.AST) -> str:
 
 def sentences_raised(path: Path, facing: set[str]) -> list[str]:
     """``raise X("...")``/``raise X(f"...")`` (and a person-facing error made anywhere, e.g.
-    returned to be raised) whose message is an English sentence written in the code."""
+    returned to be raised, or ``require(condition, "...")``, which raises a RuleError) whose
+    message is an English sentence written in the code."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     raised = {id(n.exc) for n in ast.walk(tree) if isinstance(n, ast.Raise) and n.exc is not None}
     found = []
@@ -95,9 +96,12 @@ def sentences_raised(path: Path, facing: set[str]) -> list[str]:
             continue
         f = node.func
         name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-        if name in PROGRAMMER_ERRORS or not (id(node) in raised or name in facing):
+        if name == "require" and len(node.args) > 1:
+            words = _literal_words(node.args[1])
+        elif name in PROGRAMMER_ERRORS or not (id(node) in raised or name in facing):
             continue
-        words = _literal_words(node.args[0])
+        else:
+            words = _literal_words(node.args[0])
         if SENTENCE.search(words):
             found.append((node.lineno, f"{path.relative_to(ROOT)}:{node.lineno} {name}({words[:40]!r})"))
     return [text for _line, text in sorted(found)]
@@ -123,15 +127,30 @@ def test_the_scan_finds_a_sentence_raised(tmp_path):
         "    return JournalDamaged(f'journal {path} cannot be opened')\n"
         "def h():\n"
         "    raise BadInput(keyed('journal.full'))\n"             # keyed: allowed
-        "    raise BadInput(f'{path}')\n")                       # no words: allowed
+        "    raise BadInput(f'{path}')\n"                        # no words: allowed
+        "    require(x, f'{x} cannot vote for themself', RULE)\n")
     global ROOT
     before, ROOT = ROOT, tmp_path
     try:
         assert sentences_raised(tmp_path / "m.py", person_facing_errors()) == [
             "m.py:3 BadInput('the journal  is damaged')", "m.py:5 RuleError('Not your turn')",
-            "m.py:8 JournalDamaged('journal  cannot be opened')"]
+            "m.py:8 JournalDamaged('journal  cannot be opened')", "m.py:12 require(' cannot vote for themself')"]
     finally:
         ROOT = before
+
+
+def test_a_masks_refusal_reads_in_french_and_german_and_its_english_is_unchanged():
+    from companion.core.events import Command, RuleError
+    from companion.games.masks.rules import MasksRules
+    rules = MasksRules()
+    state = rules.initial_state({"players": ["Ann", "Ben", "Cat", "Dan", "Eve"]})
+    with pytest.raises(RuleError) as e:
+        rules.decide(state, Command("end_discussion"))
+    assert str(e.value) == "Ending the Discussion is not possible now: the round is in the deal phase"
+    assert i18n.text_of(e.value, "fr") == \
+        "Terminer la Discussion n'est pas possible maintenant : la manche en est à la phase « distribution »"
+    assert i18n.text_of(e.value, "de") == \
+        "Das Ende der Diskussion ist jetzt nicht möglich: Die Runde ist in der Phase „Austeilen“"
 
 
 def views_of_a_journal(game: str, tmp_path: Path, monkeypatch, steps: int = 250):

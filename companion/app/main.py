@@ -214,7 +214,7 @@ class CompanionApp(App):
         if isinstance(problem, OSError):
             key = "journal.cannot_be_created" if verb == "created" else "journal.cannot_be_written"
             problem = StorageUnavailable(i18n.keyed(key, folder=str(self.data_dir),
-                                                    why=problem.strerror or str(problem)))
+                                                    why=i18n.reason_of(problem)))
         log.error("%s", problem)
         self.journal = Journal(":memory:")
         text = i18n.error_text(problem).rstrip(".")

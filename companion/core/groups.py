@@ -118,7 +118,7 @@ class Groups:
         try:
             write_whole(self.path, text)
         except OSError as exc:
-            raise BadInput(i18n.keyed("groups.not_saved", problem=exc.strerror or str(exc))) from None
+            raise BadInput(i18n.keyed("groups.not_saved", problem=i18n.reason_of(exc))) from None
         self.groups = groups
 
 

@@ -14,6 +14,7 @@ its own rule.
 """
 from __future__ import annotations
 
+import errno
 import gettext
 from contextlib import contextmanager
 from functools import lru_cache
@@ -157,6 +158,19 @@ def message_of(exc: BaseException) -> Any:
         return keyed(key, **(getattr(exc, "values", None) or {}))
     # an OSError's args are (errno, strerror): its str() is the line
     return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+
+
+# The system's reasons a table can meet with its data folder, in the table's words (the
+# English is the C library's own, so logs read as before).
+_OS_REASONS = {errno.ENOENT: "os.no_such_file", errno.ENOTDIR: "os.not_a_folder", errno.EACCES: "os.no_permission",
+               errno.EPERM: "os.not_permitted", errno.EROFS: "os.read_only", errno.ENOSPC: "os.no_space"}
+
+
+def reason_of(exc: OSError) -> Any:
+    """Why a file operation failed, as a message: ``keyed`` for the reasons a table meets
+    (a folder missing, read-only, full), else the system's own line."""
+    key = _OS_REASONS.get(exc.errno or 0)
+    return keyed(key) if key else (exc.strerror or str(exc))
 
 
 def joined(parts: Any, sep: str = " ") -> dict:

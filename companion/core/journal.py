@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.request import pathname2url
 
 from .events import BadInput, Event
-from .i18n import keyed
+from .i18n import keyed, reason_of
 
 SCHEMA_VERSION = 2
 FULL = "journal.full"   # the catalogue key of a full disk's one line
@@ -73,10 +73,10 @@ def storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
     return JournalError(keyed("journal.failed", path=str(path), problem=text))
 
 
-def unwritable(folder: Path, problem: str, verb: str = "written") -> "StorageUnavailable":
+def unwritable(folder: Path, problem: Any, verb: str = "written") -> "StorageUnavailable":
     """The data folder cannot be ``written`` (or ``created``): why, in the table's words when
     the folder says why, else the system's ``problem``."""
-    why: str | dict = problem
+    why = problem
     if not folder.is_dir():
         why = keyed("journal.why_missing")
     elif not os.access(folder, os.W_OK):
@@ -157,7 +157,7 @@ class Journal:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StorageUnavailable(keyed("journal.cannot_be_created", folder=str(self.path.parent),
-                                               why=exc.strerror or str(exc))) from None
+                                               why=reason_of(exc))) from None
         try:
             if readonly:
                 uri = f"file:{pathname2url(str(self.path.resolve()))}?mode=ro"
@@ -423,7 +423,7 @@ class DataLock:
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise unwritable(self.folder, exc.strerror or str(exc)) from None
+            raise unwritable(self.folder, reason_of(exc)) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

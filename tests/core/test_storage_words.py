@@ -66,8 +66,8 @@ def test_a_folder_that_cannot_be_created_and_a_full_disk_are_said_in_french(tmp_
     blocker.write_text("not a folder")
     with pytest.raises(StorageUnavailable) as e:
         Journal(blocker / "data" / "journal.sqlite3")
-    assert i18n.error_text(e.value).startswith(f"Le dossier de données {blocker / 'data'} ne peut pas être créé (")
-    assert "cannot be created" in str(e.value)
+    assert i18n.error_text(e.value) == f"Le dossier de données {blocker / 'data'} ne peut pas être créé (Ce n'est pas un dossier)"
+    assert str(e.value) == f"The data folder {blocker / 'data'} cannot be created (Not a directory)"   # as before
 
     full = storage_error(sqlite3.OperationalError("database or disk is full"), tmp_path / "j.sqlite3")
     assert isinstance(full, StorageFull)

@@ -83,3 +83,12 @@ def test_a_damaged_timer_record_and_a_bad_reveal_count_are_said_in_french():
     with pytest.raises(BadInput) as e:
         Countdown(60, clock).add("a bit")
     assert shown(e.value)["fr"] == "le temps à ajouter doit être un nombre de secondes, pas 'a bit'"
+
+
+def test_the_demos_command_line_refusal_is_said_in_its_language(tmp_path, monkeypatch):
+    from companion import demo
+    monkeypatch.setattr(i18n, "_language", "en")   # the demo sets its --lang: put it back after
+    with pytest.raises(BadInput) as e:
+        demo.main(["--lang", "de", "--quiet", "--replay", str(tmp_path / "nothing"), "--out", str(tmp_path / "out")])
+    assert i18n.error_text(e.value) == f"--replay {tmp_path / 'nothing'}: dort liegt kein journal.sqlite3 (nehmt eines mit --out auf)"
+    assert str(e.value) == f"--replay {tmp_path / 'nothing'}: no journal.sqlite3 there (record one with --out)"

@@ -234,6 +234,8 @@ _shipped: list[Catalogue] = []
 
 
 def _shipped_english() -> Catalogue:
+    """The English catalogue as shipped, read once; empty when it cannot be read (or while it
+    is being read: its own loader's error asks for it)."""
     if not _shipped and "shipped" not in _loading:
         _loading.add("shipped")
         try:
@@ -279,7 +281,7 @@ def _cat(lang: str) -> Catalogue:
     if lang not in _catalogues:
         if lang in _loading:
             # the loader's own error is keyed and asks for its words while the catalogue is
-            # being read: none yet (text_of then says the key and its values)
+            # being read: none yet (text_of then uses the shipped English: _unlisted)
             return Catalogue()
         _loading.add(lang)
         try:

@@ -29,7 +29,7 @@ from companion.core.commands import legal_values
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.inputs import CommandQueue, DeviceInfo, InputSource
 from companion.core.journal import (DataInUse, DataLock, Journal, JournalDamaged, JournalError,
-                                    StorageUnavailable, default_data_dir, move_aside)
+                                    StorageUnavailable, default_data_dir, move_aside, unwritable)
 from companion.core.narration import Narrator
 from companion.core.rules import undone_seqs
 from companion.core.session import TIMER, GameSession, repair
@@ -212,9 +212,7 @@ class CompanionApp(App):
     def _journal_in_memory(self, problem: Exception, verb: str) -> None:
         """The data folder cannot be used: play on with a journal in memory, and say so."""
         if isinstance(problem, OSError):
-            key = "journal.cannot_be_created" if verb == "created" else "journal.cannot_be_written"
-            problem = StorageUnavailable(i18n.keyed(key, folder=str(self.data_dir),
-                                                    why=i18n.reason_of(problem)))
+            problem = unwritable(self.data_dir, i18n.reason_of(problem), verb)
         log.error("%s", problem)
         self.journal = Journal(":memory:")
         text = i18n.error_text(problem).rstrip(".")

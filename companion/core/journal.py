@@ -75,14 +75,15 @@ def storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
 
 def unwritable(folder: Path, problem: Any, verb: str = "written") -> "StorageUnavailable":
     """The data folder cannot be ``written`` (or ``created``): why, in the table's words when
-    the folder says why, else the system's ``problem``."""
+    the folder says why, else the system's ``problem`` (``i18n.reason_of``)."""
+    if verb == "created":
+        return StorageUnavailable(keyed("journal.cannot_be_created", folder=str(folder), why=problem))
     why = problem
     if not folder.is_dir():
         why = keyed("journal.why_missing")
     elif not os.access(folder, os.W_OK):
         why = keyed("journal.why_readonly")
-    key = "journal.cannot_be_created" if verb == "created" else "journal.cannot_be_written"
-    return StorageUnavailable(keyed(key, folder=str(folder), why=why))
+    return StorageUnavailable(keyed("journal.cannot_be_written", folder=str(folder), why=why))
 
 # Version 1 (the first release) had no event source and no recorded winners. It is kept here
 # because the migration test builds a v1 journal from it.
@@ -156,8 +157,7 @@ class Journal:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise StorageUnavailable(keyed("journal.cannot_be_created", folder=str(self.path.parent),
-                                               why=reason_of(exc))) from None
+                raise unwritable(self.path.parent, reason_of(exc), "created") from None
         try:
             if readonly:
                 uri = f"file:{pathname2url(str(self.path.resolve()))}?mode=ro"

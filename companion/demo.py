@@ -69,9 +69,9 @@ def main(argv=None) -> int:
     if args.replay:
         recorded = Path(args.replay) / "journal.sqlite3"
         if not recorded.is_file():
-            raise BadInput(f"--replay {args.replay}: no journal.sqlite3 there (record one with --out)")
+            raise BadInput(i18n.keyed("demo.no_journal", folder=args.replay))
         if recorded.resolve().parent == out.resolve():
-            raise BadInput("--replay and --out must be different folders (the replay writes its own narration)")
+            raise BadInput(i18n.keyed("demo.same_folders"))
     # The journal stays in the folder: a demo run again (after being killed, say) adds its game
     # next to the earlier ones, and `python -m companion check --data DIR` can verify them all.
     lock = DataLock(out).acquire()
@@ -152,7 +152,7 @@ def _replay(recorded: Path, rules, narrator, clock, audio, out: Path, say) -> in
     try:
         games = journal.games(rules.game_id)
         if not games:
-            raise BadInput(f"{recorded}: no 23 Knives game in this journal")
+            raise BadInput(i18n.keyed("demo.no_knives23", journal=str(recorded)))
         record = games[-1]
         events = journal.events(record.id)
     finally:
@@ -188,5 +188,5 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except (BadInput, RuleError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {i18n.error_text(exc)}", file=sys.stderr)   # in the demo's --lang
         sys.exit(2)

@@ -29,11 +29,11 @@ from companion.core.commands import legal_values
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.inputs import CommandQueue, DeviceInfo, InputSource
 from companion.core.journal import (DataInUse, DataLock, Journal, JournalDamaged, JournalError,
-                                    StorageUnavailable, default_data_dir, move_aside)
+                                    StorageUnavailable, default_data_dir, move_aside, unwritable)
 from companion.core.narration import Narrator
 from companion.core.rules import undone_seqs
 from companion.core.session import TIMER, GameSession, repair
-from companion.core.timers import END_LINE, Countdown, spoken_warning, warning_still_true
+from companion.core.timers import Countdown, spoken_end, spoken_warning, warning_still_true
 from companion.app import games as game_registry
 from companion.app.gameui import GameUI
 from companion.app.settings import Settings
@@ -109,11 +109,10 @@ class CompanionApp(App):
 
     # -- start-up --------------------------------------------------------------------------
     def build(self):
-        if not self._open_storage():
-            return self._refusal()
+        # The settings first: a journal that cannot be opened is said in the table's language.
         try:
             self.settings = Settings.load(self.data_dir / "settings.json")
-        except BadInput as exc:
+        except (BadInput, OSError) as exc:
             log.error("%s — using default settings", exc)
             self._startup_error = str(exc)
         try:
@@ -122,6 +121,8 @@ class CompanionApp(App):
             log.error("%s — using English", exc)
             self._startup_error = str(exc)
             self.settings.language = "en"
+        if not self._open_storage():
+            return self._refusal()
         self.caption_size = self.settings.caption_size
         Builder.load_file(str(HERE / "app.kv"))
         from companion.app.screens import load_all
@@ -178,7 +179,7 @@ class CompanionApp(App):
             self.data_dir.mkdir(parents=True, exist_ok=True)
             self._lock = DataLock(self.data_dir).acquire()
         except DataInUse as exc:
-            self.refused = str(exc)
+            self.refused = i18n.error_text(exc)
             log.error("%s", exc)
             print(f"table companion: {exc}", file=sys.stderr, flush=True)
             return False
@@ -211,11 +212,10 @@ class CompanionApp(App):
     def _journal_in_memory(self, problem: Exception, verb: str) -> None:
         """The data folder cannot be used: play on with a journal in memory, and say so."""
         if isinstance(problem, OSError):
-            problem = StorageUnavailable(
-                f"The data folder {self.data_dir} cannot be {verb} ({problem.strerror or problem})")
+            problem = unwritable(self.data_dir, i18n.reason_of(problem), verb)
         log.error("%s", problem)
         self.journal = Journal(":memory:")
-        text = str(problem).rstrip(".")
+        text = i18n.error_text(problem).rstrip(".")
         self.storage_notice = (i18n.tr("storage.unwritable", problem=text), [])
 
     def _refusal(self):
@@ -294,7 +294,7 @@ class CompanionApp(App):
 
         def end():
             if say_end:
-                self.narrator.report(name, *END_LINE, urgent=True)
+                self.narrator.report(name, *spoken_end(), urgent=True)
             if on_end is not None:
                 Clock.schedule_once(lambda dt: on_end(), 0)
         if restore is not None:  # (journaled state, seconds away): as the table last saw it

@@ -8,6 +8,7 @@ import os
 
 from kivy.core.audio import SoundLoader
 
+from companion.core import i18n
 from companion.core.audio import AudioOut
 from companion.core.events import BadInput
 from companion.core.narration import Narrator
@@ -199,7 +200,8 @@ def speaker_from_settings(app):
     except (SpeechError, BadInput, OSError, ImportError) as exc:
         # no espeak-ng, no plyer, a missing pack: captions still work
         log.warning("voice %s unavailable (%s); showing captions only", s.voice, exc)
-        app.voice_problem = str(exc) if s.voice == "auto" else f"{s.voice}: {exc}"
+        said = i18n.error_text(exc)   # in the table's language
+        app.voice_problem = said if s.voice == "auto" else f"{s.voice}: {said}"
         return CaptionSpeaker()
 
 

@@ -24,6 +24,7 @@ from array import array
 from itertools import repeat
 
 from companion.core.events import BadInput
+from companion.core.i18n import keyed, message_of
 
 log = logging.getLogger(__name__)
 
@@ -56,17 +57,17 @@ def _riff(path: str, read_data: bool = True):
     with open(path, "rb") as f:
         head = f.read(12)
         if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
-            raise ValueError("no RIFF/WAVE header")
+            raise BadInput(keyed("audio.no_header"))
         fmt = None
         while True:
             chunk = f.read(8)
             if len(chunk) < 8:
-                raise ValueError("no data chunk")
+                raise BadInput(keyed("audio.no_data"))
             cid, size = chunk[:4], int.from_bytes(chunk[4:], "little")
             if cid == b"fmt ":
                 body = f.read(size + (size & 1))
                 if len(body) < 16:
-                    raise ValueError("fmt chunk too short")
+                    raise BadInput(keyed("audio.short_format"))
                 tag = int.from_bytes(body[0:2], "little")
                 channels = int.from_bytes(body[2:4], "little")
                 rate = int.from_bytes(body[4:8], "little")
@@ -74,13 +75,13 @@ def _riff(path: str, read_data: bool = True):
                 if tag == _EXTENSIBLE and len(body) >= 26:
                     tag = int.from_bytes(body[24:26], "little")  # the sub-format GUID
                 if tag not in (_PCM, _FLOAT):
-                    raise ValueError(f"compressed sound (format {tag}); save it as PCM WAV")
+                    raise BadInput(keyed("audio.compressed", tag=tag))
                 if channels < 1 or rate < 1 or bits not in (8, 16, 24, 32, 64):
-                    raise ValueError(f"{channels} channels, {rate} Hz, {bits}-bit")
+                    raise BadInput(keyed("audio.odd_format", channels=channels, rate=rate, bits=bits))
                 fmt = (channels, bits // 8, rate, tag == _FLOAT)
             elif cid == b"data":
                 if fmt is None:
-                    raise ValueError("data before fmt chunk")
+                    raise BadInput(keyed("audio.data_first"))
                 channels, width = fmt[0], fmt[1]
                 if size in (0, 0xFFFFFFFF):  # written by a stream that never knew its length
                     here = f.tell()
@@ -101,7 +102,7 @@ def wav_duration(path: str) -> float:
     try:
         channels, width, rate, _f, length, _d = _riff(path, read_data=False)
     except (ValueError, OSError) as exc:
-        raise BadInput(f"{path}: not a readable WAV file ({exc})") from None
+        raise BadInput(keyed("audio.not_wav", path=str(path), problem=message_of(exc))) from None
     return length / (channels * width) / rate
 
 
@@ -109,7 +110,7 @@ def _to_float(raw: bytes, width: int, is_float: bool = False) -> array:
     """Sample bytes (little-endian, any common width) to floats in [-1, 1]."""
     if is_float:
         if width not in (4, 8):
-            raise ValueError(f"{width * 8}-bit float samples")
+            raise BadInput(keyed("audio.odd_float", bits=width * 8))
         values = array("f" if width == 4 else "d", raw)
         if sys.byteorder == "big":
             values.byteswap()
@@ -125,7 +126,7 @@ def _to_float(raw: bytes, width: int, is_float: bool = False) -> array:
     elif width == 4:
         ints, scale = array("i", raw), 1 / 2147483648
     else:
-        raise ValueError(f"{width * 8}-bit samples")
+        raise BadInput(keyed("audio.odd_width", bits=width * 8))
     if sys.byteorder == "big":
         ints.byteswap()
     return array("f", map(scale.__mul__, ints))
@@ -137,7 +138,7 @@ def read_wav(path: str, rate: int = DEFAULT_RATE) -> array:
         channels, width, src_rate, is_float, _n, raw = _riff(path)
         samples = _to_float(raw, width, is_float)
     except (ValueError, OSError) as exc:
-        raise BadInput(f"{path}: not a readable WAV file ({exc})") from None
+        raise BadInput(keyed("audio.not_wav", path=str(path), problem=message_of(exc))) from None
     if channels > 1:
         mixed = samples[0::channels]
         for c in range(1, channels):
@@ -247,7 +248,7 @@ class AudioOut(abc.ABC):
 def _check_volume(volume: float) -> float:
     v = float(volume)
     if not 0.0 <= v <= 1.0:
-        raise BadInput(f"volume must be between 0 and 1, got {volume!r}")
+        raise BadInput(keyed("audio.volume", got=repr(volume)))
     return v
 
 
@@ -356,7 +357,7 @@ class SubprocessAudioOut(AudioOut):
 
     def __init__(self, player: str | None = None):
         if player is not None and player not in self.PLAYERS:
-            raise BadInput(f"unknown audio player {player!r}; known: {', '.join(self.PLAYERS)}")
+            raise BadInput(keyed("audio.unknown_player", player=repr(player), known=", ".join(self.PLAYERS)))
         candidates = [player] if player else self.PLAYERS
         self.player = next((p for p in candidates if shutil.which(p)), None)
         self.last_error: str | None = None
@@ -389,7 +390,7 @@ class SubprocessAudioOut(AudioOut):
                     "-volume", str(int(100 * volume)), path]
         if self.player == "aplay":  # no volume option: play a scaled copy (made once)
             return ["aplay", "-q", self._scaled(path, volume) if volume < 0.999 else path]
-        raise BadInput("no audio player to build a command for")
+        raise BadInput(keyed("audio.no_player"))
 
     def _scaled(self, path: str, volume: float) -> str:
         key = (os.path.abspath(path), round(volume, 3))

@@ -58,7 +58,7 @@ class Groups:
             try:
                 os.replace(path, aside)
             except OSError:
-                raise BadInput(i18n.keyed("groups.unreadable", problem=str(exc))) from None
+                raise BadInput(i18n.keyed("groups.unreadable", problem=i18n.message_of(exc))) from None
             return cls(path, moved_aside=aside)
         return cls(path, sorted(groups, key=lambda g: -g.last_played))
 
@@ -118,12 +118,13 @@ class Groups:
         try:
             write_whole(self.path, text)
         except OSError as exc:
-            raise BadInput(i18n.keyed("groups.not_saved", problem=exc.strerror or str(exc))) from None
+            raise BadInput(i18n.keyed("groups.not_saved", problem=i18n.reason_of(exc))) from None
         self.groups = groups
 
 
 def _group(d) -> Group:
     players, colours = tuple(str(p) for p in d["players"]), tuple(str(c) for c in d["colours"])
     if not players or len(players) != len(colours):
-        raise ValueError(f"group {d.get('name')!r} has {len(players)} players and {len(colours)} colours")
+        raise BadInput(i18n.keyed("groups.uneven", name=repr(d.get("name")), players=len(players),
+                                  colours=len(colours)))
     return Group(int(d["id"]), str(d["name"]), players, colours, float(d.get("last_played", 0.0)))

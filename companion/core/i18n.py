@@ -14,6 +14,7 @@ its own rule.
 """
 from __future__ import annotations
 
+import errno
 import gettext
 from contextlib import contextmanager
 from functools import lru_cache
@@ -40,7 +41,7 @@ class Catalogue(dict[str, "str | tuple[str, ...]"]):
 def load_catalogue(lang: str, directory: Path | None = None) -> Catalogue:
     folder = (directory or LOCALE_DIR) / lang
     if not folder.is_dir():
-        raise BadInput(f"no catalogue for language {lang!r} ({folder} is missing)")
+        raise BadInput(keyed("i18n.no_catalogue", lang=repr(lang), folder=str(folder)))
     merged = Catalogue()
     where: dict[str, str] = {}
     for path in sorted(folder.glob("*.po")):
@@ -48,7 +49,7 @@ def load_catalogue(lang: str, directory: Path | None = None) -> Catalogue:
             with path.open("rb") as f:
                 catalog = read_po(f, abort_invalid=True)
         except (PoFileError, ValueError, UnicodeDecodeError) as exc:
-            raise BadInput(f"catalogue {path} is not a readable PO file: {exc}") from None
+            raise BadInput(keyed("i18n.unreadable_po", path=str(path), problem=str(exc))) from None
         header = catalog.mime_headers and dict(catalog.mime_headers).get("Plural-Forms")
         if header:
             _plural_rule(header, str(path))
@@ -58,7 +59,7 @@ def load_catalogue(lang: str, directory: Path | None = None) -> Catalogue:
                 continue  # the header; a fuzzy guess is not a translation (gettext's rule)
             key = str(message.id[0] if isinstance(message.id, (tuple, list)) else message.id)
             if key in where:
-                raise BadInput(f"catalogue key {key!r} stands in both {where[key]} and {path.name}")
+                raise BadInput(keyed("i18n.key_twice", name=repr(key), first=where[key], second=path.name))
             where[key] = path.name
             text = tuple(message.string) if isinstance(message.string, (tuple, list)) else str(message.string or "")
             if (all(text) if isinstance(text, tuple) else text):  # untranslated: English fills in
@@ -73,8 +74,7 @@ def _plural_rule(header: str, where: str = "catalogue"):
     try:
         return int(parts["nplurals"]), gettext.c2py(parts["plural"].strip())
     except (KeyError, ValueError, SyntaxError) as exc:
-        raise BadInput(f"{where}: Plural-Forms must read like 'nplurals=2; plural=(n != 1);' "
-                       f"({exc!r})") from None
+        raise BadInput(keyed("i18n.bad_plural_forms", where=where, problem=repr(exc))) from None
 
 
 def languages(directory: Path | None = None) -> list[str]:
@@ -156,7 +156,21 @@ def message_of(exc: BaseException) -> Any:
     key = getattr(exc, "key", None)
     if isinstance(key, str):
         return keyed(key, **(getattr(exc, "values", None) or {}))
-    return exc.args[0] if exc.args else str(exc)
+    # an OSError's args are (errno, strerror): its str() is the line
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+
+
+# The system's reasons a table can meet with its data folder, in the table's words (the
+# English is the C library's own, so logs read as before).
+_OS_REASONS = {errno.ENOENT: "os.no_such_file", errno.ENOTDIR: "os.not_a_folder", errno.EACCES: "os.no_permission",
+               errno.EPERM: "os.not_permitted", errno.EROFS: "os.read_only", errno.ENOSPC: "os.no_space"}
+
+
+def reason_of(exc: OSError) -> Any:
+    """Why a file operation failed, as a message: ``keyed`` for the reasons a table meets
+    (a folder missing, read-only, full), else the system's own line."""
+    key = _OS_REASONS.get(exc.errno or 0)
+    return keyed(key) if key else (exc.strerror or str(exc))
 
 
 def joined(parts: Any, sep: str = " ") -> dict:
@@ -195,11 +209,42 @@ def text_of(message: Any, lang: str | None = None) -> str:
     else:
         key, values = getattr(message, "key", None), getattr(message, "values", None) or {}
     if not (isinstance(key, str) and has(key)):
+        if isinstance(message, dict) and isinstance(key, str):
+            return _unlisted(key, values, lang)
         return message if isinstance(message, str) else str(message)
     values = {k: text_of(v, lang) if is_message(v) else v for k, v in values.items()}
     if isinstance(_cat("en").get(key), tuple):
         return _ntr(lang, key, values.pop("n"), values)
     return _tr(lang, key, values)
+
+
+def _unlisted(key: str, values: dict, lang: str) -> str:
+    """A keyed message the English catalogue in use lacks: the catalogue loader's own errors
+    while a broken (or a test's stand-in) catalogue is read. Said with the English catalogue as
+    shipped; when that cannot be read either, the key and its values still say what went wrong."""
+    values = {k: text_of(v, lang) if is_message(v) else v for k, v in values.items()}
+    text = _shipped_english().get(key)
+    if isinstance(text, str):
+        return text.format(**values)
+    return f"{key}: " + "; ".join(f"{k}={v}" for k, v in values.items())
+
+
+_SHIPPED_DIR = LOCALE_DIR
+_shipped: list[Catalogue] = []
+
+
+def _shipped_english() -> Catalogue:
+    """The English catalogue as shipped, read once; empty when it cannot be read (or while it
+    is being read: its own loader's error asks for it)."""
+    if not _shipped and "shipped" not in _loading:
+        _loading.add("shipped")
+        try:
+            _shipped.append(load_catalogue("en", _SHIPPED_DIR))
+        except BadInput:
+            return Catalogue()
+        finally:
+            _loading.discard("shipped")
+    return _shipped[0] if _shipped else Catalogue()
 
 
 def format_when(timestamp: float, with_year: bool = False) -> str:
@@ -225,11 +270,22 @@ def error_text(exc: BaseException) -> str:
     """A refusal as a person at the table reads it: its message in the current language, with
     the rulebook's words it quotes (the rulebooks are English)."""
     rule = getattr(exc, "rule", None)
-    text = text_of(exc) if getattr(exc, "key", None) else (exc.args[0] if exc.args else str(exc))
+    text = text_of(exc) if getattr(exc, "key", None) else message_of(exc)
     return with_rule(str(text), rule, _language)
+
+
+_loading: set[str] = set()
 
 
 def _cat(lang: str) -> Catalogue:
     if lang not in _catalogues:
-        _catalogues[lang] = load_catalogue(lang)
+        if lang in _loading:
+            # the loader's own error is keyed and asks for its words while the catalogue is
+            # being read: none yet (text_of then uses the shipped English: _unlisted)
+            return Catalogue()
+        _loading.add(lang)
+        try:
+            _catalogues[lang] = load_catalogue(lang)
+        finally:
+            _loading.discard(lang)
     return _catalogues[lang]

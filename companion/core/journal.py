@@ -20,15 +20,23 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.request import pathname2url
 
 from .events import BadInput, Event
-from .i18n import keyed
+from .i18n import keyed, reason_of
 
 SCHEMA_VERSION = 2
-STORAGE_FULL = "The tablet's storage is full: free some space; nothing was lost"
+FULL = "journal.full"   # the catalogue key of a full disk's one line
+
+
+def __getattr__(name: str) -> str:
+    if name == "STORAGE_FULL":  # its English words (logs, tests), read from the catalogue
+        from .i18n import text_of
+        return text_of(keyed(FULL), "en")
+    raise AttributeError(name)
 
 
 class JournalError(BadInput):
     """The journal's storage failed (one line). A BadInput, so every place that shows a refused
-    command shows this too instead of letting the app exit."""
+    command shows this too instead of letting the app exit. Its message is ``keyed``: the
+    table reads it in its own language (``i18n.error_text``), ``str()`` is English."""
 
 
 class JournalDamaged(JournalError):
@@ -37,8 +45,8 @@ class JournalDamaged(JournalError):
 
 
 class StorageFull(JournalError):
-    def __init__(self, message: str = STORAGE_FULL):
-        super().__init__(message)
+    def __init__(self, message: str | Mapping | None = None):
+        super().__init__(message or keyed(FULL))
 
 
 class StorageUnavailable(JournalError):
@@ -53,24 +61,29 @@ _SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB =
 def storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
     """The one-line error for a failed SQLite call on the journal at ``path``."""
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
-    text = str(exc)
+    text = str(exc)   # SQLite's own words, quoted as they are
     if code == _SQLITE_FULL or "disk is full" in text:
         return StorageFull()
     if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in text or "not a database" in text:
-        return JournalDamaged(f"The journal {path} is damaged ({text})")
+        return JournalDamaged(keyed("journal.damaged", path=str(path), problem=text))
     if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
-        return StorageUnavailable(f"The journal {path} is in use by another program ({text})")
+        return StorageUnavailable(keyed("journal.in_use", path=str(path), problem=text))
     if code in (_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_PERM, _SQLITE_IOERR):
-        return StorageUnavailable(f"The data folder {path.parent} cannot be written ({_why_unwritable(path.parent, text)})")
-    return JournalError(f"The journal {path} failed: {text}")
+        return unwritable(path.parent, text)
+    return JournalError(keyed("journal.failed", path=str(path), problem=text))
 
 
-def _why_unwritable(folder: Path, fallback: str) -> str:
+def unwritable(folder: Path, problem: Any, verb: str = "written") -> "StorageUnavailable":
+    """The data folder cannot be ``written`` (or ``created``): why, in the table's words when
+    the folder says why, else the system's ``problem`` (``i18n.reason_of``)."""
+    if verb == "created":
+        return StorageUnavailable(keyed("journal.cannot_be_created", folder=str(folder), why=problem))
+    why = problem
     if not folder.is_dir():
-        return "it does not exist"
-    if not os.access(folder, os.W_OK):
-        return "it is read-only"
-    return fallback
+        why = keyed("journal.why_missing")
+    elif not os.access(folder, os.W_OK):
+        why = keyed("journal.why_readonly")
+    return StorageUnavailable(keyed("journal.cannot_be_written", folder=str(folder), why=why))
 
 # Version 1 (the first release) had no event source and no recorded winners. It is kept here
 # because the migration test builds a v1 journal from it.
@@ -144,8 +157,7 @@ class Journal:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise StorageUnavailable(
-                    f"The data folder {self.path.parent} cannot be created ({exc.strerror or exc})") from None
+                raise unwritable(self.path.parent, reason_of(exc), "created") from None
         try:
             if readonly:
                 uri = f"file:{pathname2url(str(self.path.resolve()))}?mode=ro"
@@ -161,14 +173,14 @@ class Journal:
             self._db.execute("PRAGMA foreign_keys=ON")
             problems = [r[0] for r in self._db.execute("PRAGMA quick_check(3)")]
             if problems != ["ok"]:
-                raise JournalDamaged(f"The journal {self.path} is damaged ({'; '.join(problems)})")
+                raise JournalDamaged(keyed("journal.damaged", path=str(self.path), problem="; ".join(problems)))
             if not readonly:
                 self._upgrade()
         except sqlite3.Error as exc:
             self._close_quietly()
             err = storage_error(exc, self.path)
             if isinstance(err, JournalDamaged):
-                err = JournalDamaged(f"journal {self.path} cannot be opened: {exc}")
+                err = JournalDamaged(keyed("journal.cannot_open", path=str(self.path), problem=str(exc)))
             raise err from None
         except BaseException:
             self._close_quietly()
@@ -190,12 +202,10 @@ class Journal:
         version = self.schema_version
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if version == 0 and tables:
-            raise JournalDamaged(
-                f"journal {self.path} is a SQLite file of another program (tables: {', '.join(sorted(tables))})")
+            raise JournalDamaged(keyed("journal.foreign", path=str(self.path), tables=", ".join(sorted(tables))))
         if version > SCHEMA_VERSION:
-            raise JournalDamaged(
-                f"journal {self.path} was written by a newer version (schema {version}, this app reads up to {SCHEMA_VERSION})"
-            )
+            raise JournalDamaged(keyed("journal.newer", path=str(self.path), version=version,
+                                       supported=SCHEMA_VERSION))
 
     # -- schema ---------------------------------------------------------------------------
     @property
@@ -224,7 +234,7 @@ class Journal:
         """One write transaction. A failed COMMIT (disk full) may already have rolled back: the
         real error is raised, never "cannot rollback - no transaction is active"."""
         if self.readonly:
-            raise StorageUnavailable(f"The journal {self.path} is open read-only")
+            raise StorageUnavailable(keyed("journal.open_read_only", path=str(self.path)))
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -413,15 +423,14 @@ class DataLock:
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            why = _why_unwritable(self.folder, exc.strerror or str(exc))
-            raise StorageUnavailable(f"The data folder {self.folder} cannot be written ({why})") from None
+            raise unwritable(self.folder, reason_of(exc)) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             other = os.read(fd, 32).decode("ascii", "replace").strip()
             os.close(fd)
-            who = f" (process {other})" if other.isdigit() else ""
-            raise DataInUse(f"Another copy of the app{who} is already using {self.folder}; close it first") from None
+            raise DataInUse(keyed("journal.other_copy_process", process=other, folder=str(self.folder))
+                            if other.isdigit() else keyed("journal.other_copy", folder=str(self.folder))) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd

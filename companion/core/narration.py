@@ -113,8 +113,9 @@ class Script:
             if isinstance(step, Say):
                 for name in sorted(_fields(step.line_id) | _fields(step.text)):
                     if name not in context:
-                        raise BadInput(f"{self.name} line {step.lineno}: no value for "
-                                       f"{{{name}}} (context has: {', '.join(sorted(context)) or 'nothing'})")
+                        raise BadInput(i18n.keyed(
+                            "script.no_value", script=self.name, line=step.lineno, placeholder="{" + name + "}",
+                            names=", ".join(sorted(context)) or i18n.keyed("script.nothing")))
         rng = rng or random.Random(0)
         out: list = []
         for step in self.steps:
@@ -135,7 +136,7 @@ class Script:
         for i, s in enumerate(self.steps):
             if isinstance(s, Mark) and s.name == name:
                 return Script(self.name, self.steps[i:])
-        raise BadInput(f"{self.name}: no 'mark {name}'")
+        raise BadInput(i18n.keyed("script.no_mark", script=self.name, mark=name))
 
     def line_ids(self, context: dict | None = None) -> list[str]:
         """The filled line ids, e.g. to check a voice pack covers them all."""
@@ -154,26 +155,27 @@ def _fields(template: str) -> set[str]:
 # --- parsing -------------------------------------------------------------------------------
 
 def _seconds(word: str, what: str) -> float:
+    """``word`` as seconds; ``what`` is the script's own word for it (``pause``, ``slot``)."""
     try:
         value = float(word)
     except ValueError:
-        raise ValueError(f"{what} needs a number of seconds, got {word!r}") from None
+        raise BadInput(i18n.keyed("script.seconds_number", what=what, got=repr(word))) from None
     if not 0 <= value <= MAX_SECONDS:  # also refuses nan and inf
-        raise ValueError(f"{what} must be between 0 and {MAX_SECONDS:g} seconds, got {word!r}")
+        raise BadInput(i18n.keyed("script.seconds_range", what=what, most=format(MAX_SECONDS, "g"), got=repr(word)))
     return value
 
 
-def _check_template(template: str, what: str) -> None:
+def _check_template(template: str, what: dict) -> None:
     try:
         parts = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise ValueError(f"{what} has unbalanced braces ({exc}); write {{{{ or }}}} for a brace") from None
+        raise BadInput(i18n.keyed("script.unbalanced", what=what, problem=str(exc))) from None
     for _lit, name, spec, conv in parts:
         if name is None:
             continue
         if not _NAME.match(name) or spec or conv:
-            raise ValueError(f"{what} has a bad placeholder {{{name}{'!' + conv if conv else ''}"
-                             f"{':' + spec if spec else ''}}}: use a plain name like {{group}}")
+            shown = "{" + name + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}"
+            raise BadInput(i18n.keyed("script.bad_placeholder", what=what, placeholder=shown))
 
 
 def _parse_step(line: str, lineno: int, default_slot: float):
@@ -182,37 +184,36 @@ def _parse_step(line: str, lineno: int, default_slot: float):
     if word in ("say", "report") or word.startswith(("say@", "report@")):
         m = _SAY.match(line)
         if not m:
-            raise ValueError(f"a {word.split('@')[0]} step is written "
-                             f"'{word.split('@')[0]} line_id: the words to speak'")
+            raise BadInput(i18n.keyed("script.say_shape", step=word.split("@")[0]))
         line_id, text = m["id"], m["text"].strip()
         if not _LINE_ID.match(line_id):
-            raise ValueError(f"line id {line_id!r} may hold only letters, digits, _ . - and {{placeholders}}")
+            raise BadInput(i18n.keyed("script.line_id_chars", line=repr(line_id)))
         if not text:
-            raise ValueError(f"line {line_id!r} has no words to speak")
-        _check_template(line_id, "the line id")
-        _check_template(text, "the text")
+            raise BadInput(i18n.keyed("script.no_words", line=repr(line_id)))
+        _check_template(line_id, i18n.keyed("script.the_line_id"))
+        _check_template(text, i18n.keyed("script.the_text"))
         slot = default_slot if m["slot"] is None else _seconds(m["slot"], "say@")
         return Say(line_id, text.replace("\\#", "#"), slot, lineno,
                    key=line_id if m["kind"] == "report" else None)
     if word == "pause":
         m = re.fullmatch(r"(\S+)(?:\s+to\s+(\S+))?", rest)
         if not m:
-            raise ValueError("a pause is written 'pause 4' or 'pause 6 to 9'")
+            raise BadInput(i18n.keyed("script.pause_shape"))
         low = _seconds(m[1], "pause")
         high = low if m[2] is None else _seconds(m[2], "pause ... to")
         if high < low:
-            raise ValueError(f"pause {m[1]} to {m[2]}: the second number must not be smaller")
+            raise BadInput(i18n.keyed("script.pause_order", low=m[1], high=m[2]))
         return Pause(low, high, lineno)
     if word == "wait":
         m = re.fullmatch(r"for\s+(\S+)", rest)
         if not m or not _NAME.match(m[1]):
-            raise ValueError("a wait is written 'wait for event_name' (letters, digits, _)")
+            raise BadInput(i18n.keyed("script.wait_shape"))
         return WaitFor(m[1], lineno)
     if word == "mark":
         if not _NAME.match(rest):
-            raise ValueError("a mark is written 'mark name' (letters, digits, _)")
+            raise BadInput(i18n.keyed("script.mark_shape"))
         return Mark(rest, lineno)
-    raise ValueError(f"unknown step {word!r} (steps are: say, report, pause, wait for, mark, slot)")
+    raise BadInput(i18n.keyed("script.unknown_step", step=repr(word)))
 
 
 def parse_script(text: str, name: str = "<script>") -> Script:
@@ -227,15 +228,16 @@ def parse_script(text: str, name: str = "<script>") -> Script:
             if line.split(None, 1)[0].lower() == "slot":
                 parts = line.split()
                 if len(parts) != 2:
-                    raise ValueError("a slot setting is written 'slot 5'")
+                    raise BadInput(i18n.keyed("script.slot_shape"))
                 default_slot = _seconds(parts[1], "slot")
                 continue
             steps.append(_parse_step(line, lineno, default_slot))
-        except ValueError as exc:
+        except ValueError as exc:   # a BadInput (keyed) from the step's parser
             shown = line if len(line) <= 60 else line[:57] + "..."
-            raise BadInput(f"{name} line {lineno}: {exc} (in: {shown})") from None
+            raise BadInput(i18n.keyed("script.bad_line", script=name, line=lineno,
+                                      problem=i18n.message_of(exc), shown=shown)) from None
     if not steps:
-        raise BadInput(f"{name}: the script has no steps")
+        raise BadInput(i18n.keyed("script.no_steps", script=name))
     return Script(name, tuple(steps))
 
 
@@ -256,7 +258,7 @@ def load_script(path: str, lang: str | None = None) -> Script:
     try:
         return _load_script(path, os.stat(path).st_mtime_ns)
     except OSError as exc:
-        raise BadInput(f"{path}: cannot read the script ({type(exc).__name__}: {exc})") from None
+        raise BadInput(i18n.keyed("script.unreadable", path=path, problem=f"{type(exc).__name__}: {exc}")) from None
 
 
 @lru_cache(maxsize=256)
@@ -265,7 +267,7 @@ def _load_script(path: str, mtime_ns: int) -> Script:  # parsed once per file ve
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read the script ({type(exc).__name__}: {exc})") from None
+        raise BadInput(i18n.keyed("script.unreadable", path=path, problem=f"{type(exc).__name__}: {exc}")) from None
     return parse_script(text, path)
 
 
@@ -459,7 +461,7 @@ class Narrator:
 
     @volume.setter
     def volume(self, value: float) -> None:
-        self._volume = _unit(value, "volume")
+        self._volume = _unit(value, i18n.keyed("script.what_volume"))
 
     @property
     def loop_volume(self) -> float:
@@ -467,7 +469,7 @@ class Narrator:
 
     @loop_volume.setter
     def loop_volume(self, value: float) -> None:
-        self._loop_volume = _unit(value, "loop volume")
+        self._loop_volume = _unit(value, i18n.keyed("script.what_loop_volume"))
         if self._loop_path is not None:
             self.audio_out.loop(self._loop_path, self._loop_volume)
 
@@ -582,9 +584,9 @@ class Narrator:
         steps = list(steps)
         for s in steps:
             if not isinstance(s, (Say, Pause, WaitFor, Mark)):
-                raise BadInput(f"not a narration step: {s!r}")
+                raise BadInput(i18n.keyed("script.not_a_step", step=repr(s)))
             if isinstance(s, Pause) and s.low != s.high:
-                raise BadInput("a random pause must be drawn first; use enqueue_script")
+                raise BadInput(i18n.keyed("script.undrawn_pause"))
         keys = {s.key for s in steps if isinstance(s, Say) and s.is_report}
         if keys:
             self._drop_queued(lambda q: isinstance(q.step, Say) and q.step.key in keys, "overtaken")
@@ -616,7 +618,7 @@ class Narrator:
         """Queue one script line after everything already queued (``interject``: before
         everything waiting, right after the step under way)."""
         if not text.strip():
-            raise BadInput(f"line {line_id!r} has no words to speak")
+            raise BadInput(i18n.keyed("script.no_words", line=repr(line_id)))
         self.enqueue_steps([Say(slug(line_id), text, _seconds_or_bad(slot))], urgent=interject)
 
     def report(self, key: str, line_id: str, text: str, still_true=None, urgent: bool = False,
@@ -627,7 +629,7 @@ class Narrator:
         whole). ``urgent`` (a timer warning): before other waiting lines, cutting short a
         report being spoken."""
         if not text.strip():
-            raise BadInput(f"line {line_id!r} has no words to speak")
+            raise BadInput(i18n.keyed("script.no_words", line=repr(line_id)))
         step = Say(slug(line_id), text, _seconds_or_bad(slot), key=slug(key))
         self.enqueue_steps([step], still_true=still_true, urgent=urgent, finish=finish)
 
@@ -832,7 +834,7 @@ class Narrator:
             return result
         if result is None or isinstance(result, (SpeechError, BadInput, OSError,
                                                  subprocess.SubprocessError)):
-            self._report(step, result or SpeechError("the speech was not prepared"))
+            self._report(step, result or SpeechError(i18n.keyed("speakers.not_prepared")))
         else:
             log.error("narration: line %r: unexpected %r", step.line_id, result)
             self._report(step, result)
@@ -867,19 +869,16 @@ class Narrator:
 
 
 def _seconds_or_bad(value) -> float:
-    try:
-        return _seconds(str(value), "slot")
-    except ValueError as exc:
-        raise BadInput(str(exc)) from None
+    return _seconds(str(value), "slot")   # a BadInput when it is not
 
 
-def _unit(value: float, what: str) -> float:
+def _unit(value: float, what: dict) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise BadInput(f"{what} must be a number between 0 and 1, got {value!r}") from None
+        raise BadInput(i18n.keyed("script.unit_number", what=what, got=repr(value))) from None
     if not 0.0 <= v <= 1.0:
-        raise BadInput(f"{what} must be between 0 and 1, got {value!r}")
+        raise BadInput(i18n.keyed("script.unit_range", what=what, got=repr(value)))
     return v
 
 
@@ -948,7 +947,7 @@ def main(argv: list[str] | None = None) -> int:
         for item in args.values:
             name, sep, value = item.partition("=")
             if not sep or not _NAME.match(name):
-                raise BadInput(f"placeholder values are written name=value, got {item!r}")
+                raise BadInput(i18n.keyed("script.values_shape", got=repr(item)))
             context[name] = value
         if args.lang in i18n.languages():  # its words for counts; a script may come before them
             i18n.set_language(args.lang)

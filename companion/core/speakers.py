@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from companion.core import i18n
 from companion.core.audio import default_cache_dir, wav_duration
-from companion.core.events import BadInput
+from companion.core.events import BadInput, _message
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,12 @@ MIN_PACE, MAX_PACE = 0.5, 2.0
 
 
 class SpeechError(RuntimeError):
-    """A backend could not produce speech. One line, naming the backend and the line."""
+    """A backend could not produce speech. One line, naming the backend and the line: its
+    message ``keyed`` (the table reads it in its language), ``str()`` English."""
+
+    def __init__(self, message: str | dict):
+        text, self.key, self.values = _message(message)
+        super().__init__(text)
 
 
 @dataclass(frozen=True)
@@ -120,7 +125,7 @@ class EspeakSpeaker(Speaker):
         voice = voice or i18n.language()  # espeak-ng's voices are named by language: en, fr, de
         found = shutil.which(binary)
         if found is None:
-            raise SpeechError(f"espeak: the program {binary!r} is not installed")
+            raise SpeechError(i18n.keyed("speakers.no_espeak", program=repr(binary)))
         self.binary: str = found
         self.voice, self.wpm = voice, wpm
         self.cache_dir = os.path.join(cache_dir or default_cache_dir(), "espeak")
@@ -129,8 +134,7 @@ class EspeakSpeaker(Speaker):
         check = subprocess.run([self.binary, "-q", "-v", voice, "x"], capture_output=True,
                                timeout=30)
         if check.returncode != 0:
-            raise SpeechError(f"espeak: voice {voice!r} cannot be used: {_last_line(check)} "
-                              f"(list voices with: espeak-ng --voices)")
+            raise SpeechError(i18n.keyed("speakers.bad_voice", voice=repr(voice), problem=_last_line(check)))
 
     @staticmethod
     def available(binary: str = "espeak-ng") -> bool:
@@ -157,7 +161,7 @@ class EspeakSpeaker(Speaker):
             self._synthesise(line_id, text, pace, path)
             if os.path.getsize(path) > 44:
                 return Utterance(line_id, text, path, wav_duration(path))
-        raise SpeechError(f"espeak: line {line_id!r} produced no sound")
+        raise SpeechError(i18n.keyed("speakers.no_sound", line=repr(line_id)))
 
     def _synthesise(self, line_id: str, text: str, pace: float, path: str) -> None:
         fd, tmp = tempfile.mkstemp(suffix=".wav", dir=self.cache_dir)
@@ -167,11 +171,11 @@ class EspeakSpeaker(Speaker):
         try:
             done = subprocess.run(cmd, input=text.encode("utf-8"), capture_output=True, timeout=30)
             if done.returncode != 0:
-                raise SpeechError(f"espeak: line {line_id!r} failed (exit {done.returncode}): "
-                                  f"{_last_line(done)}")
+                raise SpeechError(i18n.keyed("speakers.failed", line=repr(line_id), code=done.returncode,
+                                             problem=_last_line(done)))
             os.replace(tmp, path)  # atomic: a reader never sees a half-written cache file
         except subprocess.TimeoutExpired:
-            raise SpeechError(f"espeak: line {line_id!r} took more than 30 s") from None
+            raise SpeechError(i18n.keyed("speakers.too_long", line=repr(line_id), seconds=30)) from None
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
@@ -295,7 +299,7 @@ class AndroidSpeaker(Speaker):
             try:
                 jnius = importlib.import_module("jnius")  # only on Android
             except ImportError as exc:
-                raise SpeechError(f"android: the platform voice needs pyjnius ({exc})") from None
+                raise SpeechError(i18n.keyed("speakers.no_pyjnius", problem=str(exc))) from None
         self._jnius = jnius
         self.wpm = wpm
         self.ready = False
@@ -378,7 +382,7 @@ def auto_speaker() -> Speaker:
         return EspeakSpeaker()
     if PlyerSpeaker.available():
         return PlyerSpeaker()
-    raise SpeechError("no platform voice and no espeak-ng installed")
+    raise SpeechError(i18n.keyed("speakers.no_voice"))
 
 
 SPEAKERS: dict[str, Callable[..., Speaker]] = {
@@ -397,11 +401,11 @@ def make_speaker(name: str, **opts) -> Speaker:
         name = "android"  # the tablet's own voice, through one engine rather than plyer's
     cls = SPEAKERS.get(name)
     if cls is None:
-        raise BadInput(f"unknown speaker {name!r}; known: {', '.join(SPEAKERS)}")
+        raise BadInput(i18n.keyed("speakers.unknown", name=repr(name), known=", ".join(SPEAKERS)))
     try:
         return cls(**opts)
     except TypeError as exc:
-        raise BadInput(f"speaker {name!r}: {exc}") from None
+        raise BadInput(i18n.keyed("speakers.bad_options", name=repr(name), problem=str(exc))) from None
 
 
 def available_speakers() -> list[str]:

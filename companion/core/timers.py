@@ -11,25 +11,32 @@ import math
 from dataclasses import replace
 
 from companion.core.events import BadInput
-from companion.core.i18n import ntr
+from companion.core.i18n import keyed, ntr, tr
 from companion.core.narration import Mark, Say, Script, shared_script
 
-# English for now; the lead routes these through companion.core.i18n.tr later.
+# mark -> (line id, catalogue key): the line id names a voice pack's clip in every language
 WARNING_LINES = {
-    300: ("timer_five_minutes", "Five minutes left."),
-    120: ("timer_two_minutes", "Two minutes left."),
-    60: ("timer_one_minute", "One minute left."),
-    30: ("timer_thirty_seconds", "Thirty seconds left."),
-    10: ("timer_ten_seconds", "Ten seconds."),
+    300: ("timer_five_minutes", "timers.five_minutes_left"),
+    120: ("timer_two_minutes", "timers.two_minutes_left"),
+    60: ("timer_one_minute", "timers.one_minute_left"),
+    30: ("timer_thirty_seconds", "timers.thirty_seconds_left"),
+    10: ("timer_ten_seconds", "timers.ten_seconds"),
 }
-END_LINE = ("timer_time_up", "Time is up.")
+END_LINE = ("timer_time_up", "timers.time_up")
+
+
+def spoken_end() -> tuple[str, str]:
+    """``(line_id, text)`` to say when a countdown ends, in the language spoken now."""
+    return END_LINE[0], tr(END_LINE[1])
 
 
 def spoken_warning(seconds: float) -> tuple[str, str]:
-    """``(line_id, text)`` to say when ``seconds`` remain, for ``Narrator.say``."""
+    """``(line_id, text)`` to say when ``seconds`` remain, for ``Narrator.say``, in the
+    language spoken now (made as it is said)."""
     s = int(round(seconds))
     if s in WARNING_LINES:
-        return WARNING_LINES[s]
+        line_id, key = WARNING_LINES[s]
+        return line_id, tr(key)
     if s % 60 == 0:
         return f"timer_{s // 60}_minutes", ntr("narration.minutes_left", s // 60)
     return f"timer_{s}_seconds", ntr("narration.seconds_left", s)
@@ -46,13 +53,15 @@ def warning_still_true(countdown: "Countdown | None", mark: float) -> bool:
     return mark - WARNING_LATE_S <= countdown.remaining() <= mark + 0.5
 
 
-def _positive(value, what: str, allow_zero: bool = False) -> float:
+def _positive(value, what: dict, allow_zero: bool = False) -> float:
+    """``value`` as seconds; ``what`` (keyed) names it in the refusal."""
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise BadInput(f"{what} must be a number of seconds, got {value!r}") from None
+        raise BadInput(keyed("timers.not_seconds", what=what, got=repr(value))) from None
     if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
-        raise BadInput(f"{what} must be {'0 or more' if allow_zero else 'more than 0'} seconds, got {value!r}")
+        raise BadInput(keyed("timers.not_zero_or_more" if allow_zero else "timers.not_more_than_0",
+                             what=what, got=repr(value)))
     return v
 
 
@@ -68,8 +77,8 @@ class Countdown:
         self.clock, self.name = clock, name
         self.on_warning = on_warning or (lambda mark: None)
         self.on_end = on_end or (lambda: None)
-        self._duration = _positive(duration_s, "countdown duration")
-        self.warnings = tuple(sorted({_positive(w, "warning mark") for w in warnings}, reverse=True))
+        self._duration = _positive(duration_s, keyed("timers.what_duration"))
+        self.warnings = tuple(sorted({_positive(w, keyed("timers.what_warning")) for w in warnings}, reverse=True))
         self._armed = [w for w in self.warnings if w < self._duration]
         self._run_before = 0.0          # seconds run before the last pause
         self._started_at: float | None = None
@@ -131,9 +140,9 @@ class Countdown:
         try:
             s = float(seconds)
         except (TypeError, ValueError):
-            raise BadInput(f"time to add must be a number of seconds, got {seconds!r}") from None
+            raise BadInput(keyed("timers.not_seconds", what=keyed("timers.what_added"), got=repr(seconds))) from None
         if not math.isfinite(s):
-            raise BadInput(f"time to add must be a number of seconds, got {seconds!r}")
+            raise BadInput(keyed("timers.not_seconds", what=keyed("timers.what_added"), got=repr(seconds)))
         elapsed = self.elapsed()
         self._duration = max(elapsed, self._duration + s)
         rem = self._duration - elapsed
@@ -173,26 +182,26 @@ class Countdown:
     def from_dict(cls, data, clock, on_warning=None, on_end=None) -> "Countdown":
         """Restore a journaled countdown, PAUSED (after a crash the table resumes it)."""
         if not isinstance(data, dict):
-            raise BadInput(f"timer record must be an object, got {type(data).__name__}")
+            raise BadInput(keyed("timers.record_not_object", got=type(data).__name__))
         if data.get("version") != 1:
-            raise BadInput(f"timer record: unknown version {data.get('version')!r} (expected 1)")
+            raise BadInput(keyed("timers.record_version", version=repr(data.get("version")), expected=1))
         for key in ("duration_s", "elapsed_s", "warnings", "armed", "ended"):
             if key not in data:
-                raise BadInput(f"timer record: missing {key!r}")
+                raise BadInput(keyed("timers.record_missing", field=repr(key)))
         for key in ("warnings", "armed"):
             if not isinstance(data[key], list):
-                raise BadInput(f"timer record: {key!r} must be a list, got {data[key]!r}")
+                raise BadInput(keyed("timers.record_not_list", field=repr(key), got=repr(data[key])))
         if not isinstance(data["ended"], bool):
-            raise BadInput(f"timer record: 'ended' must be true or false, got {data['ended']!r}")
-        duration = _positive(data["duration_s"], "timer record: 'duration_s'")
-        elapsed = _positive(data["elapsed_s"], "timer record: 'elapsed_s'", allow_zero=True)
+            raise BadInput(keyed("timers.record_not_bool", field="'ended'", got=repr(data["ended"])))
+        duration = _positive(data["duration_s"], keyed("timers.what_field", field="'duration_s'"))
+        elapsed = _positive(data["elapsed_s"], keyed("timers.what_field", field="'elapsed_s'"), allow_zero=True)
         if elapsed > duration:
-            raise BadInput(f"timer record: 'elapsed_s' {elapsed} is more than 'duration_s' {duration}")
+            raise BadInput(keyed("timers.record_elapsed", elapsed=elapsed, duration=duration))
         timer = cls(duration, clock, data["warnings"], on_warning, on_end, start=False,
                     name=str(data.get("name", "timer")))
-        armed = {_positive(w, "timer record: armed mark") for w in data["armed"]}
+        armed = {_positive(w, keyed("timers.what_armed")) for w in data["armed"]}
         if not armed <= set(timer.warnings):
-            raise BadInput(f"timer record: armed marks {sorted(armed)} are not among the warnings")
+            raise BadInput(keyed("timers.record_armed", marks=str(sorted(armed))))
         timer._armed = sorted(armed, reverse=True)
         timer._run_before = elapsed
         timer.ended = data["ended"]
@@ -228,13 +237,13 @@ class RevealCountdown:
 
     def __init__(self, style: str = "count_of_three", spacing: float = 1.0):
         if style not in self.STYLES:
-            raise BadInput(f"unknown reveal count {style!r}; known: {', '.join(self.STYLES)}")
-        self.style, self.spacing = style, _positive(spacing, "reveal spacing")
+            raise BadInput(keyed("timers.unknown_reveal", style=repr(style), known=", ".join(self.STYLES)))
+        self.style, self.spacing = style, _positive(spacing, keyed("timers.what_spacing"))
 
     def script(self) -> Script:
         base = shared_script(self.style)
         if not any(isinstance(s, Mark) and s.name == "reveal" for s in base.steps):
-            raise BadInput(f"{base.name}: a reveal count needs a 'mark reveal' step")
+            raise BadInput(keyed("timers.no_reveal_mark", script=base.name))
         return Script(base.name, tuple(replace(s, slot=self.spacing) if isinstance(s, Say) else s
                                        for s in base.steps))
 

@@ -23,11 +23,21 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Callable
 
 from companion.core.events import BadInput, Command, RuleError
-from companion.core.i18n import keyed
+from companion.core.i18n import keyed, text_of
 
 from .words import say
 
 GAME = "knives23"
+
+
+class TabletSilent(TimeoutError):
+    """The tablet's main thread did not answer in time. A TimeoutError (the server tells the
+    phone to try again); ``key`` says it in any language, ``str()`` in English."""
+
+    def __init__(self) -> None:
+        self.key = "phone.tablet_no_answer"
+        self.values: dict = {}
+        super().__init__(text_of(keyed(self.key), "en"))
 
 
 class CuriaBridge:
@@ -65,7 +75,7 @@ class CuriaBridge:
             return fut.result(self.timeout)
         except FutureTimeout:
             fut.cancel()  # not run yet: it never will be; running: it still counts once
-            raise TimeoutError("the tablet did not answer in time; scan the card again") from None
+            raise TabletSilent() from None
 
     # --- the main thread -------------------------------------------------------------------
 

@@ -336,7 +336,7 @@ class PhoneServer:
         self.key = key
         self.host = host or lan_address()
         if not is_local_peer(self.host):
-            raise BadInput(f"will not serve phones on {self.host}: not a local-network address")
+            raise BadInput(i18n.keyed("phone.not_local_host", host=self.host))
         self.port = port
         self.secret = secret or secrets.token_urlsafe(16)
         self.max_photo = max_photo

@@ -74,8 +74,8 @@ def server_context(data_dir: str | os.PathLike, host: str) -> ssl.SSLContext:
         cert_path, key_path = table_certificate(data_dir, host)
     except ImportError:
         from companion.core.events import BadInput
-        raise BadInput("https for phones needs the cryptography package, which is not "
-                       "installed") from None
+        from companion.core.i18n import keyed
+        raise BadInput(keyed("phone.no_cryptography")) from None
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
     ctx.load_cert_chain(cert_path, key_path)

@@ -85,6 +85,28 @@ def test_a_data_folder_that_cannot_be_created_is_one_line_and_the_app_plays_on(c
     assert app.send("start_hidden_phase")
 
 
+def test_a_data_folder_that_cannot_be_created_is_said_in_the_tables_language(clean_picker, tmp_path):
+    """Issue 17: the journal's error reaches the screen in French, not only the words around it."""
+    from companion.core import i18n
+    driver = clean_picker
+    app = driver.app
+    app.settings.language = "fr"
+    app.save_settings()   # the screens are made again in French
+    try:
+        blocker = tmp_path / "a-file"
+        blocker.write_text("not a folder")
+        reopen(driver, blocker / "data")
+        line = app.storage_notice[0]
+        assert line.startswith(f"Le dossier de données {blocker / 'data'} ne peut pas être créé (Ce n'est pas un dossier)")
+        assert line.endswith(": les parties ne seront pas conservées tant qu'il ne pourra pas être écrit.")
+        assert "cannot" not in line.replace(str(blocker), "") and line in driver.visible_texts()
+        driver.screenshot("storage/unwritable_folder_notice_fr")
+    finally:
+        app.settings.language = "en"
+        i18n.set_language("en")
+        app._rebuild_screens()
+
+
 def test_abandon_asks_and_an_abandoned_game_is_resumed_from_past_games(clean_picker, tmp_path):
     driver = clean_picker
     reopen(driver, tmp_path / "data")

@@ -96,6 +96,34 @@ def test_a_second_copy_on_the_same_folder_says_so_and_leaves_without_writing(tmp
         _stop(first)
 
 
+def _built(data: Path, shown: str) -> str:
+    """The app of a real process built on ``data`` (settings, storage, screens), and ``shown``
+    (an expression of ``app`` and its root widget ``w``) printed; the process leaves at once."""
+    code = ("import os, sys; from companion.app.main import CompanionApp;"
+            f"app = CompanionApp(data_dir={str(data)!r}); w = app.build();"
+            f"print('SHOWN', {shown}, flush=True); os._exit(0)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.split("SHOWN ", 1)[1].strip()
+
+
+def test_journal_problems_at_start_are_said_in_the_language_of_the_settings(tmp_path):
+    """Issue 17: the app reads its settings before it opens the journal, so what it says about
+    the journal at start (a second copy, a damaged file) is in the table's language."""
+    from tests.core.faults import lock_held_elsewhere
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "settings.json").write_text('{"language": "fr"}', encoding="utf-8")
+    with lock_held_elsewhere(data) as holder:
+        refusal = _built(data, "w.text")
+    assert refusal == f"Une autre copie de l'application (processus {holder.pid}) utilise déjà {data} ; fermez-la d'abord"
+    (data / "journal.sqlite3").write_bytes(b"SQLite format 3\0" + os.urandom(4 * 4096))
+    notice = _built(data, "app.storage_notice[0], '|', app.storage_notice[1][0][1]")
+    assert notice.startswith("Le journal n'a pas pu être lu, un nouveau a donc été commencé"), notice
+    assert notice.endswith("| Exporter l'ancien journal"), notice
+
+
 @needs_unshare
 def test_a_read_only_data_folder_is_a_message_and_the_app_stays_up(tmp_path):
     data = tmp_path / "data"

@@ -35,17 +35,23 @@ def _journal_with_games(path: Path, games: int = 3, adds: int = 300) -> None:
     j.close()  # the last connection checkpoints the WAL into the file
 
 
-# -- 1. a journal that cannot be opened ------------------------------------------------------
-def test_damaged_header_is_a_one_line_journal_damaged_error(tmp_path):
-    path = tmp_path / "journal.sqlite3"
+def damaged_header(path: Path) -> bytes:
+    """A journal of one short game with its first 100 bytes (SQLite's header) overwritten."""
     _journal_with_games(path, games=1, adds=5)
     data = bytearray(path.read_bytes())
     data[0:100] = b"\xde\xad" * 50
     path.write_bytes(bytes(data))
+    return bytes(data)
+
+
+# -- 1. a journal that cannot be opened ------------------------------------------------------
+def test_damaged_header_is_a_one_line_journal_damaged_error(tmp_path):
+    path = tmp_path / "journal.sqlite3"
+    data = damaged_header(path)
     with pytest.raises(JournalDamaged) as e:
         Journal(path)
     assert "\n" not in str(e.value) and "journal.sqlite3" in str(e.value)
-    assert path.read_bytes() == bytes(data)  # refused without touching it
+    assert path.read_bytes() == data  # refused without touching it
 
 
 def test_a_damaged_page_is_found_on_open_not_mid_game(tmp_path):

@@ -5,6 +5,7 @@ German when it is shown (``i18n.texts``) — a French-recorded game replays in G
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,108 @@ def test_the_scan_finds_a_sentence_said_now(tmp_path):
         assert calls_that_say(tmp_path / "m.py") == ["m.py:2 tr()", "m.py:3 ntr()"]
     finally:
         ROOT = before
+
+
+# A bug's message, for whoever reads the code or the log (a broken invariant, a wrong argument),
+# never shown as a refusal: these may be English.
+PROGRAMMER_ERRORS = {"ValueError", "TypeError", "KeyError", "IndexError", "LookupError", "RuntimeError",
+                     "AssertionError", "NotImplementedError", "AttributeError"}
+SENTENCE = re.compile(r"[A-Za-z]{2,}[\s,;:']+[A-Za-z]{2,}")
+
+
+def person_facing_errors() -> set[str]:
+    """The names of the errors whose message reaches a person: every BadInput, RuleError and
+    SpeechError, the journal's storage errors among them."""
+    import companion.core.journal  # noqa: F401  (its errors join the subclasses)
+    from companion.core.events import BadInput, RuleError
+    from companion.core.speakers import SpeechError
+    found, todo = set(), [BadInput, RuleError, SpeechError]
+    while todo:
+        cls = todo.pop()
+        found.add(cls.__name__)
+        todo += cls.__subclasses__()
+    return found
+
+
+def _literal_words(node: ast.AST) -> str:
+    """The literal text of a string or f-string argument ('' for anything else)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return ""
+
+
+def sentences_raised(path: Path, facing: set[str]) -> list[str]:
+    """``raise X("...")``/``raise X(f"...")`` (and a person-facing error made anywhere, e.g.
+    returned to be raised, or ``require(condition, "...")``, which raises a RuleError) whose
+    message is an English sentence written in the code."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    raised = {id(n.exc) for n in ast.walk(tree) if isinstance(n, ast.Raise) and n.exc is not None}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args):
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if name == "require" and len(node.args) > 1:
+            words = _literal_words(node.args[1])
+        elif name in PROGRAMMER_ERRORS or not (id(node) in raised or name in facing):
+            continue
+        else:
+            words = _literal_words(node.args[0])
+        if SENTENCE.search(words):
+            found.append((node.lineno, f"{path.relative_to(ROOT)}:{node.lineno} {name}({words[:40]!r})"))
+    return [text for _line, text in sorted(found)]
+
+
+def test_no_error_of_the_games_or_the_core_holds_an_english_sentence():
+    facing = person_facing_errors()
+    assert {"BadInput", "RuleError", "JournalDamaged", "StorageFull", "DataInUse", "SpeechError"} <= facing
+    # the games, the core, the phone page's server and the command-line tools (not the app's
+    # screens: companion/app/)
+    scanned = [p for area in ("games", "core", "phone") for p in sorted((ROOT / area).rglob("*.py"))]
+    scanned += sorted(ROOT.glob("*.py"))
+    assert len(scanned) > 60
+    assert [c for p in scanned for c in sentences_raised(p, facing)] == []
+
+
+def test_the_scan_finds_a_sentence_raised(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "def f(x, path):\n"
+        "    if x:\n"
+        "        raise BadInput(f'the journal {path} is damaged')\n"
+        "    if not x:\n"
+        "        raise events.RuleError('Not your turn')\n"
+        "    raise ValueError('a clock cannot go back')\n"        # a bug's message: allowed
+        "def g(path):\n"
+        "    return JournalDamaged(f'journal {path} cannot be opened')\n"
+        "def h():\n"
+        "    raise BadInput(keyed('journal.full'))\n"             # keyed: allowed
+        "    raise BadInput(f'{path}')\n"                        # no words: allowed
+        "    require(x, f'{x} cannot vote for themself', RULE)\n")
+    global ROOT
+    before, ROOT = ROOT, tmp_path
+    try:
+        assert sentences_raised(tmp_path / "m.py", person_facing_errors()) == [
+            "m.py:3 BadInput('the journal  is damaged')", "m.py:5 RuleError('Not your turn')",
+            "m.py:8 JournalDamaged('journal  cannot be opened')", "m.py:12 require(' cannot vote for themself')"]
+    finally:
+        ROOT = before
+
+
+def test_a_masks_refusal_reads_in_french_and_german_and_its_english_is_unchanged():
+    from companion.core.events import Command, RuleError
+    from companion.games.masks.rules import MasksRules
+    rules = MasksRules()
+    state = rules.initial_state({"players": ["Ann", "Ben", "Cat", "Dan", "Eve"]})
+    with pytest.raises(RuleError) as e:
+        rules.decide(state, Command("end_discussion"))
+    assert str(e.value) == "Ending the Discussion is not possible now: the round is in the deal phase"
+    assert i18n.text_of(e.value, "fr") == \
+        "Terminer la Discussion n'est pas possible maintenant : la manche en est à la phase « distribution »"
+    assert i18n.text_of(e.value, "de") == \
+        "Das Ende der Diskussion ist jetzt nicht möglich: Die Runde ist in der Phase „Austeilen“"
 
 
 def views_of_a_journal(game: str, tmp_path: Path, monkeypatch, steps: int = 250):

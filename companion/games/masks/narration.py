@@ -10,6 +10,7 @@ import os
 from dataclasses import replace
 
 from companion.core.events import BadInput
+from companion.core.i18n import keyed
 from companion.core.narration import Mark, Narrator, Pause, Script, load_script
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
@@ -41,7 +42,7 @@ def voting_script() -> Script:
 def steps_from(script: Script, step: int) -> Script:
     """The script from the mark of ``step`` to its end (to say a step again and go on)."""
     if not 1 <= step <= STEPS:
-        raise BadInput(f"the Hidden Phase has steps 1 to {STEPS}, not {step!r}")
+        raise BadInput(keyed("masks.no_such_step", steps=STEPS, step=repr(step)))
     return script.from_mark(step_mark(step))
 
 

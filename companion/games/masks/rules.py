@@ -383,29 +383,29 @@ class MasksRules(GameRules):
         return COMMANDS.dispatch(self, state, command)
 
     def _phase(self, state: MasksState, *phases: str, what: str) -> None:
-        require(state.phase in phases,
-                f"{what} is not possible now: the round is in the {state.phase} phase")
+        """Refuse ``what`` (the key of its words: ``masks.doing.*``) outside ``phases``."""
+        require(state.phase in phases, keyed("masks.refusal.not_now", what=keyed(what),
+                                             phase=keyed(f"masks.phase_name.{state.phase}")))
 
     def _do_start_hidden_phase(self, state, data):
         # The deal checklist is done: the narrator takes over.
-        self._phase(state, DEAL, what="Starting the Hidden Phase")
+        self._phase(state, DEAL, what="masks.doing.start_hidden")
         return [("hidden_phase_started", {})]
 
     def _do_end_hidden_phase(self, state, data):
-        self._phase(state, HIDDEN, what="Ending the Hidden Phase")
+        self._phase(state, HIDDEN, what="masks.doing.end_hidden")
         return [("discussion_started", {"seconds": state.discussion_seconds})]
 
     def _do_use_vanguard(self, state, data):
-        self._phase(state, DISCUSSION, what="Using the Mask of the Vanguard")
+        self._phase(state, DISCUSSION, what="masks.doing.use_vanguard")
         player = data.get("player")
         if player not in state.players:
             raise BadInput(keyed("masks.error.not_a_player", name=player))
-        require(state.vanguard is None,
-                f"the Mask of the Vanguard was already used by {state.vanguard}", RULE_USED)
+        require(state.vanguard is None, keyed("masks.refusal.vanguard_used", player=state.vanguard), RULE_USED)
         return [("vanguard_used", {"player": player})]
 
     def _do_end_discussion(self, state, data):
-        self._phase(state, DISCUSSION, what="Ending the Discussion")
+        self._phase(state, DISCUSSION, what="masks.doing.end_discussion")
         spec = votes.VoteSpec(
             vote_id=VOTE_ID, kind="pick", voters=state.players,
             options=state.players + (CENTER,), allow_self=False,
@@ -419,43 +419,43 @@ class MasksRules(GameRules):
         return events
 
     def _do_cast_ballot(self, state, data):
-        self._phase(state, VOTING, what="Casting a vote")
+        self._phase(state, VOTING, what="masks.doing.cast_ballot")
         vote = state.book.current
         # (An undo of the vote's opening alone leaves the Voting phase with no vote open.)
-        require(vote is not None, "No vote is in progress: undo once more to end the Discussion again")
+        require(vote is not None, keyed("masks.refusal.no_vote_undo"))
         # Read the ballot leniently first, so a refusal can quote this rulebook's words.
         lenient = replace(vote.spec, allow_self=True, allow_abstain=True)
         voter, choice = votes.normalise_ballot(lenient, data)
         # (The Vanguard may only abstain again, e.g. after the table undid that ballot.)
         require(voter != state.vanguard or choice is None,
-                f"{voter} used the Mask of the Vanguard and abstains", RULE_VANGUARD)
-        require(choice != voter, f"{voter} cannot vote for themself", RULE_POINT)
-        require(choice is not None or voter == state.vanguard, f"{voter} cannot abstain",
+                keyed("masks.refusal.vanguard_abstains", voter=voter), RULE_VANGUARD)
+        require(choice != voter, keyed("masks.refusal.not_self", voter=voter), RULE_POINT)
+        require(choice is not None or voter == state.vanguard, keyed("masks.refusal.no_abstain", voter=voter),
                 RULE_NO_ABSTAIN)
         return votes.cast(state.book, data, "")
 
     def _do_reveal_vote(self, state, data):
-        self._phase(state, VOTING, what="Revealing the votes")
-        require(state.book.current is not None, "No vote is in progress")
+        self._phase(state, VOTING, what="masks.doing.reveal")
+        require(state.book.current is not None, keyed("masks.refusal.no_vote"))
         waiting = state.book.current.waiting
-        require(not waiting, f"still waiting for {', '.join(waiting)}", RULE_NO_ABSTAIN)
+        require(not waiting, keyed("masks.refusal.waiting", players=", ".join(waiting)), RULE_NO_ABSTAIN)
         return votes.reveal(state.book, False)
 
     def _do_executioner_check(self, state, data):
         """Which most-voted player showed the Executioner (``player``), or nobody (null)."""
-        self._phase(state, EXECUTIONER_CHECK, what="The Executioner's check")
+        self._phase(state, EXECUTIONER_CHECK, what="masks.doing.executioner_check")
         player = data.get("player")
         if player is None:
             return [("no_executioner_shown", {})]
         top = top_players(state.players, state.ballots)
         if player not in state.players:
             raise BadInput(keyed("masks.error.not_a_player", name=player))
-        require(player in top, f"{player} did not receive the most votes "
-                f"({', '.join(top)} did)", RULE_EXECUTIONER)
+        require(player in top, keyed("masks.refusal.not_most", player=player, top=", ".join(top)),
+                RULE_EXECUTIONER)
         return [("executioner_shown", {"player": player})]
 
     def _do_enter_identities(self, state, data):
-        self._phase(state, IDENTITIES_PHASE, what="Entering the Identities")
+        self._phase(state, IDENTITIES_PHASE, what="masks.doing.enter_identities")
         ids, center = check_identities(state.players, data.get("identities"), data.get("center"))
         royalist = check_royalist(state.players, data.get("royalist"))
         if state.checked:
@@ -464,24 +464,23 @@ class MasksRules(GameRules):
             holder = executioner_to_choose(state.players, ids, state.ballots)
             if shown is not None:
                 require(ids[shown] == "Executioner",
-                        f"{shown} showed the Executioner, but the Identities give {shown} the "
-                        f"{ids[shown]}", RULE_EXECUTIONER)
+                        keyed("masks.refusal.shown_not_executioner", player=shown,
+                              identity=keyed(f"masks.identity.{ids[shown]}")), RULE_EXECUTIONER)
             else:
-                require(holder is None,
-                        f"{holder} holds the Executioner with the most votes, but nobody showed "
-                        f"it: undo to the Executioner's check", RULE_EXECUTIONER)
+                require(holder is None, keyed("masks.refusal.executioner_hidden", player=holder),
+                        RULE_EXECUTIONER)
         return [("identities_revealed", {"identities": ids, "center": list(center),
                                          "royalist": royalist})]
 
     def _do_executioner_chooses(self, state, data):
-        self._phase(state, EXECUTIONER, what="The Executioner's choice")
+        self._phase(state, EXECUTIONER, what="masks.doing.executioner_choice")
         target = data.get("target")
         if target not in state.players:
             raise BadInput(keyed("masks.error.not_a_player", name=target))
         executioner = state.executioner or executioner_to_choose(
             state.players, state.identities, state.ballots)
-        require(target != executioner,
-                f"the Executioner ({executioner}) must choose another player", RULE_EXECUTIONER)
+        require(target != executioner, keyed("masks.refusal.choose_other", executioner=executioner),
+                RULE_EXECUTIONER)
         return [("executioner_chose", {"executioner": executioner, "target": target})]
 
     # the fold -------------------------------------------------------------------------

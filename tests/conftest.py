@@ -14,6 +14,7 @@ if WORKER:
     os.environ["KIVY_HOME"] = os.path.join(os.environ["KIVY_HOME"], WORKER)
     os.environ["TABLE_COMPANION_DATA"] = str(ROOT / "test-artifacts" / "data" / WORKER)
     os.environ["TABLE_COMPANION_CACHE"] = str(ROOT / "test-artifacts" / "cache" / WORKER)
+    os.makedirs(os.environ["KIVY_HOME"], exist_ok=True)   # Kivy makes its home's files, not the folder
 os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 os.environ.setdefault("KIVY_NO_ARGS", "1")
 os.environ.setdefault("KIVY_NO_FILELOG", "1")

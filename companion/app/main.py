@@ -114,12 +114,12 @@ class CompanionApp(App):
             self.settings = Settings.load(self.data_dir / "settings.json")
         except (BadInput, OSError) as exc:
             log.error("%s — using default settings", exc)
-            self._startup_error = str(exc)
+            self._startup_error = i18n.error_text(exc)
         try:
             i18n.set_language(self.settings.language)
         except BadInput as exc:  # a language whose catalogue is gone or broken: English, said once
             log.error("%s — using English", exc)
-            self._startup_error = str(exc)
+            self._startup_error = i18n.error_text(exc)
             self.settings.language = "en"
         if not self._open_storage():
             return self._refusal()
@@ -668,7 +668,7 @@ class CompanionApp(App):
         """Run a device's command through the rules on the main thread and show the result;
         a refusal raises (RuleError/BadInput) so the device can be told why."""
         if self.session is None:
-            raise RuleError("No game is in progress")
+            raise RuleError(i18n.keyed("app2.no_game"))
         events = self.session.execute(command)
         self._publish(events)
         return events

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from companion.core.events import BadInput
+from companion.core.i18n import keyed
 
 
 @dataclass
@@ -34,19 +35,18 @@ class Settings:
         for name, (lo, hi) in self.RANGES.items():
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not lo <= value <= hi:
-                raise BadInput(f"setting {name} = {value!r} is outside {lo} … {hi}")
+                raise BadInput(keyed("app2.settings.outside", name=name, value=repr(value), lo=lo, hi=hi))
         if self.voice not in ("auto", "espeak", "plyer", "voicepack", "captions"):
-            raise BadInput(f"setting voice = {self.voice!r} is not auto, espeak, plyer, voicepack or captions")
+            raise BadInput(keyed("app2.settings.voice", value=repr(self.voice)))
         for name in ("boxes_enabled", "dim_room"):
             if not isinstance(getattr(self, name), bool):
-                raise BadInput(f"setting {name} = {getattr(self, name)!r} is not true or false")
+                raise BadInput(keyed("app2.settings.not_bool", name=name, value=repr(getattr(self, name))))
         for name in ("box_ports", "camera"):
             if not isinstance(getattr(self, name), str):
-                raise BadInput(f"setting {name} = {getattr(self, name)!r} is not text")
+                raise BadInput(keyed("app2.settings.not_text", name=name, value=repr(getattr(self, name))))
         ports = [p.strip() for p in self.box_ports.split(",")]
         if self.boxes_enabled and (not any(ports) or any(" " in p for p in ports)):
-            raise BadInput(f"setting box_ports = {self.box_ports!r}: write auto, or ports separated "
-                           "by commas such as /dev/ttyACM0,/dev/ttyUSB0")
+            raise BadInput(keyed("app2.settings.box_ports", value=repr(self.box_ports)))
         return self
 
     @classmethod
@@ -56,13 +56,13 @@ class Settings:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except ValueError as exc:
-            raise BadInput(f"settings file {path} is not valid JSON: {exc}") from None
+            raise BadInput(keyed("app2.settings.bad_json", path=str(path), problem=str(exc))) from None
         if not isinstance(data, dict):
-            raise BadInput(f"settings file {path} must hold one JSON object")
+            raise BadInput(keyed("app2.settings.not_object", path=str(path)))
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise BadInput(f"settings file {path} has unknown settings: {', '.join(unknown)}")
+            raise BadInput(keyed("app2.settings.unknown", path=str(path), names=", ".join(unknown)))
         return cls(**data).validate()
 
     def save(self, path: Path) -> None:

@@ -27,7 +27,7 @@ from kivy.utils import platform
 
 from companion.app.screens import load_kv
 from companion.core.events import BadInput
-from companion.core.i18n import tr
+from companion.core.i18n import keyed, tr
 from companion.core.votes import VoteSpec
 from vision import markers
 from vision.capture import CameraCapture, FrameSource, PushedFrames
@@ -83,7 +83,7 @@ def frame_from_nv21(buf: bytes, width: int, height: int) -> np.ndarray:
     as a BGR frame."""
     need = width * height * 3 // 2
     if len(buf) < need:
-        raise BadInput(f"camera frame is {len(buf)} bytes; a {width}x{height} NV21 frame needs {need}")
+        raise BadInput(keyed("app2.camera.short_frame", got=len(buf), width=width, height=height, need=need))
     yuv = np.frombuffer(buf, np.uint8, count=need).reshape(height * 3 // 2, width)
     return cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_NV21)
 

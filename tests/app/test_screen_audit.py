@@ -225,6 +225,19 @@ def choose_language(driver, name: str):
     driver.pump(6)
 
 
+def choose_dim_room(driver, on: bool):
+    """The table's "dim room" setting, tapped as a narrator does: every screen in the dim theme."""
+    from companion.app.theme import ui
+    app = driver.app
+    driver.tap(app.root.ids.settings_button)
+    toggle = app.screen("settings").ids.dim_room
+    if (toggle.state == "down") != on:
+        driver.tap(toggle)
+    driver.tap(app.screen("settings").ids.save)
+    driver.pump(6)
+    assert ui.dim == on and app.settings.dim_room == on
+
+
 def report(walk: Walk) -> str:
     lines = [f"{len(walk.faults)} of {len(walk.shots)} screens have faults (walk times: {walk.took}):"]
     for shot, faults in walk.faults.items():
@@ -240,19 +253,22 @@ def report(walk: Walk) -> str:
 # and writes each screen and test-artifacts/audit/<pass>/faults.txt.
 ON_DEMAND = pytest.mark.skipif(not os.environ.get("SCREEN_AUDIT"),
                                reason="the screen audit runs with SCREEN_AUDIT=1 (issue 18 is open)")
+# (folder, window size, language, the dim room on): "dim" photographs every screen in the dim
+# theme, so each screen is contrast-checked in both themes.
 PASSES = [
-    pytest.param("1280x800", (1280, 800), None, id="1280x800"),
-    pytest.param("1920x1200", (1920, 1200), None, id="1920x1200", marks=pytest.mark.slow),
-    pytest.param("800x1280", (800, 1280), None, id="800x1280", marks=pytest.mark.slow),
-    pytest.param("fr", (1280, 800), "Français", id="fr", marks=pytest.mark.slow),
-    pytest.param("de", (1280, 800), "Deutsch", id="de", marks=pytest.mark.slow),
+    pytest.param("1280x800", (1280, 800), None, False, id="1280x800"),
+    pytest.param("1920x1200", (1920, 1200), None, False, id="1920x1200", marks=pytest.mark.slow),
+    pytest.param("800x1280", (800, 1280), None, False, id="800x1280", marks=pytest.mark.slow),
+    pytest.param("fr", (1280, 800), "Français", False, id="fr", marks=pytest.mark.slow),
+    pytest.param("de", (1280, 800), "Deutsch", False, id="de", marks=pytest.mark.slow),
+    pytest.param("dim", (1280, 800), None, True, id="dim", marks=pytest.mark.slow),
 ]
 
 
 @ON_DEMAND
 @pytest.mark.app
-@pytest.mark.parametrize("folder,size,language", PASSES)
-def test_every_screen_passes_the_audit(companion_app, folder, size, language):
+@pytest.mark.parametrize("folder,size,language,dim", PASSES)
+def test_every_screen_passes_the_audit(companion_app, folder, size, language, dim):
     driver = companion_app
     driver.reset(size=size)
     out = ARTIFACTS / "audit" / folder
@@ -263,12 +279,16 @@ def test_every_screen_passes_the_audit(companion_app, folder, size, language):
         if language:
             choose_language(driver, language)
             assert i18n.language() != "en"
+        if dim:
+            choose_dim_room(driver, True)
         walk.run()
     finally:
+        if driver.app.session is not None and (language or dim):
+            driver.app.leave_game()
         if language:
-            if driver.app.session is not None:
-                driver.app.leave_game()
             choose_language(driver, "English")
+        if dim:
+            choose_dim_room(driver, False)
     (out / "faults.txt").write_text(report(walk), encoding="utf-8")
     assert len(walk.shots) > 40
     assert not walk.faults, report(walk)

@@ -201,11 +201,11 @@ class Walk:
         self.app.go_home()
         self.settle()
 
-    def run(self):
+    def run(self, games=GAMES):
         import time
         began = time.monotonic()
         self.shell()
-        for game in GAMES:
+        for game in games:
             self.play(self.start(game))
             self.took[game] = round(time.monotonic() - began)
             self.app.leave_game()
@@ -265,11 +265,9 @@ PASSES = [
 ]
 
 
-@ON_DEMAND
-@pytest.mark.app
-@pytest.mark.parametrize("folder,size,language,dim", PASSES)
-def test_every_screen_passes_the_audit(companion_app, folder, size, language, dim):
-    driver = companion_app
+def audit_pass(driver, folder: str, size, language=None, dim=False, games=GAMES) -> Walk:
+    """Walks the shell and ``games`` at ``size`` (in ``language``, in the dim room) and writes
+    test-artifacts/audit/<folder>/ (every screen, faults.txt)."""
     driver.reset(size=size)
     out = ARTIFACTS / "audit" / folder
     for old in out.rglob("*.png") if out.exists() else ():
@@ -281,7 +279,7 @@ def test_every_screen_passes_the_audit(companion_app, folder, size, language, di
             assert i18n.language() != "en"
         if dim:
             choose_dim_room(driver, True)
-        walk.run()
+        walk.run(games)
     finally:
         if driver.app.session is not None and (language or dim):
             driver.app.leave_game()
@@ -289,6 +287,25 @@ def test_every_screen_passes_the_audit(companion_app, folder, size, language, di
             choose_language(driver, "English")
         if dim:
             choose_dim_room(driver, False)
+    out.mkdir(parents=True, exist_ok=True)
     (out / "faults.txt").write_text(report(walk), encoding="utf-8")
+    return walk
+
+
+@ON_DEMAND
+@pytest.mark.app
+@pytest.mark.parametrize("folder,size,language,dim", PASSES)
+def test_every_screen_passes_the_audit(companion_app, folder, size, language, dim):
+    walk = audit_pass(companion_app, folder, size, language, dim)
     assert len(walk.shots) > 40
+    assert not walk.faults, report(walk)
+
+
+@pytest.mark.app
+def test_the_shell_and_23_knives_pass_the_audit_in_portrait(companion_app):
+    """The audit's fast pass, in the normal suite: the shell's screens and every screen of 23
+    Knives (the game with the most screens) at 800x1280, where the layouts are tightest. The
+    whole audit (all games, every size, fr, de, the dim room) runs with SCREEN_AUDIT=1."""
+    walk = audit_pass(companion_app, "quick_800x1280", (800, 1280), games=("knives23",))
+    assert len(walk.shots) > 25
     assert not walk.faults, report(walk)

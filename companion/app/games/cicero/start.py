@@ -36,11 +36,13 @@ class StartScreen(CiceroScreen):
         if first and not box.children:
             self._steppers = []
             for p in v["players"]:
-                row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p))
+                row = Factory.CSeatPairRow(player=p, stripe=self.seat_colour(p))
+                pair = Factory.CStepperPair()
                 for field, label in (("votes", "cicero.ui.senate_votes"), ("oratores", "cicero.ui.oratores_votes")):
                     s = self.stepper(tr(label), 0, key=f"{field}:{p}")
-                    row.add_widget(s)
+                    pair.add_widget(s)
                     self._steppers.append(s)
+                row.add_widget(pair)
                 box.add_widget(row)
         elif not first:
             box.clear_widgets()

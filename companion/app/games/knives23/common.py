@@ -6,6 +6,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 
 from companion.app import theme
+from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.core.i18n import tr
 
@@ -24,6 +25,13 @@ class K23Cell(Label):
     edge = ListProperty(list(theme.MUTED[:3]) + [0.6])
     strong = BooleanProperty(False)
 
+    def __init__(self, **kw):
+        # the colours in use when the cell is made (the dim room's, when it is dim)
+        kw.setdefault("bg", list(ui.panel))
+        kw.setdefault("fg", list(ui.text))
+        kw.setdefault("edge", list(ui.muted[:3]) + [0.6])
+        super().__init__(**kw)
+
 
 def card_text(card: dict | None) -> str:
     if not card:
@@ -34,15 +42,15 @@ def card_text(card: dict | None) -> str:
 
 def card_colours(card: dict | None, faceup: bool = True):
     if not faceup or not card:
-        return FACEDOWN, theme.TEXT
-    return (KNIFE, theme.TEXT) if "knives" in card else (DOVE, DARK_TEXT)
+        return FACEDOWN, ui.text
+    return (KNIFE, ui.text) if "knives" in card else (DOVE, DARK_TEXT)
 
 
 def forum_cell(entry: dict | None, label: str = "", **kw) -> "K23Cell":
     """One Forum space: its card (value when faceup), the Doves Sabinus laid on it; or the
     space's number (and its faceup-only icon) when empty."""
     if entry is None:
-        return K23Cell(text=label, bg=list(theme.BG), fg=list(theme.MUTED), **kw)
+        return K23Cell(text=label, bg=list(ui.bg), fg=list(ui.muted), **kw)
     bg, fg = card_colours(entry.get("card"), entry["faceup"])
     text = card_text(entry["card"]) if entry["faceup"] else tr("knives23.card.facedown")
     for dove in entry.get("doves") or []:
@@ -68,14 +76,14 @@ class K23Board(BoxLayout):
             black = space in k["black"]
             here = space == k["dagger"]
             cell = K23Cell(text=tr("knives23.ui.dagger", space=space) if here else str(space),
-                           bg=list(theme.ACCENT if here else BLACK if black else theme.PANEL),
-                           fg=list(DARK_TEXT if here else theme.TEXT),
-                           edge=list((1, 1, 1, 0.9) if black else theme.MUTED), strong=here or black)
+                           bg=list(ui.accent if here else BLACK if black else ui.panel),
+                           fg=list(DARK_TEXT if here else ui.text),
+                           edge=list((1, 1, 1, 0.9) if black else ui.muted), strong=here or black)
             row.add_widget(cell)
         in_curia = k["dagger"] >= k["curia_space"]
         row.add_widget(K23Cell(text=tr("knives23.ui.curia_space"), size_hint_x=1.6,
-                               bg=list(theme.ACCENT if in_curia else theme.DANGER[:3] + (0.55,)),
-                               fg=list(DARK_TEXT if in_curia else theme.TEXT), strong=True))
+                               bg=list(ui.accent if in_curia else ui.danger[:3] + [0.55]),
+                               fg=list(DARK_TEXT if in_curia else ui.text), strong=True))
         if in_curia:
             note = tr("knives23.ui.dagger_in_curia")
         elif k["on_black"]:
@@ -91,7 +99,7 @@ class K23Board(BoxLayout):
             forum.add_widget(forum_cell(space["card"], space_label(space)))
         extra = len(f["extra"])
         forum.add_widget(K23Cell(text=tr("knives23.ui.extra", n=extra) if extra else "", size_hint_x=0.5,
-                                 bg=list(theme.BG), edge=[0, 0, 0, 0]))
+                                 bg=list(ui.bg), edge=[0, 0, 0, 0]))
         curia = view["curia"]
         text = tr("knives23.ui.curia_count", n=curia["count"])
         if f.get("cards", f["count"]) != f["count"]:

@@ -51,7 +51,7 @@ class MajoritiesScreen(CiceroScreen):
         body.add_widget(Factory.CHeading(text=tr("cicero.ui.count_caste" if caste else "cicero.ui.count_guild",
                                                  name=name), shorten=False))
         if self.tie is not None:
-            body.add_widget(Factory.CLine(text=text_of(self.tie), font_size="22sp", color=(0.86, 0.69, 0.26, 1)))
+            body.add_widget(Factory.CLine(text=text_of(self.tie), font_size="22sp", color=ui.accent))
             row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="76dp")
             for p in self.tie.among:
                 row.add_widget(self.button(p, lambda b: self._break(b.value), value=p, player=p))

@@ -6,6 +6,7 @@ from kivy.factory import Factory
 
 from companion.app.games.cicero.common import CiceroScreen, fill
 from companion.app.screens import load_kv
+from companion.app.theme import ui
 from companion.core.i18n import text_of, tr
 
 load_kv(__file__)
@@ -63,7 +64,7 @@ class StartScreen(CiceroScreen):
         # Tied on votes, Oratores and age in years: the table says who is the oldest.
         box = self.ids.oldest
         box.clear_widgets()
-        box.add_widget(Factory.CLine(text=text_of(tie), color=(0.86, 0.69, 0.26, 1)))
+        box.add_widget(Factory.CLine(text=text_of(tie), color=ui.accent))
         row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="68dp")
         for p in tie.among:
             row.add_widget(self.button(p, lambda b: self._oldest(data, b.value), value=p, player=p))

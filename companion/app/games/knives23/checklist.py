@@ -90,7 +90,8 @@ class Knives23ChecklistScreen(Screen):
                                           fg=list(common.DARK_TEXT if here else ui.text),
                                           edge=list((1, 1, 1, 0.9) if black else ui.muted), strong=here or black))
         row.add_widget(common.K23Cell(text=tr("knives23.ui.curia_space"), font_size=small, size_hint_x=2,
-                                      bg=list(ui.danger[:3] + [0.55]), strong=True))
+                                      bg=common.curia_fill(), fg=list(ui.ink_for(common.curia_fill())),
+                                      strong=True))
         forum = self.ids.forum_icons
         forum.clear_widgets()
         for i, kind in enumerate(b["forum"]["spaces"] + [b["forum"]["extra"]]):

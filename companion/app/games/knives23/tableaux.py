@@ -133,7 +133,7 @@ class Knives23TableauxScreen(Screen):
         for card in SWAY:
             b = self._btn(row, "+ " + sway_text(card), lambda c=card: self._add_sway(c), font_size="22sp")
             if "blood" in card:
-                b.background_color = common.KNIFE
+                b.background_color = common.card_fill("knives")
         if self.cicero:
             text = set_line({"laurels": self.laurels, "blood": self.blood}, [list(x) for x in self.sets], self.claim)
         else:

@@ -14,7 +14,7 @@ load_kv(__file__)
 
 # Card fills: Knives blood red, Doves pale, a facedown card's back; darker in the dim room (so
 # the room stays dark). The text on each is ``ui.ink_for`` it: legible on both.
-CARD_FILLS = {
+CARD_FILLS: dict[str, dict[str, theme.RGBA]] = {
     "normal": {"knives": (0.62, 0.16, 0.16, 1), "doves": (0.80, 0.84, 0.90, 1),
                "facedown": (0.30, 0.26, 0.22, 1)},
     "dim": {"knives": theme.hex_rgba("#5A1A1A"), "doves": theme.hex_rgba("#7C8491"),

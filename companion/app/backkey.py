@@ -20,6 +20,7 @@ PLAY_SCREENS = ("vote", "reveal")  # as companion.app.main; a game's own screens
 
 Builder.load_string("""
 #:import theme companion.app.theme
+#:import ui companion.app.theme.ui
 #:import tr companion.core.i18n.tr
 
 <LeaveQuestion>:
@@ -33,7 +34,7 @@ Builder.load_string("""
         spacing: dp(16)
         canvas.before:
             Color:
-                rgba: theme.PANEL
+                rgba: ui.panel
             RoundedRectangle:
                 pos: self.pos
                 size: self.size

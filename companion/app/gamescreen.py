@@ -4,7 +4,7 @@ from __future__ import annotations
 from kivy.properties import DictProperty, ObjectProperty
 from kivy.uix.screenmanager import Screen
 
-from companion.app.theme import COLOUR_RGBA, PANEL
+from companion.app.theme import COLOUR_RGBA, ui
 
 
 class GameScreen(Screen):
@@ -45,5 +45,5 @@ class GameScreen(Screen):
         setup = session.setup if session is not None else {}
         players, colours = setup.get("players", []), setup.get("colours") or []
         if player in players and players.index(player) < len(colours):
-            return COLOUR_RGBA.get(colours[players.index(player)], PANEL)
+            return COLOUR_RGBA.get(colours[players.index(player)], tuple(ui.panel))
         return (0, 0, 0, 0)

@@ -8,6 +8,7 @@ from kivy.uix.boxlayout import BoxLayout
 
 Builder.load_string("""
 #:import theme companion.app.theme
+#:import ui companion.app.theme.ui
 <ActionToast>:
     opacity: 1 if self.message else 0
     size_hint: 0.8, None
@@ -17,13 +18,13 @@ Builder.load_string("""
     spacing: dp(12)
     canvas.before:
         Color:
-            rgba: theme.PANEL[:3] + (1 if self.message else 0,)
+            rgba: ui.panel[:3] + [1 if self.message else 0]
         RoundedRectangle:
             pos: self.pos
             size: self.size
             radius: [dp(10)]
         Color:
-            rgba: theme.ACCENT[:3] + (1 if self.message else 0,)
+            rgba: ui.accent[:3] + [1 if self.message else 0]
         Line:
             rounded_rectangle: (self.x, self.y, self.width, self.height, dp(10))
             width: dp(2)

@@ -177,6 +177,7 @@ class Theme(EventDispatcher):
         self.dim = self.forced_dim or self.wants_dim
 
     def on_dim(self, _obj, dim: bool):
+        _drop_dead_widgets()
         for name, value in (DIM if dim else NORMAL).items():
             setattr(self, name, value)
         self.mode = "dim" if dim else "normal"
@@ -197,6 +198,8 @@ class Theme(EventDispatcher):
 
     # -- type ------------------------------------------------------------------------------
     def set_scale(self, scale: float):
+        if scale != self.scale:
+            _drop_dead_widgets()
         self.scale = scale
         self.caption_fs = sp(FONT["caption"]) * scale
         self.body = sp(FONT["body"]) * scale
@@ -237,6 +240,17 @@ class Theme(EventDispatcher):
             target, bindings = held
             target.unbind(**bindings)
         setattr(self, slot, None)
+
+
+def _drop_dead_widgets():
+    """Collect widgets already thrown away before the theme changes. A kv rule such as
+    ``color: ui.good if root.seen else ui.muted`` binds the widget to ``ui``; a widget in a
+    reference cycle outlives its rule's root (a list row cleared from the screen) until the
+    garbage collector runs, and a change of ``ui`` would then read the dead root
+    (ReferenceError, seen when the table's eyes closed after the camera screen's rows were
+    cleared). Collected, they unbind their rules (Kivy's widget destructor)."""
+    import gc
+    gc.collect()
 
 
 def wants_dim_room(screen: str, view: dict) -> bool:

@@ -3,6 +3,7 @@ panels, and the card that turns over (``FlipCard``, ``reveal_animation``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from kivy.animation import Animation
 from kivy.clock import Clock
@@ -79,6 +80,15 @@ class HoldButton(BigButton):
 
     def on_hold(self):
         pass
+
+
+@lru_cache(maxsize=512)
+def text_width(text: str, font_size: float, bold: bool = False) -> float:
+    """How wide ``text`` is on one line at ``font_size`` (pixels), for a button sized to its
+    words. Measured with the font, not guessed from the number of letters: "Home" is wider than
+    four average letters, and a guess too small broke it as "Hom / e"."""
+    from kivy.core.text import Label as CoreLabel
+    return float(CoreLabel(font_size=font_size, bold=bold).get_extents(text)[0])
 
 
 class WrapLabel(Label):

@@ -98,6 +98,14 @@ def _name(w) -> str:
     return f"{type(w).__name__}({short!r})"
 
 
+def _name_still_readable(shown: list[str], name: str) -> bool:
+    """A long player name may be shortened in a narrow cell ("Bartho...mew"), but it keeps
+    enough of itself to be told apart: at least 4 letters, and a name of 4 or fewer is never
+    shortened (a cell showing "." for "Ada" is a fault)."""
+    letters = "".join(shown).replace("...", "").replace("\u2026", "")
+    return len(name) > 4 and len(letters) >= 4
+
+
 def label_faults(seen: Seen, names: set[str]) -> list[str]:
     w = seen.widget
     if not isinstance(w, Label) or not w.text.strip():
@@ -115,7 +123,7 @@ def label_faults(seen: Seen, names: set[str]) -> list[str]:
             if "".join(shown) == "".join(wanted):
                 breaks = [" / ".join(" ".join(line) for line in lines)]
                 faults.append(f"{_name(w)}: breaks inside a word: {breaks[0][:120]!r}")
-            elif not (w.shorten and w.text.strip() in names):
+            elif not (w.shorten and w.text.strip() in names and _name_still_readable(shown, w.text.strip())):
                 faults.append(f"{_name(w)}: text cut, shows {' '.join(shown)[:80]!r}")
     x0, y0, x1, y1 = seen.rect
     c = seen.clip

@@ -8,6 +8,7 @@ from kivy.properties import ListProperty, NumericProperty
 
 from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
+from companion.app.theme import ui
 from companion.core.i18n import tr
 from companion.games.cicero.tables import CASTES, ZONES
 
@@ -93,7 +94,7 @@ class ElectionScreen(CiceroScreen):
         if v["two_player"]:
             to = v["election"]["automatii_to"]
             body.add_widget(Factory.CLine(text=tr("cicero.ui.automatii_votes", votes=v["election"]["automatii_votes"],
-                                                  player=to), font_size="24sp", color=(0.86, 0.69, 0.26, 1)))
+                                                  player=to), font_size="24sp", color=ui.accent))
         timer = self.stepper(tr("cicero.ui.debate_length"), self.debate_seconds, step=30, minimum=30)
         timer.bind(number=lambda s, n: setattr(self, "debate_seconds", n))
         body.add_widget(timer)

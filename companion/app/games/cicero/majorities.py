@@ -7,7 +7,7 @@ from kivy.factory import Factory
 from kivy.properties import BooleanProperty
 from kivy.uix.label import Label
 
-from companion.app import theme
+from companion.app.theme import ui
 from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
 from companion.core.i18n import text_of, tr
@@ -51,7 +51,7 @@ class MajoritiesScreen(CiceroScreen):
         body.add_widget(Factory.CHeading(text=tr("cicero.ui.count_caste" if caste else "cicero.ui.count_guild",
                                                  name=name), shorten=False))
         if self.tie is not None:
-            body.add_widget(Factory.CLine(text=text_of(self.tie), font_size="22sp", color=(0.86, 0.69, 0.26, 1)))
+            body.add_widget(Factory.CLine(text=text_of(self.tie), font_size="22sp", color=ui.accent))
             row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="76dp")
             for p in self.tie.among:
                 row.add_widget(self.button(p, lambda b: self._break(b.value), value=p, player=p))
@@ -70,7 +70,7 @@ class MajoritiesScreen(CiceroScreen):
         self._steppers = [s for _, s in self._rows]
         # what the numbers count, once above the rows (beside each name it had no room at 22sp)
         body.add_widget(Factory.CLine(text=tr("cicero.ui.votes") if caste else tr("cicero.ui.symbols"),
-                                      color=theme.MUTED))
+                                      color=ui.muted))
         for row, s in self._rows:
             s.label = ""
             # the last count of this Caste/Guild carries over: only a change needs a tap

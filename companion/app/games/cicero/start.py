@@ -6,6 +6,7 @@ from kivy.factory import Factory
 
 from companion.app.games.cicero.common import CiceroScreen, fill
 from companion.app.screens import load_kv
+from companion.app.theme import ui
 from companion.core.i18n import text_of, tr
 
 load_kv(__file__)
@@ -36,11 +37,13 @@ class StartScreen(CiceroScreen):
         if first and not box.children:
             self._steppers = []
             for p in v["players"]:
-                row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p))
+                row = Factory.CSeatPairRow(player=p, stripe=self.seat_colour(p))
+                pair = Factory.CStepperPair()
                 for field, label in (("votes", "cicero.ui.senate_votes"), ("oratores", "cicero.ui.oratores_votes")):
                     s = self.stepper(tr(label), 0, key=f"{field}:{p}")
-                    row.add_widget(s)
+                    pair.add_widget(s)
                     self._steppers.append(s)
+                row.add_widget(pair)
                 box.add_widget(row)
         elif not first:
             box.clear_widgets()
@@ -61,7 +64,7 @@ class StartScreen(CiceroScreen):
         # Tied on votes, Oratores and age in years: the table says who is the oldest.
         box = self.ids.oldest
         box.clear_widgets()
-        box.add_widget(Factory.CLine(text=text_of(tie), color=(0.86, 0.69, 0.26, 1)))
+        box.add_widget(Factory.CLine(text=text_of(tie), color=ui.accent))
         row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="68dp")
         for p in tie.among:
             row.add_widget(self.button(p, lambda b: self._oldest(data, b.value), value=p, player=p))

@@ -7,6 +7,7 @@ from kivy.factory import Factory
 from companion.app.games.cicero.board import demand_text
 from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
+from companion.app.theme import ui
 from companion.core.i18n import tr
 from companion.games.cicero.logic import second_tribute_ways
 from companion.games.cicero.tables import GENERALS, TRIBUTE_WAYS
@@ -40,7 +41,7 @@ class TributeScreen(CiceroScreen):
                 body.add_widget(row)
             if phase == "second_tribute":
                 first = ", ".join(f"{p}: {tr('cicero.ui.pay_' + w)}" for p, w in v["tribute"].items())
-                body.add_widget(Factory.CLine(text=tr("cicero.ui.first_payment", paid=first), color=(0.7, 0.7, 0.72, 1)))
+                body.add_widget(Factory.CLine(text=tr("cicero.ui.first_payment", paid=first), color=ui.muted))
         elif phase == "triumvirate":
             body.add_widget(Factory.CHeading(text=tr("cicero.ui.general")))
             row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="72dp")

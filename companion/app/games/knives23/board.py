@@ -7,7 +7,7 @@ from kivy.properties import NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.uix.textinput import TextInput
 
-from companion.app import theme
+from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common  # noqa: F401  (the shared widgets' kv)
 from companion.core.i18n import tr
@@ -52,8 +52,8 @@ class Knives23BoardScreen(Screen):
             for step, name in zip(turn["steps"], turn["step_names"]):
                 here = step == turn["step"]
                 steps.add_widget(common.K23Cell(text=name, font_size="22sp",
-                                                bg=list(theme.ACCENT if here else theme.BG),
-                                                fg=list(common.DARK_TEXT if here else theme.MUTED),
+                                                bg=list(ui.accent if here else ui.bg),
+                                                fg=list(common.DARK_TEXT if here else ui.muted),
                                                 strong=here))
             self.action_help = turn["action"] if turn["step"] == "action" else tr(f"knives23.help.{turn['step']}")
             # Right after a flush, a Dagger move or an exile, the table's steps matter more than
@@ -83,7 +83,7 @@ class Knives23BoardScreen(Screen):
             remaining = self.app.game_ui.bribe_remaining() if self.app.game_ui else None
             self.bribe_label = None
             if ex.get("bribe_seconds"):
-                self.bribe_label = Factory.K23Big(color=theme.ACCENT)
+                self.bribe_label = Factory.K23Big(color=ui.accent)
                 box.add_widget(self.bribe_label)
                 self.update_timer(remaining if remaining is not None else ex["bribe_seconds"])
             self.open_vote_button = self._button(tr("knives23.ui.open_exile_vote"), lambda: send("start_exile_vote"))
@@ -115,7 +115,7 @@ class Knives23BoardScreen(Screen):
                 b.background_color, b.color = bg, fg
             exile = self._button(tr("knives23.ui.call_exile"), self._choose_target,
                                  disabled=not self.app.legal("call_exile", "target"))
-            exile.background_color = theme.DANGER
+            exile.background_color = ui.danger
         elif step in ("action", "sway") and (step == "sway" or turn["location"] == "gardens"):
             self.action_cols = 3
             for p in self.app.legal("sway", "target"):
@@ -132,7 +132,7 @@ class Knives23BoardScreen(Screen):
             # the Issue) instead of a tap per step.
             quick = self._button(tr("touches.k23.to_issue" if turn["is_tribune"] else "knives23.ui.end_turn"),
                                  lambda: self.end_turn_now(turn["player"]))
-            quick.background_color, quick.color = theme.ACCENT, common.DARK_TEXT
+            quick.background_color, quick.color = ui.accent, common.DARK_TEXT
 
     def end_turn_now(self, player: str) -> None:
         """The remaining steps, each through the rules as "Next step" would send it."""
@@ -166,7 +166,7 @@ class Knives23BoardScreen(Screen):
             self.ids.actions.add_widget(self.red)
             self.ids.actions.add_widget(self.grey)
             # The names are a courtesy: an empty one is "the red Issue" / "the grey Issue".
-            self.ids.actions.add_widget(Factory.K23Line(text=tr("touches.k23.names_optional"), color=theme.MUTED,
+            self.ids.actions.add_widget(Factory.K23Line(text=tr("touches.k23.names_optional"), color=ui.muted,
                                                         valign="middle"))
             self._button(tr("knives23.ui.place_issues"),
                          lambda: send("place_issues", **{colour: field.text for colour, field in

@@ -12,7 +12,7 @@ from kivy.metrics import dp
 from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from companion.app import theme
+from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common
 from companion.core.events import BadInput
@@ -86,11 +86,12 @@ class Knives23ChecklistScreen(Screen):
         for space in range(1, b["spaces"] + 1):
             black, here = space > black_from, space == start
             row.add_widget(common.K23Cell(text=str(space), font_size=small,
-                                          bg=list(theme.ACCENT if here else common.BLACK if black else theme.PANEL),
-                                          fg=list(common.DARK_TEXT if here else theme.TEXT),
-                                          edge=list((1, 1, 1, 0.9) if black else theme.MUTED), strong=here or black))
+                                          bg=list(ui.accent if here else common.BLACK if black else ui.panel),
+                                          fg=list(common.DARK_TEXT if here else ui.text),
+                                          edge=list((1, 1, 1, 0.9) if black else ui.muted), strong=here or black))
         row.add_widget(common.K23Cell(text=tr("knives23.ui.curia_space"), font_size=small, size_hint_x=2,
-                                      bg=list(theme.DANGER[:3] + (0.55,)), strong=True))
+                                      bg=common.curia_fill(), fg=list(ui.ink_for(common.curia_fill())),
+                                      strong=True))
         forum = self.ids.forum_icons
         forum.clear_widgets()
         for i, kind in enumerate(b["forum"]["spaces"] + [b["forum"]["extra"]]):

@@ -7,7 +7,7 @@ from kivy.factory import Factory
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from companion.app import theme
+from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common
 from companion.core.i18n import tr
@@ -64,12 +64,12 @@ class Knives23CorrectScreen(Screen):
         for i, entry in enumerate(self.forum):
             cell = common.forum_cell(entry, str(i + 1))
             if i + 1 == self.space:
-                cell.edge, cell.strong = list(theme.ACCENT), True
+                cell.edge, cell.strong = list(ui.accent), True
             cell.space = i + 1
             cell.bind(on_touch_down=self._space_touched)
             row.add_widget(cell)
         row.add_widget(common.K23Cell(text=tr("knives23.ui.extra", n=self.extra) if self.extra else "",
-                                      size_hint_x=0.5, bg=list(theme.BG), edge=[0, 0, 0, 0]))
+                                      size_hint_x=0.5, bg=list(ui.bg), edge=[0, 0, 0, 0]))
         grid = self.ids.value_buttons
         grid.clear_widgets()
         for value in VALUES:
@@ -77,7 +77,7 @@ class Knives23CorrectScreen(Screen):
             b = Factory.K23Button(text=common.card_text(card) if card else tr(f"knives23.ui.value_{value}"),
                                   font_size="22sp", height=grid.row_default_height)
             b.background_color, b.color = common.card_colours(card, value != "facedown") if value != "empty" \
-                else (theme.BG, theme.TEXT)
+                else (ui.bg, ui.text)
             b.value = value
             b.bind(on_release=lambda btn: self.set_space(btn.value))
             grid.add_widget(b)

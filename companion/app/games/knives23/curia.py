@@ -8,7 +8,7 @@ from kivy.factory import Factory
 from kivy.properties import NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from companion.app import theme
+from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common
 from companion.core.i18n import tr
@@ -83,7 +83,7 @@ class Knives23CuriaScreen(Screen):
             (kind, value), = r["card"].items()
             strip.add_widget(common.K23Cell(text=("+" if kind == "knives" else "\u2212") + str(value),
                                             bg=list(bg), fg=list(fg), font_size="22sp",
-                                            edge=list(theme.ACCENT if r["serial"] else theme.MUTED)))
+                                            edge=list(ui.accent if r["serial"] else ui.muted)))
 
 
 def make(app):

@@ -6,7 +6,7 @@ from kivy.factory import Factory
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from companion.app import theme
+from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common  # noqa: F401
 from companion.core.i18n import text_of, tr
@@ -49,7 +49,7 @@ class Knives23DecisionScreen(Screen):
             b = Factory.K23Hold(text=label, height=110, font_size="26sp")
             b.choice = choice
             if choice in ("red", "exile"):
-                b.background_color = theme.DANGER
+                b.background_color = ui.danger
             b.bind(on_hold=lambda btn: self.app.send("tie_break", choice=btn.choice))
             box.add_widget(b)
 

@@ -8,7 +8,7 @@ from kivy.factory import Factory
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from companion.app import theme
+from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common
 from companion.core.i18n import text_of, tr
@@ -62,13 +62,13 @@ class Knives23EffectsScreen(Screen):
         for space in f["spaces"]:
             cell = common.forum_cell(space["card"], common.space_label(space))
             if space["space"] in self.selected:
-                cell.edge, cell.strong = list(theme.ACCENT), True
+                cell.edge, cell.strong = list(ui.accent), True
             cell.space = space["space"]
             cell.bind(on_touch_down=self._space_touched)
             row.add_widget(cell)
         extra = len(f["extra"])
         row.add_widget(common.K23Cell(text=tr("knives23.ui.extra", n=extra) if extra else "", size_hint_x=0.5,
-                                      bg=list(theme.BG), edge=[0, 0, 0, 0]))
+                                      bg=list(ui.bg), edge=[0, 0, 0, 0]))
         self._fill(self.ids.extra_cards, FATE, self.play_extra)
         self._fill(self.ids.doves, DOVES, self.sabinus, label=lambda c: common.card_text(c) if c
                    else tr("knives23.ui.dove_facedown"))

@@ -8,7 +8,7 @@ from kivy.properties import BooleanProperty, ListProperty, NumericProperty, Obje
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
-from companion.app import theme
+from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common
 from companion.core.i18n import tr
@@ -133,7 +133,7 @@ class Knives23TableauxScreen(Screen):
         for card in SWAY:
             b = self._btn(row, "+ " + sway_text(card), lambda c=card: self._add_sway(c), font_size="22sp")
             if "blood" in card:
-                b.background_color = common.KNIFE
+                b.background_color = common.card_fill("knives")
         if self.cicero:
             text = set_line({"laurels": self.laurels, "blood": self.blood}, [list(x) for x in self.sets], self.claim)
         else:
@@ -214,7 +214,7 @@ class Knives23TableauxScreen(Screen):
         if any_opportunist:
             self._btn(row, tr("knives23.ui.clear"), self._clear, size_hint_x=0.4)
         self.play_button = self._btn(row, tr("knives23.ui.play_done"), self._play_done)
-        self.play_button.background_color = theme.GOOD
+        self.play_button.background_color = ui.good
 
     def _add_play(self, card):
         self.play = self.play + [card]

@@ -9,7 +9,7 @@ from kivy.uix.label import Label
 from companion.app.gamescreen import GameScreen
 
 from companion.app.screens import load_kv
-from companion.app.theme import MUTED, PANEL, TEXT
+from companion.app.theme import PANEL, ui
 from companion.app.widgets import BigButton
 
 
@@ -44,7 +44,7 @@ class SKScoreRow(BoxLayout):
             self.remove_widget(w)
         for i, text in enumerate(cells):
             self.add_widget(Factory.SKScoreCell(text=text, bold=self.heading or i == len(cells) - 1,
-                                                color=MUTED if self.heading else TEXT))
+                                                color=ui.muted if self.heading else ui.text))
 
 
 load_kv(__file__)

@@ -47,3 +47,20 @@ class GameScreen(Screen):
         if player in players and players.index(player) < len(colours):
             return COLOUR_RGBA.get(colours[players.index(player)], tuple(ui.panel))
         return (0, 0, 0, 0)
+
+
+class ResultScreen(Screen):
+    """A game's result: drawn from the table's view on entering, once the game is over."""
+
+    app = ObjectProperty()
+
+    def on_pre_enter(self, *_):
+        self.refresh()
+
+    def refresh(self):
+        view = self.app.view or {}
+        if view.get("phase") == "over":
+            self.show(view)
+
+    def show(self, view: dict):
+        raise NotImplementedError

@@ -4,9 +4,9 @@ tableau."""
 from __future__ import annotations
 
 from kivy.factory import Factory
-from kivy.properties import ObjectProperty, StringProperty
-from kivy.uix.screenmanager import Screen
+from kivy.properties import StringProperty
 
+from companion.app.gamescreen import ResultScreen
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common  # noqa: F401
 from companion.app.games.knives23.tableaux import tableau_line
@@ -15,19 +15,12 @@ from companion.core.i18n import tr
 load_kv(__file__)
 
 
-class Knives23ResultScreen(Screen):
-    app = ObjectProperty()
+class Knives23ResultScreen(ResultScreen):
     fate = StringProperty("")
     winners = StringProperty("")
     detail = StringProperty("")
 
-    def on_pre_enter(self, *_):
-        self.refresh()
-
-    def refresh(self):
-        view = self.app.view or {}
-        if view.get("phase") != "over":
-            return
+    def show(self, view: dict):
         r = view["end"]["result"]
         self.fate = tr("knives23.caesar_dead" if r["caesar_dead"] else "knives23.caesar_lives")
         names = ", ".join(r["winners"]) or tr("knives23.no_one")

@@ -3,9 +3,9 @@ reading the app applied where the rulebook is silent."""
 from __future__ import annotations
 
 from kivy.factory import Factory
-from kivy.properties import ObjectProperty, StringProperty
-from kivy.uix.screenmanager import Screen
+from kivy.properties import StringProperty
 
+from companion.app.gamescreen import ResultScreen
 from companion.app.screens import load_kv
 from companion.core.i18n import tr
 
@@ -16,19 +16,12 @@ def votes_text(n: int) -> str:
     return tr("masks.result.one_vote") if n == 1 else tr("masks.result.votes", count=n)
 
 
-class MasksResultScreen(Screen):
-    app = ObjectProperty()
+class MasksResultScreen(ResultScreen):
     headline = StringProperty("")
     detail = StringProperty("")
     readings = StringProperty("")
 
-    def on_pre_enter(self, *_):
-        self.refresh()
-
-    def refresh(self):
-        view = self.app.view or {}
-        if view.get("phase") != "over":
-            return
+    def show(self, view: dict):
         self.headline = tr(f"masks.result.headline.{view['result']}")
         self.detail = view.get("result_text", "")
         self.readings = "\n".join(view.get("warnings", []) + view.get("readings", []))

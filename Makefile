@@ -11,8 +11,10 @@ demo: setup-run
 	$(PY) -m companion demo
 
 # Two workers or more (pytest-xdist), a test file to a worker: its app and fixtures stay together.
+# Files go out in the suite's order, the long app tests first (xdist would otherwise send the files
+# with the most tests first and leave the app tests, few but long, to the end on one worker).
 test: setup-test
-	bash scripts/test.sh -n auto --maxprocesses 4 --dist loadfile
+	bash scripts/test.sh -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 bench: setup-test
 	bash scripts/bench.sh

@@ -185,11 +185,26 @@ class DevicesScreen(Screen):
         self.refresh()
 
     def refresh(self):
+        """The list as it is now. It is drawn again every second (a box's "last seen" ages): when
+        only texts changed, they change in place, so a button a finger is on stays the same
+        button (a list built anew between a touch's down and up would lose the tap)."""
+        rows = _Rows()
+        self._build(rows)
+        shape = [_shape(w) for w in rows]
+        box = self.ids.list
+        if shape == getattr(self, "_shape", None) and len(box.children) == len(rows):
+            for old, new in zip(reversed(box.children), rows):
+                _copy_texts(new, old)
+            return
+        box.clear_widgets()
+        for w in rows:
+            box.add_widget(w)
+        self._shape = shape
+
+    def _build(self, box):
         self.boxes_status = self._box_status()
         devices = self.app.devices()
         now = self.app.engine_clock.now()
-        box = self.ids.list
-        box.clear_widgets()
         for kind in KINDS:
             box.add_widget(Factory.DeviceHeading(text=tr(f"devices.kind.{kind}")))
             mine = [d for d in devices if d.kind == kind]
@@ -211,6 +226,30 @@ class DevicesScreen(Screen):
                 self._pairing_rows(box)
                 if not first:
                     box.add_widget(status)
+
+
+class _Rows(list):
+    """The list's rows, gathered before they are shown."""
+
+    def add_widget(self, widget):
+        self.append(widget)
+
+
+def _shape(widget) -> tuple:
+    """What makes a row the same row: its kind, and the words on its buttons and pairing rows
+    (a line's text may change in place)."""
+    if type(widget).__name__ == "PairingRow":
+        return ("PairingRow", widget.ids.text.text, widget.ids.button.text)
+    if type(widget).__name__ == "PairingGrid":
+        return ("PairingGrid",) + tuple(b.text for b in reversed(widget.children))
+    return (type(widget).__name__,)
+
+
+def _copy_texts(new, old) -> None:
+    """A row shown already takes the words (and size) of the same row built now."""
+    for name in ("text", "font_size"):
+        if hasattr(new, name) and getattr(old, name) != getattr(new, name):
+            setattr(old, name, getattr(new, name))
 
 
 def make(app):

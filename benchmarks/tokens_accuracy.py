@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision import synth  # noqa: E402
-from vision.reader import TokenReader  # noqa: E402
+from vision.reader import FRAME_BUDGET_MS, TokenReader  # noqa: E402
 from vision.stabiliser import Stabiliser  # noqa: E402
 
 
@@ -99,7 +99,8 @@ def run_level(level: str, scenes: int, seed: int, save: Path | None = None,
 
 
 def run_sequence(level: str, scenes: int, seed: int, frames: int, held_out: str | None = None,
-                 tracking: bool = True, recovery: bool = True) -> dict:
+                 tracking: bool = True, recovery: bool = True,
+                 budget_ms: float | None = FRAME_BUDGET_MS) -> dict:
     """Each scene filmed over ``frames`` frames: the same table, cards and light, while fingers,
     glare, blur, noise and JPEG change from frame to frame. Counts the seats whose ballot is
     missing or wrong after the last frame, as the camera source casts them (a seat's face once it
@@ -112,7 +113,7 @@ def run_sequence(level: str, scenes: int, seed: int, frames: int, held_out: str 
     placed = wrong = missed = frame_missed = frame_wrong = 0
     cpu_ms = []
     for n in range(scenes):
-        reader = TokenReader(8, kind, tracking=tracking)
+        reader = TokenReader(8, kind, tracking=tracking, budget_ms=budget_ms)
         reader.recovery = recovery
         stab = Stabiliser(5, 2)
         truth, cast = {}, {}
@@ -146,6 +147,9 @@ def main(argv=None) -> int:
     ap.add_argument("--frames", type=int, default=1,
                     help="film each scene over this many frames (fingers, glare, blur, noise "
                     "change between frames) and count the stabilised readings at the end")
+    ap.add_argument("--budget", default=str(FRAME_BUDGET_MS), metavar="MS|none",
+                    help="with --frames: the CPU milliseconds a frame's slow looks may run to "
+                    f"(default {FRAME_BUDGET_MS:g}, what the app uses; none: no limit)")
     ap.add_argument("--no-tracking", action="store_true",
                     help="with --frames: the reader without tracking between frames")
     ap.add_argument("--no-recovery", action="store_true",
@@ -153,6 +157,10 @@ def main(argv=None) -> int:
                     "the reader before it, for comparison on the same frames")
     ap.add_argument("--save", type=Path, help="folder to write the first two scenes of each level to")
     args = ap.parse_args(argv)
+    try:
+        budget = None if args.budget == "none" else float(args.budget)
+    except ValueError:
+        ap.error(f"--budget {args.budget!r} is not a number of milliseconds or none")
     cv2.setNumThreads(1)
     if args.save is not None:
         args.save.mkdir(parents=True, exist_ok=True)
@@ -166,12 +174,13 @@ def main(argv=None) -> int:
           f"OpenCV {cv2.__version__}, 1 thread, load average {os.getloadavg()[0]:.1f}")
     if args.frames > 1:
         print(f"each scene filmed over {args.frames} frames, tracking "
-              f"{'off' if args.no_tracking else 'on'}; ballots as the camera source casts them")
+              f"{'off' if args.no_tracking else 'on'}, frame budget "
+              f"{'none' if budget is None else f'{budget:g} ms'}; ballots as the camera source casts them")
         print(f"{'level':<10}{'tokens':>7}{'wrong':>7}{'missed':>8}{'miss %':>8}"
               f"{'per-frame miss %':>18}{'frame wrong':>12}{'cpu ms med':>12}{'p95':>7}")
         for lv in levels:
             r = run_sequence(lv, args.scenes, args.seed, args.frames, args.held_out,
-                             not args.no_tracking, not args.no_recovery)
+                             not args.no_tracking, not args.no_recovery, budget)
             pct = 100 * r["missed"] / r["tokens"] if r["tokens"] else 0.0
             fpct = 100 * r["frame_missed"] / (r["tokens"] * r["frames"]) if r["tokens"] else 0.0
             print(f"{lv:<10}{r['tokens']:>7}{r['wrong']:>7}{r['missed']:>8}{pct:>7.2f}%"

@@ -6,7 +6,10 @@ warning and that seat is left out: reported, never guessed.
 """
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -22,10 +25,17 @@ class Sighting:
     face: Face
     corners: np.ndarray  # 4×2 float32, image pixels, clockwise from the marker's top-left
 
-    @property
+    # Cached: a video frame compares every sighting with every followed marker.
+    @cached_property
     def centre(self) -> tuple[float, float]:
-        c = self.corners.mean(axis=0)
-        return float(c[0]), float(c[1])
+        pts = self.corners.tolist()
+        return sum(p[0] for p in pts) / 4, sum(p[1] for p in pts) / 4
+
+    @cached_property
+    def side(self) -> float:
+        """The longest side of the marker's outline, in pixels."""
+        pts = self.corners.tolist()
+        return max(math.dist(pts[k], pts[(k + 1) % 4]) for k in range(4))
 
 
 @dataclass(frozen=True)
@@ -62,7 +72,85 @@ def _face_words(face: str) -> str:
     return "center" if face == markers.CENTER else f"player {face[6:]}"
 
 
-SECOND_LOOK_EVERY = 3  # with tracking: the full-frame second look on every third frame
+# Video (tracking=True): every frame costs about the same, whatever the table shows. Each frame
+# follows the markers already found, each in its own neighbourhood, then makes one more look: the
+# whole frame at half size (quick, finds most cards), or — every other frame while a seat is still
+# missing — the deep look (the last look, vision/recover.py) over one tile of the frame, a
+# different tile each time.
+DEEP_TILES = (4, 3)  # columns, rows
+TILE_OVERLAP = 110  # px: the largest marker (about 100 px across, tilted) lies whole in some tile
+HALF_SIZE_FROM = 1000  # px wide: smaller frames are searched at full size
+# CPU a video frame may take (one core) before the slow looks stop for this frame: at 30 frames a
+# second a frame lasts 33 ms, so the reader never falls a frame behind and the app keeps a quarter
+# of the core. What is left undone (a smeared marker's thorough reading, the rest of a tile) waits
+# for a later frame. Most frames need far less (docs/tokens.md: the budget trims the slowest
+# twentieth; on the hard videos 10 ms cost 5 more missed ballots of 160, 25 ms none).
+FRAME_BUDGET_MS = 25.0
+DEEP_LOOK_MS = 4.0  # about what a tile's last look costs at least: not begun with less left
+SLOW_FOLLOW_MS = 2.0  # about what a followed marker's thorough reading costs
+
+
+# A followed marker whose neighbourhood has not changed since it was last decoded keeps its
+# reading without decoding again (tokens lie still while a vote is read): at most CARRY_MAX frames
+# in a row, then it is decoded again whatever. "Not changed": under CHANGED_SHARE of its pixels
+# differ by more than a third of the marker's own contrast. A token turned over changes a third of
+# its marker's cells by the whole contrast; noise and JPEG change almost none by that much.
+CARRY_MAX = 4
+CHANGED_SHARE = 0.03
+# A followed marker's cells are also averaged over the frames (a frame's share: AVERAGE_NEW): tokens
+# lie still, while noise, glare, blur and passing fingers differ from frame to frame, so the
+# average is often readable when no single frame is. The average may only confirm the face last
+# decoded there, in its own turn; it starts again when a frame reads another face there or when
+# over TURNED_SHARE of the neighbourhood changed (a hand over the token, a token turned over).
+AVERAGE_NEW = 0.3
+TURNED_SHARE = 0.5
+
+
+@dataclass
+class _Track:
+    """One marker being followed: where it was last read, in which frame, and how its
+    neighbourhood looked when it was last decoded."""
+
+    sighting: Sighting
+    frame: int
+    box: tuple[int, int, int, int] = (0, 0, 0, 0)  # x0, y0, x1, y1 of ``ref`` in the frame
+    ref: np.ndarray | None = None
+    step: float = 0.0  # grey levels that count as a change
+    carried: int = 0
+    average: np.ndarray | None = None  # the marker's cells averaged over frames, its own turn
+    averaged: int = 0  # frames in the average
+
+    def look_at(self, grey: np.ndarray) -> None:
+        """Keeps the neighbourhood of the marker as decoded now, to compare later frames with."""
+        h, w = grey.shape
+        c = self.sighting.corners
+        x0, y0 = (max(int(v) - 2, 0) for v in c.min(axis=0))
+        x1, y1 = (int(min(v + 3, lim)) for v, lim in zip(c.max(axis=0), (w, h)))
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            self.ref = None
+            return
+        self.box = (x0, y0, x1, y1)
+        self.ref = grey[y0:y1, x0:x1].copy()
+        # the marker's contrast, from a lightly blurred copy so that one noisy pixel does not count
+        lo, hi = cv2.minMaxLoc(cv2.blur(self.ref, (3, 3)))[:2]
+        self.step = max((hi - lo) / 3, 10.0)
+        self.carried = 0
+
+    def changed(self, grey: np.ndarray) -> float:
+        """The share of the neighbourhood's pixels that changed since the marker was decoded
+        (1.0 where there is nothing to compare with)."""
+        if self.ref is None:
+            return 1.0
+        x0, y0, x1, y1 = self.box
+        diff = cv2.absdiff(grey[y0:y1, x0:x1], self.ref)
+        return cv2.countNonZero(cv2.threshold(diff, self.step, 255, cv2.THRESH_BINARY)[1]) / diff.size
+
+    def add(self, cells: np.ndarray) -> None:
+        if self.average is None:
+            self.average, self.averaged = cells, 1
+        else:
+            self.average = self.average * (1 - AVERAGE_NEW) + cells * AVERAGE_NEW
+            self.averaged += 1
 
 
 class TokenReader:
@@ -70,15 +158,21 @@ class TokenReader:
     "pick" (pick-a-player votes) or "all" (the CLI, calibration)."""
 
     def __init__(self, players: int = markers.MAX_SEATS, kind: str = "all", tracking: bool = False,
-                 forget_after: int = 30):
-        """``tracking``: frames come from one camera in order (a vote's video), so a seat read
-        before and missed now is re-read where its marker lay (:mod:`vision.track`); not for
-        unrelated photos. A seat unread for ``forget_after`` frames is forgotten."""
+                 forget_after: int = 30, budget_ms: float | None = FRAME_BUDGET_MS):
+        """``tracking``: frames come from one camera in order (a vote's video), so a marker read
+        before is followed where it lay (:mod:`vision.track`) and the full-frame looks are shared
+        out over several frames; not for unrelated photos. A marker unread for ``forget_after``
+        frames is forgotten. ``budget_ms`` (video only; None: no limit): the CPU time after which
+        a frame's slow looks stop."""
         self.players = markers.check_players(players)
         self.tracking = tracking
+        self.budget_ms = budget_ms
+        self._started = 0.0
         self.forget_after = forget_after
-        self._last: dict[int, tuple[Sighting, int]] = {}  # seat -> (last sighting, frame number)
+        self._tracks: list[_Track] = []
         self._frame = 0
+        self._deep = 0  # deep looks made: which tile is next
+        self._discovered = 0  # discovery looks made: which half is next
         if kind not in ("token", "pick", "all"):
             raise ValueError(f"marker kind {kind!r} is not token, pick or all")
         self.kind = kind
@@ -101,81 +195,226 @@ class TokenReader:
         # the time. The second look below brings it back.
         params.adaptiveThreshWinSizeMax = 13
         self._detector = cv2.aruco.ArucoDetector(markers.detection_dictionary(self._ids), params)
+        # Following one marker (_follow): the same, with its smallest outline set per marker.
+        self._near_params = _copy(params)
+        self._near_detector = cv2.aruco.ArucoDetector(markers.detection_dictionary(self._ids), self._near_params)
         # The second look (only for frames with a seat missing) thresholds closer to the local
         # mean: a card foreshortened to a sliver or in a dim corner keeps too little contrast
         # for the default constant (7). On the first pass it only costs time (more candidates).
-        second = cv2.aruco.DetectorParameters()  # default windows: 3, 13 and 23 px
-        for name in ("errorCorrectionRate", "maxErroneousBitsInBorderRate", "minDistanceToBorder"):
-            setattr(second, name, getattr(params, name))
+        second = _copy(params)
+        second.adaptiveThreshWinSizeMax = 23  # the default windows: 3, 13 and 23 px
         second.adaptiveThreshConstant = 4
         self._detector2 = cv2.aruco.ArucoDetector(markers.detection_dictionary(self._ids), second)
         self._clahe = cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8))
         self.second_pass = True
         self.recovery = True  # the last look, for broken borders (vision/recover.py)
-        self._rejected: list[np.ndarray] = []  # this frame's undecoded quads, for the last look
+        self._rejected: list[np.ndarray] = []  # this look's undecoded quads, for the last look
 
     def read(self, frame) -> Reading:
         grey = as_grey(frame)
+        if self.tracking:
+            return self._read_video(frame, grey)
         self._rejected = []
         sightings = self._detect(grey)
-        if self.tracking:
-            self._frame += 1
-            self._reread(frame, grey, sightings)
-        # With tracking, the full-frame looks below run on every third frame only (a seat they
-        # find is then re-read by tracking on the frames between).
-        look_again = not self.tracking or self._frame % SECOND_LOOK_EVERY == 1
-        if self.second_pass and look_again and len({s.face.seat for s in sightings}) < self.players:
+        if self.second_pass and self._missing(sightings):
             # Someone is missing: look again with local contrast evened out (CLAHE), which
             # recovers cards washed out by glare or lying in shadow. Costs a second detection,
             # only on frames that need it.
-            for extra in self._detect(self._clahe.apply(grey), self._detector2):
-                if not any(s.face == extra.face and _near(s, extra) for s in sightings):
-                    sightings.append(extra)
-        if self.recovery and look_again and len({s.face.seat for s in sightings}) < self.players:
+            _merge(sightings, self._detect(self._clahe.apply(grey), self._detector2))
+        if self.recovery and self._missing(sightings):
             self._recover(frame, grey, sightings)
-        if self.tracking:
-            self._remember(sightings)
         return self.judge(sightings)
 
-    def _reread(self, frame, grey: np.ndarray, sightings: list[Sighting]) -> None:
-        """Re-reads remembered seats missing from this frame where their marker lay."""
-        read = {s.face.seat for s in sightings}
-        for seat, (old, _) in list(self._last.items()):
-            if seat in read:
-                continue
-            got = track.reread(frame, grey, old.corners, self._ids)
-            if got is not None and self._faces[self._ids[got[0]]].seat == seat:
-                sightings.append(Sighting(self._faces[self._ids[got[0]]], got[1]))
+    def _missing(self, sightings: list[Sighting]) -> bool:
+        return len({s.face.seat for s in sightings}) < self.players
 
-    def _recover(self, frame, grey: np.ndarray, sightings: list[Sighting]) -> None:
+    # -- video ---------------------------------------------------------------------------------
+
+    def _read_video(self, frame, grey: np.ndarray) -> Reading:
+        self._started = time.thread_time()
+        self._frame += 1
+        sightings, lost = self._follow(frame, grey)
+        # Odd frames look for new markers over half the frame (both halves while nothing is
+        # followed yet: a vote's first frames); even frames give the deep look to a tile while
+        # some seat has no marker followed at all. The markers followed but not read quickly
+        # come after, in what is left, and on odd frames a tile's deep look if time still is.
+        deep = self.recovery and bool(self._tracks)
+        even = self._frame % 2 == 0
+        for _ in range(1 if self._tracks else 2):
+            if not (deep and even):
+                _merge(sightings, self._discover(grey))
+        unfollowed = len({t.sighting.face.seat for t in self._tracks}) < self.players
+        if deep and even and unfollowed and self._time_left(DEEP_LOOK_MS):
+            _merge(sightings, self._deep_tile(frame, grey, sightings))
+        for tr in lost:
+            if self._time_left(SLOW_FOLLOW_MS):
+                self._follow_slowly(frame, grey, tr, sightings)
+        if deep and not even and unfollowed and self._time_left(DEEP_LOOK_MS):
+            _merge(sightings, self._deep_tile(frame, grey, sightings))  # what time is left over
+        self._remember(sightings, grey)
+        return self.judge(sightings)
+
+    def _time_left(self, ms: float = 0.0) -> bool:
+        """Whether this frame's budget still holds ``ms`` more of CPU time."""
+        if self.budget_ms is None:
+            return True
+        return (time.thread_time() - self._started) * 1000 + ms < self.budget_ms
+
+    def _follow(self, frame, grey: np.ndarray) -> tuple[list[Sighting], list[_Track]]:
+        """Every followed marker's quick try: its reading kept where its neighbourhood has not
+        changed, else its cells sampled at its last quad and decided with the others'
+        (:func:`vision.track.decide_many`: nothing erased, one threshold, the blur model). Returns
+        the sightings and the markers not read that way (for :meth:`_follow_slowly`)."""
+        out: list[Sighting] = []
+        lost: list[_Track] = []
+        todo: list[tuple[_Track, np.ndarray]] = []
+        for tr in self._tracks:
+            changed = tr.changed(grey) if tr.frame == self._frame - 1 else 1.0
+            if changed < CHANGED_SHARE and tr.carried < CARRY_MAX:
+                tr.carried += 1
+                _merge(out, [tr.sighting])
+                continue
+            if changed > TURNED_SHARE:
+                tr.average = None
+            cells = track.sample(grey, tr.sighting.corners)
+            if cells is None:
+                lost.append(tr)
+            else:
+                todo.append((tr, cells))
+        # every followed marker's cells decided at once (track.decide_many: the same decisions)
+        reads = track.decide_many(np.stack([c for _, c in todo]), self._ids) if todo else []
+        confirm: list[_Track] = []
+        for (tr, cells), r in zip(todo, reads):
+            corners = tr.sighting.corners
+            got = None if r is None else self._same_seat(tr, (r[0], np.roll(corners, r[1], axis=0)))
+            if got is not None and got.face != tr.sighting.face:
+                tr.average = None  # turned over: the average held the other side
+            tr.add(cells if got is None or r is None else np.rot90(cells, -r[1]))
+            if got is not None:
+                _merge(out, [got])
+            elif tr.averaged >= 2:
+                confirm.append(tr)
+            else:
+                lost.append(tr)
+        averages = [t.average for t in confirm if t.average is not None]  # all: add() just ran
+        checks = track.decide_many(np.stack(averages), self._ids) if averages else []
+        for tr, r in zip(confirm, checks):
+            # the average only confirms what was read here: the same face, in its own turn
+            if r is not None and r[1] == 0 and self._faces[self._ids[r[0]]] == tr.sighting.face:
+                _merge(out, [tr.sighting])
+            else:
+                lost.append(tr)
+        return out, lost
+
+    def _same_seat(self, tr: _Track, read: tuple[int, np.ndarray]) -> Sighting | None:
+        """The marker read where ``tr``'s lay, if it is the same seat's: a card that moved away
+        and another that came there read as nothing here (the full-frame looks find them)."""
+        face = self._faces[self._ids[read[0]]]
+        return Sighting(face, read[1]) if face.seat == tr.sighting.face.seat else None
+
+    def _follow_slowly(self, frame, grey: np.ndarray, tr: _Track, out: list[Sighting]) -> None:
+        """A followed marker the quick try missed: its cells read thoroughly (fingers erased,
+        blur modelled, light fitted), then ArUco in its neighbourhood (a token that slid or was
+        turned over)."""
+        old = tr.sighting
+        r = track.reread(frame, grey, old.corners, self._ids)
+        got = None if r is None else self._same_seat(tr, r)
+        if got is not None:
+            _merge(out, [got])
+            return
+        h, w = grey.shape
+        side = old.side
+        pad = max(side * 0.6, 12.0)
+        x0, y0 = (max(int(v - pad), 0) for v in old.corners.min(axis=0))
+        x1, y1 = (int(min(v + pad, lim)) for v, lim in zip(old.corners.max(axis=0), (w, h)))
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            return
+        # Only shapes at least half the marker's outline: on a small crop ArUco's default (3 %
+        # of the crop) lets through specks that cost a millisecond each.
+        self._near_params.minMarkerPerimeterRate = 2.0 * side / max(x1 - x0, y1 - y0)
+        self._near_detector.setDetectorParameters(self._near_params)
+        offset = np.array([x0, y0], np.float32)
+        near = [s for s in self._detect(grey[y0:y1, x0:x1], self._near_detector, offset)
+                if s.face.seat == old.face.seat and math.dist(s.centre, old.centre) < side]
+        _merge(out, near[:1])
+
+    def _discover(self, grey: np.ndarray) -> list[Sighting]:
+        """The first pass over half the frame (the top and bottom halves in turn, overlapping by
+        a marker), at half size where the frame is big enough."""
+        h = grey.shape[0]
+        top = self._discovered % 2 == 0
+        self._discovered += 1
+        y0, y1 = (0, min(h // 2 + TILE_OVERLAP, h)) if top else (max(h // 2 - TILE_OVERLAP, 0), h)
+        band = grey[y0:y1]
+        offset = np.array([0, y0], np.float32)
+        if grey.shape[1] < HALF_SIZE_FROM:
+            return self._detect(band, offset=offset)
+        small = cv2.resize(band, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        # a half-size pixel's centre k is the full-size pixel 2k + 0.5
+        return [Sighting(s.face, s.corners * 2 + 0.5 + offset) for s in self._detect(small)]
+
+    def _deep_tile(self, frame, grey: np.ndarray, known: list[Sighting]) -> list[Sighting]:
+        """The single frame's last look (vision/recover.py), over this frame's tile only. The
+        contrast-evened second look is left out of videos: on the benchmark's hard videos it
+        cost a tenth more time and read fewer ballots (6 missed of 160 without it, 7 with it;
+        docs/tokens.md)."""
+        tiles = _tiles(grey.shape)
+        x0, y0, x1, y1 = tiles[self._deep % len(tiles)]
+        self._deep += 1
+        offset = np.array([x0, y0], np.float32)
+        g, f = grey[y0:y1, x0:x1], frame[y0:y1, x0:x1]
+        local = [Sighting(s.face, s.corners - offset) for s in known]
+        before = len(local)
+        self._rejected = []  # no ArUco pass over the tile: only the last look's own shapes
+        self._recover(f, g, local, self._time_left)
+        found = [Sighting(s.face, s.corners + offset) for s in local[before:]]
+        return found
+
+    def _remember(self, sightings: list[Sighting], grey: np.ndarray) -> None:
+        for s in sightings:
+            same = [t for t in self._tracks if t.sighting.face.seat == s.face.seat and _near(t.sighting, s)]
+            if same and same[0].sighting is s:  # carried over unchanged
+                same[0].frame = self._frame
+                continue
+            if same:
+                same[0].sighting, same[0].frame = s, self._frame
+            else:
+                self._tracks.append(_Track(s, self._frame))
+                same = [self._tracks[-1]]
+            same[0].look_at(grey)
+        kept: list[_Track] = []
+        for t in sorted(self._tracks, key=lambda t: -t.frame):
+            # two tracks that came onto one marker are one; a marker long unread is gone
+            if self._frame - t.frame <= self.forget_after and not any(
+                    k.sighting.face.seat == t.sighting.face.seat and _near(k.sighting, t.sighting) for k in kept):
+                kept.append(t)
+        self._tracks = kept
+
+    # -- single frames ---------------------------------------------------------------------------
+
+    def _recover(self, frame, grey: np.ndarray, sightings: list[Sighting], go_on=None) -> None:
         """Still someone missing: read the markers a fingertip or a smear broke. Only a seat seen
         nowhere else is taken from there, so a doubtful read can never make a seat read by the
         detector ambiguous."""
         seen = {s.face.seat for s in sightings}
         for i, corners in recover.recover(frame, grey, self._ids, [s.corners for s in sightings],
-                                           self._rejected):
+                                           self._rejected, go_on):
             face = self._faces[self._ids[i]]
             if face.seat not in seen:
                 sightings.append(Sighting(face, corners))
 
-    def _remember(self, sightings: list[Sighting]) -> None:
-        counts: dict[int, int] = {}
-        for s in sightings:
-            counts[s.face.seat] = counts.get(s.face.seat, 0) + 1
-        for s in sightings:
-            if counts[s.face.seat] == 1:  # an ambiguous seat is not a place to look again
-                self._last[s.face.seat] = (s, self._frame)
-        for seat in [k for k, (_, n) in self._last.items() if self._frame - n > self.forget_after]:
-            del self._last[seat]
-
-    def _detect(self, grey: np.ndarray, detector=None) -> list[Sighting]:
-        corners, idx, rejected = (detector or self._detector).detectMarkers(grey)
+    def _detect(self, grey: np.ndarray, detector=None, offset=None) -> list[Sighting]:
+        """ArUco over ``grey`` (a part of the frame starting at ``offset``: corners in frame
+        pixels)."""
+        corners, idx, rejected = (detector or self._detector).detectMarkers(np.ascontiguousarray(grey))
+        shift = np.zeros(2, np.float32) if offset is None else offset
         # Quads whose bits ArUco could not decode (a smear, glare): the last look reads them
         # again with its own, erasure-aware decoding.
-        self._rejected += [r.reshape(4, 2) for r in rejected]
+        self._rejected += [r.reshape(4, 2) + shift for r in rejected]
         if idx is None:
             return []
-        return [Sighting(self._faces[self._ids[int(i)]], c.reshape(4, 2)) for c, i in zip(corners, idx.ravel())]
+        return [Sighting(self._faces[self._ids[int(i)]], c.reshape(4, 2) + shift)
+                for c, i in zip(corners, idx.ravel())]
 
     def judge(self, sightings: list[Sighting]) -> Reading:
         """Turns the markers seen into per-seat readings and warnings."""
@@ -227,10 +466,39 @@ class TokenReader:
         return Reading(tokens=tokens, seen=tuple(sorted(by_seat)), warnings=warnings, sightings=sightings)
 
 
+def _copy(params: "cv2.aruco.DetectorParameters") -> "cv2.aruco.DetectorParameters":
+    """A copy of the detector settings this reader changes from OpenCV's defaults."""
+    out = cv2.aruco.DetectorParameters()
+    for name in ("errorCorrectionRate", "maxErroneousBitsInBorderRate", "minDistanceToBorder",
+                 "adaptiveThreshWinSizeMax", "adaptiveThreshConstant", "minMarkerPerimeterRate"):
+        setattr(out, name, getattr(params, name))
+    return out
+
+
 def _near(a: Sighting, b: Sighting) -> bool:
-    """The same marker found twice (by the two passes), not two copies of it."""
-    side = float(np.linalg.norm(a.corners[1] - a.corners[0]))
-    return float(np.hypot(*(np.subtract(a.centre, b.centre)))) < max(side / 2, 4.0)
+    """The same marker found twice (by two looks), not two copies of it."""
+    return math.dist(a.centre, b.centre) < max(a.side / 2, 4.0)
+
+
+def _merge(sightings: list[Sighting], more: list[Sighting]) -> None:
+    """Adds the sightings of ``more`` that are not a marker already in ``sightings``."""
+    for extra in more:
+        if not any(s.face == extra.face and _near(s, extra) for s in sightings):
+            sightings.append(extra)
+
+
+def _tiles(shape: tuple[int, ...]) -> list[tuple[int, int, int, int]]:
+    """The deep look's tiles (x0, y0, x1, y1): DEEP_TILES over the frame, each grown by
+    TILE_OVERLAP / 2 on every side so that a marker on a seam lies whole in one of them."""
+    h, w = shape[:2]
+    cols, rows = DEEP_TILES
+    half = TILE_OVERLAP // 2
+    out = []
+    for r in range(rows):
+        for c in range(cols):
+            out.append((max(c * w // cols - half, 0), max(r * h // rows - half, 0),
+                        min((c + 1) * w // cols + half, w), min((r + 1) * h // rows + half, h)))
+    return out
 
 
 def as_grey(frame) -> np.ndarray:

@@ -12,7 +12,7 @@ That guard, not the quad, keeps wrong sides out: a quad that is not a marker rea
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -118,12 +118,16 @@ def candidates(grey: np.ndarray, colour: np.ndarray | None) -> list[np.ndarray]:
 
 
 def recover(frame: np.ndarray, grey: np.ndarray, ids: tuple[int, ...],
-            known: list[np.ndarray], rejected: Sequence[np.ndarray] = ()) -> list[tuple[int, np.ndarray]]:
+            known: list[np.ndarray], rejected: Sequence[np.ndarray] = (),
+            go_on: Callable[[], bool] | None = None) -> list[tuple[int, np.ndarray]]:
     """(index into ids, corners from the marker's own top-left) of markers read from the broken
     shapes and from ``rejected`` (quads the detector could not decode), none inside a quad in
-    ``known`` (markers already read)."""
+    ``known`` (markers already read). ``go_on``: asked before each quad is read; False stops
+    (a video frame's time is up)."""
     found: list[tuple[int, np.ndarray]] = []
     for q in [*rejected, *candidates(grey, colour_mask(frame))]:
+        if go_on is not None and not go_on():
+            break
         centre = q.mean(axis=0)
         pt = (float(centre[0]), float(centre[1]))
         if any(cv2.pointPolygonTest(k.reshape(-1, 1, 2).astype(np.float32), pt, False) >= 0

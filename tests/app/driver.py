@@ -186,6 +186,9 @@ class Driver:
         """A real touch at the widget's centre, through the window's input dispatch. A widget in
         a list that scrolls is scrolled into sight first, only when it is out of sight."""
         x, y = self.settle(widget)
+        # A widget taken off the screen (its list drawn again) has no place to touch: its own
+        # coordinates would land the tap on whatever is drawn there.
+        assert widget.get_root_window() is not None, f"{type(widget).__name__} is no longer on the screen"
         if self._hidden_by_scrolling(widget, x, y):
             self.scroll_into_view(widget)
             x, y = self.settle(widget)

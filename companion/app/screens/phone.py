@@ -272,22 +272,33 @@ class PhoneScreen(Screen):
             return  # the poll rebuilds nothing that has not changed (a finger may be on a row)
         self._shown = shown
         box = self.ids.phones
-        box.clear_widgets()
-        if not phones:
-            box.add_widget(PhoneLine(text=tr("phone.none_joined"), muted=True))
-        for p in phones:
-            state = tr("phone.allowed") if p["allowed"] else tr("phone.waiting")
-            if p.get("seat"):
-                state = tr("phone.votes_for", player=p["seat"]) + (
-                    "   " + tr("phone.allowed") if p["allowed"] else "")
-            box.add_widget(PhoneRow(
-                phone_id=p["id"], allowed=p["allowed"], screen=self,
-                text=f"[b]{tr('phone.name', id=p['id'])}[/b]   {state}   {scans_words(p['scans'])}"))
+        rows = [(p["id"], p["allowed"], _phone_text(p)) for p in phones]
+        shown_rows = [w for w in reversed(box.children) if isinstance(w, PhoneRow)]
+        if rows and [w.phone_id for w in shown_rows] == [r[0] for r in rows] \
+                and len(box.children) == len(rows):
+            # The same phones: their rows change in place, so an Allow button a finger is on
+            # stays the same button (a row built anew between a touch's down and up loses the tap).
+            for w, (_pid, allowed, text) in zip(shown_rows, rows):
+                w.allowed, w.text = allowed, text
+        else:
+            box.clear_widgets()
+            if not phones:
+                box.add_widget(PhoneLine(text=tr("phone.none_joined"), muted=True))
+            for pid, allowed, text in rows:
+                box.add_widget(PhoneRow(phone_id=pid, allowed=allowed, screen=self, text=text))
         recent = self.ids.recent
         recent.clear_widgets()
         for line in lines or [tr("phone.no_scans")]:
             # lines name cards and reasons, never a phone's own text; escaped all the same
             recent.add_widget(PhoneLine(text=escape_markup(line), muted=True, font_size="22sp"))
+
+
+def _phone_text(p: dict) -> str:
+    """A phone's row: its name, whether it may scan (and whose vote it carries), its scans."""
+    state = tr("phone.allowed") if p["allowed"] else tr("phone.waiting")
+    if p.get("seat"):
+        state = tr("phone.votes_for", player=p["seat"]) + ("   " + tr("phone.allowed") if p["allowed"] else "")
+    return f"[b]{tr('phone.name', id=p['id'])}[/b]   {state}   {scans_words(p['scans'])}"
 
 
 def make(app):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import cv2
 import numpy as np

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -46,30 +47,63 @@ def with_rule(text: str, rule: str | None, lang: str = "en") -> str:
     return i18n.text_of(i18n.keyed("rule.quoted", text=text, rule=rule), lang)
 
 
-class BadInput(ValueError):
+class _Refusal:
+    """A refusal: its catalogue key and values, and its one-line English text. A rule's refusal
+    builds that text when first read: ``legal_commands`` tries every candidate command and drops
+    thousands of refusals unread (building their texts took a third of its time)."""
+
+    key: str | None
+    values: dict
+    rule: str | None
+
+    _text: str | None
+
+    def _keep(self, message: str | Mapping, rule: str | None) -> None:
+        self._raw, self._text, self.rule = message, None, rule
+        if isinstance(message, Mapping) and "key" in message:
+            self.key, self.values = message["key"], dict(message.get("values") or {})
+        else:
+            self.key, self.values = None, {}
+
+    @property
+    def args(self) -> tuple:
+        if self._text is None:
+            self._text = " ".join(_message(self._raw)[0].split())
+        return (self._text,)
+
+    @args.setter
+    def args(self, value) -> None:
+        self._raw, self._text = (value[0] if value else ""), None
+
+    def __reduce__(self):
+        return (type(self), (self.args[0], self.rule))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.args[0]!r})"
+
+    def __str__(self) -> str:  # one line, with the rule's words when we have them
+        return with_rule(self.args[0], self.rule)
+
+
+class BadInput(_Refusal, ValueError):
     """Malformed input (a file, a frame, a request, a JSON). The message is one line; ``rule``
     quotes the rulebook when a rule sets the limit (a player count)."""
 
     def __init__(self, message: str | Mapping, rule: str | None = None):
-        text, self.key, self.values = _message(message)
-        super().__init__(" ".join(text.split()))
-        self.rule = rule
+        super().__init__()
+        self._keep(message, rule)
+        # Its text is built at once: the catalogue loader raises these itself, and a text
+        # built later would read a catalogue in another state.
+        self.args  # noqa: B018
 
-    def __str__(self) -> str:
-        return with_rule(self.args[0], self.rule) if self.args else ""
 
-
-class RuleError(Exception):
+class RuleError(_Refusal, Exception):
     """An action the rules forbid. ``rule`` quotes the rulebook sentence that forbids it.
     ``str()`` is English (logs, the referee); ``key``/``values`` let a view translate it."""
 
     def __init__(self, message: str | Mapping, rule: str | None = None):
-        text, self.key, self.values = _message(message)
-        super().__init__(" ".join(text.split()))
-        self.rule = rule
-
-    def __str__(self) -> str:  # one line, with the rule's words when we have them
-        return with_rule(self.args[0], self.rule)
+        super().__init__()
+        self._keep(message, rule)
 
 
 class NeedsTieBreak(RuleError):

@@ -15,7 +15,8 @@ do the game's own checks (the rule's words when a rule forbids something).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from .events import BadInput
 from .i18n import keyed

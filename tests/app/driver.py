@@ -4,6 +4,13 @@ One Kivy window lives per process, so one app is shared by all app tests (``comp
 fixture); ``Driver.reset()`` gives each test a fresh journal and the picker. The engines'
 clock (narration, timers) is a FakeClock the test moves; Kivy's own clock runs as usual, so
 frames are pumped with ``pump()``.
+
+A pumped frame is Kivy's whole loop (clock, input, layout, canvas instructions) except the
+drawing itself: the window's pixels are drawn when a test looks at them (``screenshot``).
+Under Xvfb the software renderer (llvmpipe) takes 100-150 ms to draw one frame of the app on
+this 2-core machine (one full-window rectangle alone costs ~18 ms): drawing every frame was
+over half an app test's time, and nothing but a screenshot reads the pixels. Touches, layout
+and texts do not depend on drawing (Kivy lays out and makes label textures on its clock).
 """
 from __future__ import annotations
 
@@ -12,13 +19,34 @@ import time
 from pathlib import Path
 
 from kivy.base import EventLoop
+from kivy.clock import Clock
 from kivy.core.window import Window
+from kivy.lang import Builder
 from kivy.tests.common import UnitTestTouch
 
 from companion.core.journal import Journal
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
+
+
+def frame(draw: bool = False) -> None:
+    """One pass of Kivy's loop, as ``EventLoop.idle()`` (Kivy 2.3), the window drawn only when
+    ``draw`` (see the module's docstring)."""
+    if draw:
+        Window.canvas.ask_update()
+        EventLoop.idle()
+        return
+    Clock.tick()
+    EventLoop.dispatch_input()
+    Builder.sync()
+    Clock.tick_draw()
+    Builder.sync()
+
+
+def _popup_moving() -> bool:
+    from kivy.uix.modalview import ModalView
+    return any(isinstance(w, ModalView) and not (w._is_open and w._anim_alpha >= 1.0) for w in Window.children)
 
 
 class Driver:
@@ -30,14 +58,20 @@ class Driver:
 
     # -- time ------------------------------------------------------------------------------
     def pump(self, frames: int = 4):
+        """``frames`` frames, then more while a popup fades in or out: Kivy animates a ModalView
+        for 0.1 s of real time, and a popup half open has not run its ``on_open`` yet (nor does
+        a half-closed one let touches through)."""
         for _ in range(frames):
-            EventLoop.idle()
+            frame()
+        end = time.monotonic() + 2.0
+        while _popup_moving() and time.monotonic() < end:
+            frame()
 
-    def wait(self, seconds: float):
-        """Let real time pass with frames drawn (for Kivy animations and hold buttons)."""
+    def wait(self, seconds: float, draw: bool = False):
+        """Let real time pass with frames run (for Kivy animations and hold buttons)."""
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            EventLoop.idle()
+            frame(draw)
 
     def advance(self, seconds: float, step: float = 0.25):
         """Move the engines' clock (narration, timers), ticking them like the app does."""
@@ -87,7 +121,7 @@ class Driver:
         if tuple(Window.size) != (w, h):
             Window.size = (w, h)
             # The X server answers the resize asynchronously: draw until the window has it.
-            self.wait(0.5)
+            self.wait(0.5, draw=True)
         self.pump(6)
 
     @property
@@ -205,7 +239,7 @@ class Driver:
         touch.touch_down()
         end = time.monotonic() + timeout
         while widget.progress < 1.0 and time.monotonic() < end:
-            EventLoop.idle()
+            frame()
         touch.touch_up()
         self.pump(3)
 
@@ -215,8 +249,10 @@ class Driver:
 
     # -- screenshots -----------------------------------------------------------------------
     def screenshot(self, name: str) -> Path:
-        """Saves test-artifacts/<name>.png of the window as it is now."""
-        self.pump(6)
+        """Saves test-artifacts/<name>.png of the window as it is now (drawn for it)."""
+        self.pump(4)
+        for _ in range(2):
+            frame(draw=True)
         out = ARTIFACTS / f"{name}.png"
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(out.stem + "_tmp.png")

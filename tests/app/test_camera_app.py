@@ -237,7 +237,8 @@ def test_the_start_button_opens_a_recording_and_refuses_a_missing_one(driver, tm
     rows = seat_rows(driver, screen)
     assert rows["2"] == tr("camera.seen") and rows["1"] == tr("camera.not_seen")
     assert screen.ids.preview.texture is not None
-    assert tr("camera.ended", name=screen.source.frames.name) in driver.visible_texts(screen)
+    ended = tr("camera.ended", name=screen.source.frames.name)
+    pump_until(driver, lambda: ended in driver.visible_texts(screen), "the camera's end said on the screen")
     # The devices panel lists the camera; its button leads back here.
     name = screen.source.frames.name
     driver.tap(driver.find(root=app.root, text=tr("app.devices")))

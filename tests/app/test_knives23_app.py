@@ -43,8 +43,9 @@ def hold(driver, widget, limit=6.0):
     machine a frame can take 0.4 s, so a fixed hold time is either flaky or slow."""
     import time
 
-    from kivy.base import EventLoop
     from kivy.tests.common import UnitTestTouch
+
+    from tests.app.driver import frame
     fired = []
     widget.bind(on_hold=lambda *_: fired.append(1))
     driver.pump(2)
@@ -52,7 +53,7 @@ def hold(driver, widget, limit=6.0):
     touch.touch_down()
     end = time.monotonic() + limit
     while not fired and time.monotonic() < end:
-        EventLoop.idle()
+        frame()
     touch.touch_up()
     driver.pump(3)
     assert fired, "the hold never completed"

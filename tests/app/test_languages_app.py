@@ -34,7 +34,9 @@ def choose_language(driver, name: str):
     settings = app.screen("settings")
     assert settings.ids.language.values == ["Deutsch", "English", "Français"]
     settings.ids.language.text = name
-    driver.tap(settings.ids.save)
+    driver.pump(2)
+    # The screens may have been made again in the language chosen: Save is the one on show.
+    driver.tap(app.screen("settings").ids.save)
     driver.pump(6)
 
 

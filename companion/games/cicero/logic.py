@@ -7,7 +7,8 @@ break a tie) with the rulebook's words.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from companion.core.events import BadInput, NeedsTieBreak, RuleError
 from companion.core.i18n import keyed

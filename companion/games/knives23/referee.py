@@ -4,7 +4,8 @@ Each function checks its input and calls the same rule functions the app uses (s
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from companion.core.events import BadInput, NeedsTieBreak
 from companion.core.i18n import keyed, message_of

@@ -7,7 +7,8 @@ with no Tribune's choice raises NeedsTieBreak (a RuleError).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from companion.core.events import BadInput
 from companion.core.i18n import keyed

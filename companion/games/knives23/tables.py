@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from companion.core.events import BadInput
 from companion.core.i18n import keyed

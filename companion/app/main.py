@@ -124,8 +124,8 @@ class CompanionApp(App):
         if not self._open_storage():
             return self._refusal()
         self.caption_size = self.settings.caption_size
-        Builder.load_file(str(HERE / "app.kv"))
-        from companion.app.screens import load_all
+        from companion.app.screens import load_all, load_app_kv
+        load_app_kv()
         root = Builder.load_string("Root:\n")
         sm = root.ids.sm
         sm.transition = NoTransition()

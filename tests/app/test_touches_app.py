@@ -125,6 +125,11 @@ def test_an_exile_vote_is_one_hold_and_one_tap_each_then_a_count_in_and_the_outc
     assert not screen.can_force and force.opacity == 0 and force.disabled and force.height == 0
     assert tr("vote.force_reveal") not in driver.visible_texts()
     driver.screenshot("touches/2_vote_list")
+    # Each voter's button says its name (this module imports the vote screen before the app
+    # starts: its .kv once came before app.kv, whose <-BigButton> dropped the buttons' rule).
+    voters = driver.find_all(root=screen, cls="VoterButton")
+    assert voters and all(b.text.startswith(f"[b]{b.voter}[/b]") for b in voters), [b.text for b in voters]
+    assert all(tr("vote.hold_to_vote") in b.text and b.texture_size[0] > 0 for b in voters)
     fingers.hold(driver.find(cls="VoterButton", voter="Ann"))
     driver.screenshot("touches/3_vote_choices")
     fingers.tap(driver.find(cls="ChoiceButton", option="exile"))

@@ -138,6 +138,9 @@ def touch_faults(seen: Seen) -> list[str]:
         return []
     if w.width < dp(48) - 0.5 or w.height < dp(48) - 0.5:
         return [f"{_name(w)}: touch target {w.width:.0f}x{w.height:.0f}px is under 48dp ({dp(48):.0f}px)"]
+    if isinstance(w, Label) and not w.disabled and not w.text.strip() and not w.children:
+        # A button with nothing on it (its rule lost, a text never set): nobody knows what it does.
+        return [f"{type(w).__name__} at {tuple(round(v) for v in seen.rect)}: a button with nothing on it"]
     return []
 
 

@@ -246,9 +246,9 @@ class TokenReader:
         unfollowed = len({t.sighting.face.seat for t in self._tracks}) < self.players
         if deep and even and unfollowed and self._time_left(DEEP_LOOK_MS):
             _merge(sightings, self._deep_tile(frame, grey, sightings))
-        for tr in lost:
+        for tr, quick_failed in lost:
             if self._time_left(SLOW_FOLLOW_MS):
-                self._follow_slowly(frame, grey, tr, sightings)
+                self._follow_slowly(frame, grey, tr, sightings, quick_failed)
         if deep and not even and unfollowed and self._time_left(DEEP_LOOK_MS):
             _merge(sightings, self._deep_tile(frame, grey, sightings))  # what time is left over
         self._remember(sightings, grey)
@@ -260,13 +260,14 @@ class TokenReader:
             return True
         return (time.thread_time() - self._started) * 1000 + ms < self.budget_ms
 
-    def _follow(self, frame, grey: np.ndarray) -> tuple[list[Sighting], list[_Track]]:
+    def _follow(self, frame, grey: np.ndarray) -> tuple[list[Sighting], list[tuple[_Track, bool]]]:
         """Every followed marker's quick try: its reading kept where its neighbourhood has not
         changed, else its cells sampled at its last quad and decided with the others'
         (:func:`vision.track.decide_many`: nothing erased, one threshold, the blur model). Returns
-        the sightings and the markers not read that way (for :meth:`_follow_slowly`)."""
+        the sightings and the markers not read that way (for :meth:`_follow_slowly`), each with
+        whether its cells were decided and failed."""
         out: list[Sighting] = []
-        lost: list[_Track] = []
+        lost: list[tuple[_Track, bool]] = []
         todo: list[tuple[_Track, np.ndarray]] = []
         for tr in self._tracks:
             changed = tr.changed(grey) if tr.frame == self._frame - 1 else 1.0
@@ -278,7 +279,7 @@ class TokenReader:
                 tr.average = None
             cells = track.sample(grey, tr.sighting.corners)
             if cells is None:
-                lost.append(tr)
+                lost.append((tr, False))
             else:
                 todo.append((tr, cells))
         # every followed marker's cells decided at once (track.decide_many: the same decisions)
@@ -295,7 +296,7 @@ class TokenReader:
             elif tr.averaged >= 2:
                 confirm.append(tr)
             else:
-                lost.append(tr)
+                lost.append((tr, True))
         averages = [t.average for t in confirm if t.average is not None]  # all: add() just ran
         checks = track.decide_many(np.stack(averages), self._ids) if averages else []
         for tr, r in zip(confirm, checks):
@@ -303,7 +304,7 @@ class TokenReader:
             if r is not None and r[1] == 0 and self._faces[self._ids[r[0]]] == tr.sighting.face:
                 _merge(out, [tr.sighting])
             else:
-                lost.append(tr)
+                lost.append((tr, True))
         return out, lost
 
     def _same_seat(self, tr: _Track, read: tuple[int, np.ndarray]) -> Sighting | None:
@@ -312,12 +313,13 @@ class TokenReader:
         face = self._faces[self._ids[read[0]]]
         return Sighting(face, read[1]) if face.seat == tr.sighting.face.seat else None
 
-    def _follow_slowly(self, frame, grey: np.ndarray, tr: _Track, out: list[Sighting]) -> None:
+    def _follow_slowly(self, frame, grey: np.ndarray, tr: _Track, out: list[Sighting],
+                       quick_failed: bool = False) -> None:
         """A followed marker the quick try missed: its cells read thoroughly (fingers erased,
-        blur modelled, light fitted), then ArUco in its neighbourhood (a token that slid or was
-        turned over)."""
+        blur modelled, light fitted; what the quick try did is not done again), then ArUco in its
+        neighbourhood (a token that slid or was turned over)."""
         old = tr.sighting
-        r = track.reread(frame, grey, old.corners, self._ids)
+        r = track.reread(frame, grey, old.corners, self._ids, quick_failed)
         got = None if r is None else self._same_seat(tr, r)
         if got is not None:
             _merge(out, [got])

@@ -58,16 +58,22 @@ def _colour_mask(patch: np.ndarray) -> np.ndarray | None:
     return cv2.dilate(cv2.inRange(hsv, (0, 80, 30), (180, 255, 255)), np.ones((3, 3), np.uint8))
 
 
+@lru_cache(maxsize=None)
+def _otsu_weights(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For Otsu over n sorted values split after k = 1 … n-1: 1/k, 1/(n-k) and k(n-k)."""
+    k = np.arange(1, n, dtype=np.float64)
+    return 1 / k, 1 / (n - k), k * (n - k)
+
+
 def _split(values: np.ndarray) -> tuple[float, float]:
     """Otsu's threshold over a few dozen values, and the gap between the two groups' means."""
-    v = np.sort(values)
-    n = len(v)
+    v = np.sort(values, axis=None).astype(np.float64)
+    inv_low, inv_high, weight = _otsu_weights(v.size)
     csum = np.cumsum(v)
-    k = np.arange(1, n)
-    m0 = csum[:-1] / k
-    m1 = (csum[-1] - csum[:-1]) / (n - k)
-    i = int(np.argmax(k * (n - k) * (m1 - m0) ** 2))
-    return float((v[i] + v[i + 1]) / 2), float(m1[i] - m0[i])
+    low = csum[:-1]
+    gap = (csum[-1] - low) * inv_high - low * inv_low  # the two groups' means apart
+    i = int((weight * gap * gap).argmax())
+    return float(v[i] + v[i + 1]) / 2, float(gap[i])
 
 
 _SQUARE = np.array([[0, 0], [N * CELL, 0], [N * CELL, N * CELL], [0, N * CELL]], np.float32)
@@ -134,13 +140,24 @@ def _blurred_many(y: np.ndarray, ids: tuple[int, ...]) -> list[tuple[int, int] |
     marker and turn is |y|² − |Qᵀy|², one product for all rows."""
     proj = (_blur_bases(ids) @ y.T).reshape(-1, 6, len(y))
     misfit = (y * y).sum(axis=1)[None, :] - (proj ** 2).sum(axis=1)  # (markers · 4) × rows
-    designs = _blur_designs(ids)
-    return [_blur_guard(misfit[:, j], y[j], designs, ids) for j in range(len(y))]
+    # _blur_guard's first two tests for all rows at once; only the rows they pass go on to it
+    per_marker = np.maximum(misfit, 1e-9).reshape(len(ids), 4, len(y)).min(axis=1)
+    two = np.partition(per_marker, 1, axis=0)
+    spread = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hopeful = (spread > 0) & (1 - two[0] / spread >= SOFT_MIN_FIT) & (two[1] >= SOFT_MARGIN * two[0])
+    out: list[tuple[int, int] | None] = [None] * len(y)
+    for j in np.flatnonzero(hopeful):
+        out[j] = _blur_guard(misfit[:, j], y[j], ids)
+    return out
 
 
-def reread(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray, ids: tuple[int, ...]):
+def reread(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray, ids: tuple[int, ...],
+           quick_failed: bool = False):
     """(index into ids, corners from the marker's own top-left) or None. Only the quad's
-    bounding box of the frame is looked at."""
+    bounding box of the frame is looked at. ``quick_failed``: :func:`decide_many` already failed
+    on these cells (a followed marker), so where nothing is erased its two decisions are not
+    made again."""
     h, w = grey.shape[:2]
     x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 2, 0)
     x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 3, [w, h])
@@ -150,11 +167,11 @@ def reread(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray, ids: tuple[int
     colour = _colour_mask(frame[y0:y1, x0:x1])
     corner = np.array([x0, y0], np.float32)
     box = quad.astype(np.float32) - corner
-    got = _read(grey, colour, box, ids)
+    got = _read(grey, colour, box, ids, quick_failed)
     return None if got is None else (got[0], got[1] + corner)
 
 
-def _read(grey, colour, quad, ids):
+def _read(grey, colour, quad, ids, quick_failed=False):
     side = N * CELL
     dst = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
@@ -169,8 +186,9 @@ def _read(grey, colour, quad, ids):
     visible = ~erased
     if visible.sum() < 30:
         return None
-    got = _decide(cells, visible, _split(cells[visible]), ids)
-    if got is None:
+    again = not (quick_failed and visible.all())  # decide_many's two tries, made again?
+    got = _decide(cells, visible, _split(cells[visible]), ids) if again else None
+    if got is None and again:
         # Smear or a soft focus: neighbouring cells bleed into each other and no threshold
         # separates them. Compare the cells with every marker as the blur would show it (first:
         # it reads the most of these three, and costs the least where nothing is erased).
@@ -197,32 +215,45 @@ _BORDER[1:-1, 1:-1] = False
 
 
 def _fit(design: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Least squares by the normal equations (a few unknowns: ten times quicker than lstsq);
-    the small ridge settles a column that repeats another, as lstsq's minimum norm would."""
+    """Least squares by the normal equations (a few unknowns: ten times quicker than lstsq;
+    OpenCV's Cholesky three times quicker than numpy's solve); the small ridge settles a column
+    that repeats another, as lstsq's minimum norm would."""
     a = design.astype(np.float64)
-    return np.linalg.solve(a.T @ a + 1e-6 * np.eye(a.shape[1]), a.T @ values.astype(np.float64))
+    gram = a.T @ a
+    gram.flat[::a.shape[1] + 1] += 1e-6
+    rhs = (a.T @ values.astype(np.float64))[:, None]
+    ok, x = cv2.solve(gram, rhs, flags=cv2.DECOMP_CHOLESKY)
+    return (x if ok else np.linalg.solve(gram, rhs)).ravel()
+
+
+# the light's terms over the cells: a plane, and a quadratic surface (a glare spot)
+_PLANE = np.stack([np.ones_like(_XX), _XX, _YY], axis=-1).astype(np.float64)
+_CURVED = np.stack([np.ones_like(_XX), _XX, _YY, _XX * _XX, _YY * _YY, _XX * _YY], axis=-1).astype(np.float64)
 
 
 def _flatten(cells: np.ndarray, visible: np.ndarray, rounds: int = 3, curved: bool = False):
     """The cells with the light's slope removed: cells ≈ light(x, y) + d·white, light a plane
     (or, ``curved``, a quadratic surface: a glare spot), fitted over the visible cells with the
     bits refined a few times."""
-    light = [_XX, _YY] + ([_XX * _XX, _YY * _YY, _XX * _YY] if curved else [])
+    light = _CURVED if curved else _PLANE
     # First guess of the light from the border alone: its cells are all black.
     ring = visible & _BORDER
-    if ring.sum() < 2 * (len(light) + 1):
+    if np.count_nonzero(ring) < 2 * light.shape[-1]:
         return cells, visible, (0.0, 0.0)
-    design = np.stack([np.ones_like(_XX), *light], axis=-1)
-    coef = _fit(design[ring], cells[ring])
-    flat = cells - design[..., 1:] @ coef[1:]
+    coef = _fit(light[ring], cells[ring])
+    flat = cells - light[..., 1:] @ coef[1:]
+    seen, light_seen = cells[visible].astype(np.float64), light[visible]
     thr, gap = _split(flat[visible])
+    last = None
     for _ in range(rounds):
-        white = (flat > thr).astype(np.float32)
-        design = np.stack([np.ones_like(_XX), *light, white], axis=-1)[visible]
-        coef = _fit(design, cells[visible])
+        white = flat[visible] > thr
+        if last is not None and np.array_equal(white, last):
+            break  # the same bits fit the same light again
+        last = white
+        coef = _fit(np.column_stack([light_seen, white]), seen)
         if coef[-1] <= 0:
             break
-        flat = cells - sum(c * t for c, t in zip(coef[1:-1], light))
+        flat = cells - light[..., 1:] @ coef[1:-1]
         thr, gap = _split(flat[visible])
     return flat, visible, (thr, gap)
 
@@ -284,6 +315,50 @@ def _blur_bases(ids: tuple[int, ...]) -> np.ndarray:
     return np.ascontiguousarray(q.transpose(0, 2, 1).reshape(-1, N * N))
 
 
+_PAIRS = [(i, j) for i in range(6) for j in range(i, 6)]  # the Gram matrix's entries, i ≤ j
+_PAIR_ROWS, _PAIR_COLS = np.array(_PAIRS).T
+
+
+@lru_cache(maxsize=None)
+def _blur_grams(ids: tuple[int, ...]) -> np.ndarray:
+    """(21 entries × markers × 4 turns, 49 cells): each cell's products of two regressors, so that
+    every marker's and turn's Gram matrix over any set of visible cells is one product with the
+    visibility mask. Small integers: float32 holds them exactly, at half the memory to read."""
+    x = _blur_designs(ids)
+    return np.ascontiguousarray((x[:, :, _PAIR_ROWS] * x[:, :, _PAIR_COLS]).transpose(2, 0, 1).reshape(-1, N * N), np.float32)
+
+
+@lru_cache(maxsize=None)
+def _blur_regressors(ids: tuple[int, ...]) -> np.ndarray:
+    """The regressors stacked, (6 × markers × 4 turns, 49 cells)."""
+    x = _blur_designs(ids)
+    return np.ascontiguousarray(x.transpose(2, 0, 1).reshape(-1, N * N))
+
+
+def _misfits_erased(visible: np.ndarray, y: np.ndarray, ids: tuple[int, ...]) -> np.ndarray:
+    """Every marker's and turn's least-squares misfit over the visible cells (``visible``: 49
+    flags, ``y``: the visible cells' values): |y|² − |L⁻¹Xᵀy|², L the Cholesky factor of XᵀX,
+    a column at a time over all markers at once (numpy's batched solve calls LAPACK once per
+    marker and turn: several times slower for 352 systems of 6)."""
+    k = _blur_designs(ids).shape[2]
+    grams = (_blur_grams(ids) @ visible.astype(np.float32)).astype(np.float64).reshape(len(_PAIRS), -1)
+    gram = np.empty((k, k, grams.shape[1]))
+    gram[_PAIR_ROWS, _PAIR_COLS] = grams
+    gram[_PAIR_COLS, _PAIR_ROWS] = grams
+    full = np.zeros(N * N)
+    full[visible] = y
+    rhs = (_blur_regressors(ids) @ full).reshape(k, -1)
+    low = np.zeros_like(gram)
+    z = np.zeros_like(rhs)
+    for j in range(k):
+        col = gram[j:, j] - (low[j:, :j] * low[j, :j]).sum(axis=1)
+        # the ridge (1e-6) settles a column that repeats another, as in _fit
+        d = np.sqrt(np.maximum(col[0] + 1e-6, 1e-12))
+        low[j:, j] = col / d
+        z[j] = (rhs[j] - (low[j, :j] * z[:j]).sum(axis=0)) / d
+    return float(y @ y) - (z * z).sum(axis=0)
+
+
 def _decide_blurred(cells: np.ndarray, visible: np.ndarray, ids: tuple[int, ...]):
     """(index into ids, quarter turns) of the one marker whose blurred picture explains the cells
     far better than any other's, else None (soft decision: the cells' grey levels, not bits)."""
@@ -291,15 +366,13 @@ def _decide_blurred(cells: np.ndarray, visible: np.ndarray, ids: tuple[int, ...]
     y = cells.ravel()[v].astype(np.float64)
     if v.all():
         return _blurred_many(y[None], ids)[0]
-    x = _blur_designs(ids)[:, v, :]
-    xt = x.transpose(0, 2, 1)
-    beta = np.linalg.solve(xt @ x + 1e-6 * np.eye(x.shape[2]), (xt @ y)[..., None])
-    return _blur_guard((((x @ beta)[..., 0] - y) ** 2).sum(axis=1), y, x, ids)
+    return _blur_guard(_misfits_erased(v, y, ids), y, ids, v)
 
 
-def _blur_guard(misfit: np.ndarray, y: np.ndarray, designs: np.ndarray, ids: tuple[int, ...]):
+def _blur_guard(misfit: np.ndarray, y: np.ndarray, ids: tuple[int, ...], visible: np.ndarray | None = None):
     """The blurred decision from every marker's and turn's misfit (markers · 4) over the visible
-    cells ``y`` (``designs``: their regressors): (index into ids, quarter turns) or None."""
+    cells ``y`` (``visible``: which of the 49 they are, None for all): (index into ids, quarter
+    turns) or None."""
     spread = float(((y - y.mean()) ** 2).sum())
     if spread <= 0:
         return None
@@ -309,7 +382,8 @@ def _blur_guard(misfit: np.ndarray, y: np.ndarray, designs: np.ndarray, ids: tup
     if 1 - per_marker[best] / spread < SOFT_MIN_FIT or np.partition(per_marker, 1)[1] < SOFT_MARGIN * per_marker[best]:
         return None
     turn = int(misfit[best].argmin())
-    w = _fit(designs[best * 4 + turn], y)
+    design = _blur_designs(ids)[best * 4 + turn]
+    w = _fit(design if visible is None else design[visible], y)
     # White cells must look lighter than black ones, and the blur must keep most of the contrast
     # at the cell itself (a negative weight would be a picture of another marker's edges).
     if w[1] <= 0 or w[1] + 2 * w[2:].sum() < MIN_GAP:

@@ -162,3 +162,32 @@ def test_the_blur_model_reads_nothing_in_wood_grain_noise_or_a_blank_card():
             yy, xx = np.mgrid[0:track.N, 0:track.N]
             cells = 100 + 40 * np.sin(rng.uniform(0.5, 2.5) * (xx * np.cos(rng.uniform(0, 3)) + yy)) + rng.normal(0, 3, (track.N, track.N))
         assert track._decide_blurred(cells.astype(np.float32), visible, ids) is None
+
+
+def test_the_quick_least_squares_give_what_the_plain_ones_give():
+    """The blur model's misfits with cells erased (Gram matrices from the visibility mask and a
+    Cholesky factor over all markers at once), the light fit (OpenCV's Cholesky) and Otsu's split
+    (a plain loop) are the textbook computations written for speed: compared here with
+    numpy's least squares and array Otsu on random cells."""
+    ids = TokenReader(8, "all")._ids
+    rng = np.random.default_rng(11)
+    designs = track._blur_designs(ids)
+    for _ in range(20):
+        cells = rng.normal(120, 50, (track.N, track.N))
+        visible = np.ones(track.N * track.N, bool)
+        visible[rng.choice(track.N * track.N, rng.integers(1, 20), replace=False)] = False
+        y = cells.ravel()[visible]
+        quick = track._misfits_erased(visible, y, ids)
+        plain = [np.linalg.lstsq(d[visible], y, rcond=None)[1] for d in designs]
+        plain = np.array([p[0] if len(p) else np.sum((d[visible] @ np.linalg.lstsq(d[visible], y, rcond=None)[0] - y) ** 2)
+                          for p, d in zip(plain, designs)])
+        # the ridge (1e-6) keeps a repeated column finite where lstsq takes the least norm: a hair apart
+        assert np.allclose(quick, plain, rtol=1e-5), np.max(np.abs(quick - plain) / plain)
+        design = rng.normal(0, 1, (30, 4))
+        assert np.allclose(track._fit(design, y[:30]), np.linalg.lstsq(design, y[:30], rcond=None)[0], atol=1e-5)
+        v = np.sort(y)
+        k = np.arange(1, len(v))
+        c = np.cumsum(v)
+        m0, m1 = c[:-1] / k, (c[-1] - c[:-1]) / (len(v) - k)
+        i = int(np.argmax(k * (len(v) - k) * (m1 - m0) ** 2))
+        assert np.allclose(track._split(y), ((v[i] + v[i + 1]) / 2, m1[i] - m0[i]))

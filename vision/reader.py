@@ -235,13 +235,17 @@ class TokenReader:
         self._frame += 1
         sightings, lost = self._follow(frame, grey)
         # Odd frames look for new markers over half the frame (both halves while nothing is
-        # followed yet: a vote's first frames); even frames give the deep look to a tile while
-        # some seat has no marker followed at all. The markers followed but not read quickly
-        # come after, in what is left, and on odd frames a tile's deep look if time still is.
+        # followed yet: a vote's first frames), only every fourth frame while every seat has a
+        # marker followed (then the look is for a token moved far or a second one: a marker
+        # followed is read every frame); even frames give the deep look to a tile while some
+        # seat has no marker followed at all. The markers followed but not read quickly come
+        # after, in what is left, and on odd frames a tile's deep look if time still is.
         deep = self.recovery and bool(self._tracks)
         even = self._frame % 2 == 0
+        every_seat = len({t.sighting.face.seat for t in self._tracks}) >= self.players
+        look = not (deep and even) and not (every_seat and self._frame % 4 != 1)
         for _ in range(1 if self._tracks else 2):
-            if not (deep and even):
+            if look:
                 _merge(sightings, self._discover(grey))
         unfollowed = len({t.sighting.face.seat for t in self._tracks}) < self.players
         if deep and even and unfollowed and self._time_left(DEEP_LOOK_MS):

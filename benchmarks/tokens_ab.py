@@ -1,0 +1,104 @@
+"""The video token reader against an earlier commit's, on the same frames, frame by frame.
+
+    .venv/bin/python benchmarks/tokens_ab.py --against 4694fd2 [--scenes 20] [--level hard] [--held-out [lens]] [--budget MS|none]
+
+This machine's speed wanders by a fifth from one run to the next, so two separate runs of
+tokens_accuracy.py cannot tell a 10 % change from noise. Here the earlier commit's ``vision``
+package (``git archive``, into a temporary folder) and the working tree's read the same frames,
+taking turns on every frame (which goes first alternates), and each one's CPU time is measured on
+the reading thread. Printed: ballots missed and wrong for each (as tokens_accuracy.py counts them),
+the median, mean and p95 CPU ms a frame, and the median of the per-frame ratio. Both readers
+alternate in one process, so both run a little slower than alone (each evicts the other's cache).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from io import BytesIO
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from vision import synth  # noqa: E402
+from vision.reader import FRAME_BUDGET_MS, TokenReader  # noqa: E402
+from vision.stabiliser import Stabiliser  # noqa: E402
+
+import tokens_accuracy  # noqa: E402
+
+
+def earlier_reader(rev: str, into: Path):
+    """The TokenReader class of ``rev``'s vision package, imported as ``vision_<rev>``."""
+    try:
+        blob = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "vision"], check=True,
+                              capture_output=True).stdout
+    except subprocess.CalledProcessError as e:
+        raise SystemExit(f"tokens_ab: git archive {rev}: {e.stderr.decode().strip()}")
+    name = f"vision_{rev.replace('-', '_').replace('/', '_')}"
+    with tarfile.open(fileobj=BytesIO(blob)) as tar:
+        tar.extractall(into, filter="data")
+    (into / "vision").rename(into / name)
+    sys.path.insert(0, str(into))
+    return importlib.import_module(f"{name}.reader").TokenReader
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--against", required=True, metavar="REV", help="the earlier commit (any git revision)")
+    ap.add_argument("--scenes", type=int, default=20)
+    ap.add_argument("--frames", type=int, default=30)
+    ap.add_argument("--level", default="hard", choices=("moderate", "hard"))
+    ap.add_argument("--held-out", nargs="?", const="ranges", choices=("ranges", "lens"))
+    ap.add_argument("--budget", type=tokens_accuracy.budget_arg, default=FRAME_BUDGET_MS, metavar="MS|none")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    budget = args.budget
+    cv2.setNumThreads(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        old_cls = earlier_reader(args.against, Path(tmp))
+        over, seed = tokens_accuracy._variant(args.level, args.seed, args.held_out)
+        names = (args.against, "now")
+        ms: dict[str, list[float]] = {k: [] for k in names}
+        missed = dict.fromkeys(names, 0)
+        wrong = dict.fromkeys(names, 0)
+        for n in range(args.scenes):
+            readers = {args.against: old_cls(8, "token", tracking=True, budget_ms=budget),
+                       "now": TokenReader(8, "token", tracking=True, budget_ms=budget)}
+            stab = {k: Stabiliser(5, 2) for k in names}
+            cast: dict[str, dict[int, str]] = {k: {} for k in names}
+            truth: dict[int, str] = {}
+            for f in range(args.frames):
+                scene = synth.make_scene(np.random.default_rng([seed, n, tokens_accuracy.LEVEL_IDS[args.level]]),
+                                         args.level, kind="token", look=np.random.default_rng([seed, n, 99, f]), **over)
+                truth = scene.truth
+                for k in (names if f % 2 == 0 else names[::-1]):
+                    c0 = time.thread_time()
+                    reading = readers[k].read(scene.image)
+                    ms[k].append((time.thread_time() - c0) * 1000)
+                    cast[k].update((c.seat, c.face) for c in stab[k].feed(reading) if c.face is not None)
+            for k in names:
+                missed[k] += sum(1 for seat in truth if seat not in cast[k])
+                wrong[k] += sum(1 for seat, face in cast[k].items() if truth.get(seat) != face)
+    print(f"tokens_ab: {args.level}{f' (held-out: {args.held_out})' if args.held_out else ''}, "
+          f"{args.scenes} scenes × {args.frames} frames, 8 tokens each, budget "
+          f"{'none' if budget is None else f'{budget:g} ms'}, both readers on every frame in turn")
+    print(f"{'reader':<12}{'missed':>8}{'wrong':>7}{'cpu ms med':>12}{'mean':>7}{'p95':>7}")
+    for k in names:
+        a = np.array(ms[k])
+        print(f"{k:<12}{missed[k]:>8}{wrong[k]:>7}{np.median(a):>12.2f}{a.mean():>7.2f}{np.percentile(a, 95):>7.1f}")
+    ratio = np.array(ms["now"]) / np.maximum(np.array(ms[args.against]), 1e-6)
+    print(f"median of the per-frame ratio now / {args.against}: {np.median(ratio):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -242,12 +242,11 @@ class TokenReader:
         # after, in what is left, and on odd frames a tile's deep look if time still is.
         deep = self.recovery and bool(self._tracks)
         even = self._frame % 2 == 0
-        every_seat = len({t.sighting.face.seat for t in self._tracks}) >= self.players
-        look = not (deep and even) and not (every_seat and self._frame % 4 != 1)
+        look = not (deep and even) and not (self._every_seat_followed() and self._frame % 4 != 1)
         for _ in range(1 if self._tracks else 2):
             if look:
                 _merge(sightings, self._discover(grey))
-        unfollowed = len({t.sighting.face.seat for t in self._tracks}) < self.players
+        unfollowed = not self._every_seat_followed()
         if deep and even and unfollowed and self._time_left(DEEP_LOOK_MS):
             _merge(sightings, self._deep_tile(frame, grey, sightings))
         for tr, quick_failed in lost:
@@ -257,6 +256,11 @@ class TokenReader:
             _merge(sightings, self._deep_tile(frame, grey, sightings))  # what time is left over
         self._remember(sightings, grey)
         return self.judge(sightings)
+
+    def _every_seat_followed(self) -> bool:
+        """Whether each of the table's seats has a marker followed (a marker of a seat not at the
+        table does not stand in for one that is)."""
+        return len({t.sighting.face.seat for t in self._tracks} & set(range(1, self.players + 1))) >= self.players
 
     def _time_left(self, ms: float = 0.0) -> bool:
         """Whether this frame's budget still holds ``ms`` more of CPU time."""

@@ -1,6 +1,11 @@
-"""The video token reader against an earlier commit's, on the same frames, frame by frame.
+"""The token reader against an earlier commit's, on the same frames, frame by frame.
 
     .venv/bin/python benchmarks/tokens_ab.py --against 4694fd2 [--scenes 20] [--level hard] [--held-out [lens]] [--budget MS|none]
+    .venv/bin/python benchmarks/tokens_ab.py --against 4694fd2 --single [--scenes 60] [--level hard] [--held-out [lens]]
+
+Video (the default): each scene filmed over ``--frames`` frames, ballots as the camera source
+casts them. ``--single``: the single-frame reader (the command line's), each scene read twice by
+each reader and the second read timed (as tokens_accuracy.py does), tokens missed counted.
 
 This machine's speed wanders by a fifth from one run to the next, so two separate runs of
 tokens_accuracy.py cannot tell a 10 % change from noise. Here the earlier commit's ``vision``
@@ -56,7 +61,8 @@ def main(argv=None) -> int:
     ap.add_argument("--against", required=True, metavar="REV", help="the earlier commit (any git revision)")
     ap.add_argument("--scenes", type=int, default=20)
     ap.add_argument("--frames", type=int, default=30)
-    ap.add_argument("--level", default="hard", choices=("moderate", "hard"))
+    ap.add_argument("--level", default="hard", choices=("easy", "moderate", "hard"))
+    ap.add_argument("--single", action="store_true", help="single frames (no tracking), as the command line reads photos")
     ap.add_argument("--held-out", nargs="?", const="ranges", choices=("ranges", "lens"))
     ap.add_argument("--budget", type=tokens_accuracy.budget_arg, default=FRAME_BUDGET_MS, metavar="MS|none")
     ap.add_argument("--seed", type=int, default=1)
@@ -71,6 +77,9 @@ def main(argv=None) -> int:
         missed = dict.fromkeys(names, 0)
         wrong = dict.fromkeys(names, 0)
         for n in range(args.scenes):
+            if args.single:
+                _single_scene(n, seed, over, args, old_cls, ms, missed, wrong)
+                continue
             readers = {args.against: old_cls(8, "token", tracking=True, budget_ms=budget),
                        "now": TokenReader(8, "token", tracking=True, budget_ms=budget)}
             stab = {k: Stabiliser(5, 2) for k in names}
@@ -88,9 +97,9 @@ def main(argv=None) -> int:
             for k in names:
                 missed[k] += sum(1 for seat in truth if seat not in cast[k])
                 wrong[k] += sum(1 for seat, face in cast[k].items() if truth.get(seat) != face)
+    frames = "single frames" if args.single else f"{args.frames} frames, budget {'none' if budget is None else f'{budget:g} ms'}"
     print(f"tokens_ab: {args.level}{f' (held-out: {args.held_out})' if args.held_out else ''}, "
-          f"{args.scenes} scenes × {args.frames} frames, 8 tokens each, budget "
-          f"{'none' if budget is None else f'{budget:g} ms'}, both readers on every frame in turn")
+          f"{args.scenes} scenes × {frames}, 8 tokens each, both readers on every frame in turn")
     print(f"{'reader':<12}{'missed':>8}{'wrong':>7}{'cpu ms med':>12}{'mean':>7}{'p95':>7}")
     for k in names:
         a = np.array(ms[k])
@@ -98,6 +107,22 @@ def main(argv=None) -> int:
     ratio = np.array(ms["now"]) / np.maximum(np.array(ms[args.against]), 1e-6)
     print(f"median of the per-frame ratio now / {args.against}: {np.median(ratio):.3f}")
     return 0
+
+
+def _single_scene(n, seed, over, args, old_cls, ms, missed, wrong) -> None:
+    """One scene read by both single-frame readers in turn (tokens missed and wrong, CPU ms of
+    each one's second read)."""
+    scene = synth.make_scene(np.random.default_rng([seed, n, tokens_accuracy.LEVEL_IDS[args.level]]),
+                             args.level, kind="token", **over)
+    names = (args.against, "now")
+    readers = {args.against: old_cls(8, "token"), "now": TokenReader(8, "token")}
+    for k in (names if n % 2 == 0 else names[::-1]):
+        readers[k].read(scene.image)  # warm, as tokens_accuracy.py does
+        c0 = time.thread_time()
+        reading = readers[k].read(scene.image)
+        ms[k].append((time.thread_time() - c0) * 1000)
+        missed[k] += sum(1 for seat in scene.truth if seat not in reading.tokens)
+        wrong[k] += sum(1 for seat, face in reading.tokens.items() if scene.truth.get(seat) != face)
 
 
 if __name__ == "__main__":

@@ -376,7 +376,7 @@ class TokenReader:
         local = [Sighting(s.face, s.corners - offset) for s in known]
         before = len(local)
         self._rejected = []  # no ArUco pass over the tile: only the last look's own shapes
-        self._recover(f, g, local, self._time_left)
+        self._recover(f, g, local, self._time_left, thorough=False)
         found = [Sighting(s.face, s.corners + offset) for s in local[before:]]
         return found
 
@@ -402,13 +402,14 @@ class TokenReader:
 
     # -- single frames ---------------------------------------------------------------------------
 
-    def _recover(self, frame, grey: np.ndarray, sightings: list[Sighting], go_on=None) -> None:
+    def _recover(self, frame, grey: np.ndarray, sightings: list[Sighting], go_on=None,
+                 thorough: bool = True) -> None:
         """Still someone missing: read the markers a fingertip or a smear broke. Only a seat seen
         nowhere else is taken from there, so a doubtful read can never make a seat read by the
         detector ambiguous."""
         seen = {s.face.seat for s in sightings}
         for i, corners in recover.recover(frame, grey, self._ids, [s.corners for s in sightings],
-                                           self._rejected, go_on):
+                                           self._rejected, go_on, thorough):
             face = self._faces[self._ids[i]]
             if face.seat not in seen:
                 sightings.append(Sighting(face, corners))

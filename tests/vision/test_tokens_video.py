@@ -191,3 +191,27 @@ def test_the_quick_least_squares_give_what_the_plain_ones_give():
         m0, m1 = c[:-1] / k, (c[-1] - c[:-1]) / (len(v) - k)
         i = int(np.argmax(k * (len(v) - k) * (m1 - m0) ** 2))
         assert np.allclose(track._split(y), ((v[i] + v[i + 1]) / 2, m1[i] - m0[i]))
+
+
+def test_a_seat_still_missing_after_a_round_of_quick_tiles_gets_thorough_ones(monkeypatch):
+    """The deep look's first round of tiles is quick (no wide threshold, no alignment); a seat
+    still missing after it (a sliver the half-size look loses, say) gets a photo's thorough look,
+    tile by tile, within the frame's budget."""
+    looks: list[bool] = []
+    plain = reader_mod.recover.recover
+
+    def recorded(*args, **kwargs):
+        looks.append(kwargs["thorough"])
+        return plain(*args, **kwargs)
+
+    monkeypatch.setattr(reader_mod.recover, "recover", recorded)
+    three = {1: "exile", 2: "remain", 3: "remain"}  # seat 4 never shows a token
+    frame = _table(three, blur=0, glare=(0, 0))
+    video = TokenReader(4, "token", tracking=True)
+    tiles = len(reader_mod._tiles(frame.shape))
+    frames = 0
+    while len(looks) < tiles + 3:
+        assert video.read(frame).tokens == three
+        frames += 1
+        assert frames < 6 * tiles, "the deep look stopped"
+    assert looks[:tiles] == [False] * tiles and all(looks[tiles:]), looks

@@ -248,12 +248,14 @@ class TokenReader:
             if look:
                 _merge(sightings, self._discover(grey))
         unfollowed = not self._every_seat_followed()
-        if deep and even and unfollowed and self._time_left(DEEP_LOOK_MS):
+        # a thorough tile (after the first round) waits for the followed markers' slow reads
+        early = even and self._deep < DEEP_TILES[0] * DEEP_TILES[1]
+        if deep and early and unfollowed and self._time_left(DEEP_LOOK_MS):
             _merge(sightings, self._deep_tile(frame, grey, sightings))
         for tr, quick_failed in lost:
             if self._time_left(SLOW_FOLLOW_MS):
                 self._follow_slowly(frame, grey, tr, sightings, quick_failed)
-        if deep and not even and unfollowed and self._time_left(DEEP_LOOK_MS):
+        if deep and not early and unfollowed and self._time_left(DEEP_LOOK_MS):
             _merge(sightings, self._deep_tile(frame, grey, sightings))  # what time is left over
         self._remember(sightings, grey)
         return self.judge(sightings)

@@ -213,8 +213,18 @@ class TokenReader:
 
     def read(self, frame) -> Reading:
         grey = as_grey(frame)
-        if self.tracking:
-            return self._read_video(frame, grey)
+        try:
+            if self.tracking:
+                return self._read_video(frame, grey)
+            return self._read_photo(frame, grey)
+        except cv2.error as exc:
+            # An OpenCV assertion on a shape nobody foresaw (a 3-point hull once) must cost one
+            # frame with a message, not the camera's thread or the command line's other photos.
+            where = exc.func if getattr(exc, "func", "") else "a vision call"
+            raise BadInput(f"frame not read: OpenCV failed in {where} (code {getattr(exc, 'code', '?')}); "
+                           "other frames are read as usual") from exc
+
+    def _read_photo(self, frame, grey: np.ndarray) -> Reading:
         self._rejected = []
         sightings = self._detect(grey)
         if self.second_pass and self._missing(sightings):

@@ -232,3 +232,22 @@ def test_frames_pushed_by_the_app_go_through_the_same_reading(tmp_path):
     q.drain(got.append)
     assert [c.data for c in got if c.kind == "cast_ballot"] == [{"seat": 1, "option": 1}, {"seat": 2, "option": 1}]
     camera.stop()
+
+
+def test_an_opencv_failure_in_the_reader_costs_one_frame_not_the_camera(tmp_path, monkeypatch):
+    """An OpenCV assertion inside the reader (a shape nobody foresaw) used to leave step() and end
+    the camera's thread; now it is one bad frame, named in one line, and the next frame reads."""
+    scene = synth.make_scene(np.random.default_rng(3), "easy", players=2, faces={1: "exile", 2: "remain"})
+    camera = CameraSource(FileFrames([_save(tmp_path, scene.image)], repeat=1), players=2, stable_frames=2)
+    camera.step(scene.image)
+    real = TokenReader._read_video
+
+    def once(self, frame, grey):
+        monkeypatch.setattr(TokenReader, "_read_video", real)
+        raise cv2.error("OpenCV(5.0.0) approx.cpp:426: error: (-215:Assertion failed) in function 'approxPolyN'")
+
+    monkeypatch.setattr(TokenReader, "_read_video", once)
+    assert camera.step(scene.image) == []
+    assert camera.bad_frames == 1 and "OpenCV failed" in camera.last_error and "\n" not in camera.last_error
+    posted = camera.step(scene.image)
+    assert [c.data for c in posted if c.kind == "cast_ballot"] == [{"seat": 1, "option": 0}, {"seat": 2, "option": 1}]

@@ -229,7 +229,7 @@ def candidates(grey: np.ndarray, colour: np.ndarray | None, thresholds=THRESHOLD
             continue
         hull = cv2.convexHull(c)
         hull_area = cv2.contourArea(hull)
-        if len(hull) < 4 or hull_area < MIN_SIDE * MIN_SIDE * 0.5:  # a sliver's hull: 3 points
+        if len(hull) < 4 or hull_area < MIN_SIDE * MIN_SIDE * 0.5:  # a triangle: approxPolyN asserts
             continue
         quads = []
         q = cv2.approxPolyN(hull, 4, ensure_convex=True)

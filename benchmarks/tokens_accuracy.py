@@ -33,6 +33,7 @@ from vision.reader import FRAME_BUDGET_MS, TokenReader  # noqa: E402
 from vision.stabiliser import Stabiliser  # noqa: E402
 
 
+FPS = 30  # the frames of one second of video
 LEVEL_IDS = {"easy": 1, "moderate": 2, "hard": 3, "pick": 4, "empty": 5}  # seeds per level, fixed
 # The held-out scenes: other seeds and another mix of degradations than the scenes the reader was
 # tuned on (bigger share of fingers, other blur/glare/light/tilt ranges), never used for tuning.
@@ -112,6 +113,11 @@ def run_sequence(level: str, scenes: int, seed: int, frames: int, held_out: str 
     over, seed = _variant(synth_level, seed, held_out)
     placed = wrong = missed = frame_missed = frame_wrong = 0
     cpu_ms, ref_ms = [], []
+    # What the table waits for: the ballots still not cast at the end of each second, and the
+    # frames each cast ballot took (the app casts as it reads, and the vote stays open until the
+    # reveal, so a ballot read late is a wait, one never read a miss).
+    by_second = [0] * (frames // FPS)
+    waits: list[int] = []
     # A yardstick timed alongside (a shared virtual machine's speed varies by a fifth from run to
     # run): one plain ArUco pass (OpenCV's defaults) over every fifth frame, timed like the reader.
     plain = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_5X5_1000))
@@ -120,6 +126,7 @@ def run_sequence(level: str, scenes: int, seed: int, frames: int, held_out: str 
         reader.recovery = recovery
         stab = Stabiliser(5, 2)
         truth, cast = {}, {}
+        first: dict[int, int] = {}
         for f in range(frames):
             scene = synth.make_scene(np.random.default_rng([seed, n, LEVEL_IDS[level]]), synth_level,
                                      kind=kind, faces=faces, look=np.random.default_rng([seed, n, 99, f]),
@@ -134,13 +141,19 @@ def run_sequence(level: str, scenes: int, seed: int, frames: int, held_out: str 
                 plain.detectMarkers(grey)
                 ref_ms.append((time.thread_time() - c0) * 1000)
             cast.update((c.seat, c.face) for c in stab.feed(reading) if c.face is not None)
+            for seat, face in cast.items():
+                first.setdefault(seat, f)
+            if (f + 1) % FPS == 0:
+                by_second[(f + 1) // FPS - 1] += sum(1 for seat in truth if seat not in cast)
             frame_missed += sum(1 for seat in truth if seat not in reading.tokens)
             frame_wrong += sum(1 for seat, face in reading.tokens.items() if truth.get(seat) != face)
         placed += len(truth)
         missed += sum(1 for seat in truth if seat not in cast)
+        waits += [first[seat] + 1 for seat in truth if seat in first]
         wrong += sum(1 for seat, face in cast.items() if truth.get(seat) != face)
     return {"level": level, "tokens": placed, "wrong": wrong, "missed": missed,
             "frame_missed": frame_missed, "frame_wrong": frame_wrong, "frames": frames,
+            "by_second": by_second, "waits": waits,
             "cpu_med": float(np.median(cpu_ms)), "cpu_p95": float(np.percentile(cpu_ms, 95)),
             "ref_med": float(np.median(ref_ms))}
 
@@ -203,6 +216,13 @@ def main(argv=None) -> int:
             print(f"{lv:<10}{r['tokens']:>7}{r['wrong']:>7}{r['missed']:>8}{pct:>7.2f}%"
                   f"{fpct:>17.2f}%{r['frame_wrong']:>12}{r['cpu_med']:>12.1f}{r['cpu_p95']:>7.1f}"
                   f"{r['ref_med']:>15.1f}{r['cpu_med'] / r['ref_med']:>10.2f}", flush=True)
+            if r["by_second"] and r["tokens"]:
+                waits = np.array(r["waits"]) / FPS
+                print(f"{'':<10}ballots not yet cast after " + ", ".join(
+                    f"{s + 1} s: {n} ({100 * n / r['tokens']:.2f} %)" for s, n in enumerate(r["by_second"]))
+                    + (f"; a cast ballot waited median {np.median(waits):.2f} s, p95 "
+                       f"{np.percentile(waits, 95):.2f} s, longest {waits.max():.2f} s" if len(waits) else ""),
+                    flush=True)
         print("ArUco pass: the median CPU of one full-frame pass of OpenCV's own ArUco detector (its "
               "defaults) on every fifth frame, timed alongside; med/pass: the reader's median in such passes")
         return 0

@@ -215,3 +215,21 @@ def test_a_seat_still_missing_after_a_round_of_quick_tiles_gets_thorough_ones(mo
         frames += 1
         assert frames < 6 * tiles, "the deep look stopped"
     assert looks[:tiles] == [False] * tiles and all(looks[tiles:]), looks
+
+
+def test_the_video_benchmark_counts_what_the_table_waits_for(monkeypatch):
+    """benchmarks/tokens_accuracy.py --frames: the ballots not yet cast after each second only
+    fall, the last second's is the ballots missed, and no ballot is cast before the camera
+    source's 5 steady frames. (Seconds of 6 frames here, to keep the test short.)"""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import tokens_accuracy
+
+    monkeypatch.setattr(tokens_accuracy, "FPS", 6)
+    r = tokens_accuracy.run_sequence("hard", 1, 1, 18)
+    assert len(r["by_second"]) == 3
+    assert r["by_second"][0] >= r["by_second"][1] >= r["by_second"][2] == r["missed"]
+    assert r["by_second"][0] > 0, "every ballot cast in the first 6 frames: the test shows nothing"
+    assert len(r["waits"]) == r["tokens"] - r["missed"] > 0
+    assert min(r["waits"]) >= 5

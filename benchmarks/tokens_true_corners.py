@@ -63,7 +63,10 @@ def main(argv=None) -> int:
           f"({int(a[:, 1].sum())} wrong); the true corners read {int(a[:, 2].sum())} "
           f"({int(a[:, 3].sum())} wrong): at best {100 * (1 - a[:, 2].mean()):.1f} % missed")
     unread = a[:, 2] == 0
-    print(f"  missed by the reader though the true corners read them: {int(((a[:, 0] == 0) & ~unread).sum())}")
+    lost = int(((a[:, 0] == 0) & ~unread).sum())
+    readable = int((~unread).sum())
+    print(f"  missed by the reader though the true corners read them: {lost} of those {readable} "
+          f"({100 * lost / max(readable, 1):.1f} %)")
     for lo, hi in ((0, 14), (14, 18), (18, 24), (24, 1e9)):
         sel = (a[:, 4] >= lo) & (a[:, 4] < hi)
         print(f"  shortest side {lo:>2}-{'' if hi > 1e8 else int(hi)} px: {int(sel.sum()):>4} tokens, "

@@ -89,6 +89,14 @@ FRAME_BUDGET_MS = 25.0
 DEEP_LOOK_MS = 4.0  # about what a tile's last look costs at least: not begun with less left
 SLOW_FOLLOW_MS = 2.0  # about what a followed marker's thorough reading costs
 ALIGNED_QUAD_MS = 6.0  # about what a quad costs at most in a thorough tile (read, aligned, read)
+# While a seat has no marker followed, more tiles' deep looks follow in the same frame until the
+# frame has taken this much CPU (the issue's aim: 10 ms a 720p frame). A marker the thorough look
+# finds in some frames only (a sliver, a smear) is found sooner when its tile comes round more
+# often: the hard videos' ballots not cast after one second, 60 scenes (benchmarks/tokens_ab.py),
+# 28 → 22 tuned-on and 26 → 20 held-out lens of 480 against one tile a frame (docs/tokens.md).
+# Frames with every seat followed, and the table before the flip (nothing followed yet), are not
+# affected.
+DEEP_TARGET_MS = 10.0
 
 
 # A followed marker whose neighbourhood has not changed since it was last decoded keeps its
@@ -250,7 +258,8 @@ class TokenReader:
         # marker followed (then the look is for a token moved far or a second one: a marker
         # followed is read every frame); even frames give the deep look to a tile while some
         # seat has no marker followed at all. The markers followed but not read quickly come
-        # after, in what is left, and on odd frames a tile's deep look if time still is.
+        # after, in what is left, then more tiles' deep looks while a seat is still missing, until
+        # the frame has taken DEEP_TARGET_MS.
         deep = self.recovery and bool(self._tracks)
         even = self._frame % 2 == 0
         look = not (deep and even) and not (self._every_seat_followed() and self._frame % 4 != 1)
@@ -265,8 +274,15 @@ class TokenReader:
         for tr, quick_failed in lost:
             if self._time_left(SLOW_FOLLOW_MS):
                 self._follow_slowly(frame, grey, tr, sightings, quick_failed)
-        if deep and not early and unfollowed and self._time_left(DEEP_LOOK_MS):
-            _merge(sightings, self._deep_tile(frame, grey, sightings))  # what time is left over
+        # What time is left over: a tile's deep look within the budget, then more while a seat is
+        # still missing and the frame is under DEEP_TARGET_MS (at most a round of tiles a frame;
+        # without a budget, one tile as ever).
+        tiles = len(_tiles(grey.shape)) if self.budget_ms is not None else 1
+        for k in range(tiles if deep and not early else 0):
+            if self._every_seat_followed() or not self._time_left(DEEP_LOOK_MS, DEEP_TARGET_MS if k else None):
+                break
+            _merge(sightings, self._deep_tile(frame, grey, sightings))
+            self._remember(sightings, grey)  # a seat just found stops the tiles
         self._remember(sightings, grey)
         return self.judge(sightings)
 
@@ -275,11 +291,12 @@ class TokenReader:
         table does not stand in for one that is)."""
         return len({t.sighting.face.seat for t in self._tracks} & set(range(1, self.players + 1))) >= self.players
 
-    def _time_left(self, ms: float = 0.0) -> bool:
-        """Whether this frame's budget still holds ``ms`` more of CPU time."""
+    def _time_left(self, ms: float = 0.0, budget: float | None = None) -> bool:
+        """Whether this frame's budget (or ``budget``, if smaller) still holds ``ms`` more of CPU time."""
         if self.budget_ms is None:
             return True
-        return (time.thread_time() - self._started) * 1000 + ms < self.budget_ms
+        limit = self.budget_ms if budget is None else min(budget, self.budget_ms)
+        return (time.thread_time() - self._started) * 1000 + ms < limit
 
     def _follow(self, frame, grey: np.ndarray) -> tuple[list[Sighting], list[tuple[_Track, bool]]]:
         """Every followed marker's quick try: its reading kept where its neighbourhood has not

@@ -217,6 +217,34 @@ def test_a_seat_still_missing_after_a_round_of_quick_tiles_gets_thorough_ones(mo
     assert looks[:tiles] == [False] * tiles and all(looks[tiles:]), looks
 
 
+def test_a_seat_still_missing_gets_more_tiles_a_frame_up_to_the_target(monkeypatch):
+    """While a seat has no marker followed, a frame with time to spare gives the deep look to more
+    tiles than one (at most a round of them), and stops as soon as every seat is followed; with
+    no budget (a measuring run), one tile a frame as before. Time is taken out of the test: the
+    target and the budget are set beyond reach, or to nothing."""
+    three = {1: "exile", 2: "remain", 3: "remain"}  # seat 4 never shows a token
+    frame = _table(three, blur=0, glare=(0, 0))
+    tiles = len(reader_mod._tiles(frame.shape))
+
+    def tiles_a_frame(reader: TokenReader, frames: int) -> list[int]:
+        out = []
+        for _ in range(frames):
+            before = reader._deep
+            assert reader.read(frame).tokens == three
+            out.append(reader._deep - before)
+        return out
+
+    monkeypatch.setattr(reader_mod, "DEEP_TARGET_MS", 1e9)
+    ample = tiles_a_frame(TokenReader(4, "token", tracking=True, budget_ms=1e9), 6)
+    assert max(ample) > 1 and max(ample) <= tiles, ample
+    assert tiles_a_frame(TokenReader(4, "token", tracking=True, budget_ms=None), 6) == [0, 1, 1, 1, 1, 1]
+    monkeypatch.setattr(reader_mod, "DEEP_TARGET_MS", 0.0)
+    assert max(tiles_a_frame(TokenReader(4, "token", tracking=True, budget_ms=1e9), 6)) == 1
+    # every seat on the table followed: no tile at all after the first frames
+    four = TokenReader(3, "token", tracking=True, budget_ms=1e9)
+    assert tiles_a_frame(four, 8)[4:] == [0, 0, 0, 0]
+
+
 def test_the_video_benchmark_counts_what_the_table_waits_for(monkeypatch):
     """benchmarks/tokens_accuracy.py --frames: the ballots not yet cast after each second only
     fall, the last second's is the ballots missed, and no ballot is cast before the camera

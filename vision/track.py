@@ -152,6 +152,18 @@ def _blurred_many(y: np.ndarray, ids: tuple[int, ...]) -> list[tuple[int, int] |
     return out
 
 
+def likeliest(grey: np.ndarray, quad: np.ndarray, ids: tuple[int, ...], count: int) -> list[tuple[int, int]]:
+    """The ``count`` (index into ids, quarter turns) whose blurred picture (the blur model's)
+    fits the cells at ``quad`` best, best first: guesses, not readings (no guard)."""
+    cells = sample(grey, quad)
+    if cells is None:
+        return []
+    y = cells.ravel().astype(np.float64)
+    proj = (_blur_bases(ids) @ y).reshape(-1, 6)
+    misfit = (y @ y) - (proj ** 2).sum(axis=1)
+    return [(int(k) // 4, int(k) % 4) for k in np.argsort(misfit)[:count]]
+
+
 def reread(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray, ids: tuple[int, ...],
            quick_failed: bool = False):
     """(index into ids, corners from the marker's own top-left) or None. Only the quad's

@@ -443,7 +443,7 @@ class TokenReader:
 
     def _fitted(self, grey: np.ndarray, s: Sighting) -> Sighting:
         """``s`` with its quad fitted onto its marker (:func:`vision.recover.fit_marker`): the
-        track's cells are then sampled where the marker is (hard videos: a corner 1.8 → 0.4 px off
+        track's cells are then sampled where the marker is (hard videos: a corner 1.8 → 0.45 px off
         the true one, median; frames missing a followed seat 14.2 → 12.7 % tuned-on, 15.9 → 14.5 %
         held-out lens; docs/tokens.md)."""
         quad = recover.fit_marker(grey, s.corners, s.face.marker_id)

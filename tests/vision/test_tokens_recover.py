@@ -290,3 +290,25 @@ def test_fitting_a_stranger_or_a_dark_square_onto_our_likeliest_marker_reads_not
         assert track.reread(img, grey, true + nudge, ids) is None
         got = recover._read_fitted(img, grey, true + nudge, ids, recover._Quads())
         assert (None if got is None else ids[got[0]]) == should
+
+
+@pytest.mark.parametrize("table", [(60, 60, 60), (40, 70, 120)])  # grey; brown wood (BGR), "coloured"
+def test_a_marker_pattern_with_table_round_it_instead_of_its_white_margin_reads_as_nothing(table):
+    """Every printed marker has a white margin. The cells of a quad on the table (beside glare,
+    say) can spell one of our markers; with table round them, not margin, they are not read,
+    whether the table is grey or brown (which the colour mask erases like a finger). The same
+    pattern with its margin reads."""
+    ids = TokenReader(8, "token")._ids
+    mid = markers.TOKEN_IDS[3][0]
+    side = 42
+    pattern = cv2.cvtColor(markers.marker_image(mid, side), cv2.COLOR_GRAY2BGR)
+    quad = np.float32([[100, 80], [100 + side, 80], [100 + side, 80 + side], [100, 80 + side]]) - 0.5
+    on_table = np.full((240, 320, 3), table, np.uint8)
+    on_table[80:80 + side, 100:100 + side] = np.where(pattern > 127, 200, 45).astype(np.uint8)
+    with_margin = on_table.copy()
+    with_margin[70:80 + side + 10, 90:100 + side + 10] = 235
+    with_margin[80:80 + side, 100:100 + side] = on_table[80:80 + side, 100:100 + side]
+    for img, should in ((on_table, None), (with_margin, mid)):
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        got = track.reread(img, grey, quad, ids)
+        assert (None if got is None else ids[got[0]]) == should

@@ -6,7 +6,9 @@ Each scene (vision/synth.py, seeded) is a 1280×720 photo of 8 printed token car
 table, turned any way, tilted, at varied distances, with uneven or dim light, glare, fingers, motion
 blur, noise and JPEG. ``pick`` is the moderate level with pick-a-player cards instead of tokens;
 ``empty`` is the moderate table with no card on it (the frames before the flip: any token read
-there counts as wrong, and the reader's second, contrast-evened pass always runs).
+there counts as wrong, and the reader's second, contrast-evened pass always runs); ``strangers``
+is the hard table with every card carrying a DICT_5X5_1000 marker not in the plan (another game's
+cards: every seat read there is wrong; not among the default levels).
 
 Printed per level: tokens placed, WRONG sides (a seat read with a face it does not show, or a seat
 read that is not on the table — far worse than a miss), MISSED tokens (not read, or reported in a
@@ -34,7 +36,7 @@ from vision.stabiliser import Stabiliser  # noqa: E402
 
 
 FPS = 30  # the frames of one second of video
-LEVEL_IDS = {"easy": 1, "moderate": 2, "hard": 3, "pick": 4, "empty": 5}  # seeds per level, fixed
+LEVEL_IDS = {"easy": 1, "moderate": 2, "hard": 3, "pick": 4, "empty": 5, "strangers": 6}  # seeds per level, fixed
 # The held-out scenes: other seeds and another mix of degradations than the scenes the reader was
 # tuned on (bigger share of fingers, other blur/glare/light/tilt ranges), never used for tuning.
 HELD_OUT_SEED = 1_000_003
@@ -65,14 +67,20 @@ def _variant(level: str, seed: int, held_out: str | None) -> tuple[dict, int]:
     return {}, seed
 
 
+def _synth_level(level: str) -> str:
+    """The generator's level a benchmark level is drawn at."""
+    return {"pick": "moderate", "empty": "moderate", "strangers": "hard"}.get(level, level)
+
+
 def run_level(level: str, scenes: int, seed: int, save: Path | None = None,
               held_out: str | None = None, recovery: bool = True) -> dict:
     kind = "pick" if level == "pick" else "token"
-    synth_level = "moderate" if level in ("pick", "empty") else level
+    synth_level = _synth_level(level)
     faces = {} if level == "empty" else None  # the table before the flip: tokens still hidden
     reader = TokenReader(8, kind)
     reader.recovery = recovery
     over, seed = _variant(synth_level, seed, held_out)
+    over = {**over, "strangers": True} if level == "strangers" else over
     placed = wrong = missed = warned = 0
     cpu_ms, wall_ms = [], []
     for n in range(scenes):
@@ -85,14 +93,15 @@ def run_level(level: str, scenes: int, seed: int, save: Path | None = None,
         reading = reader.read(scene.image)
         cpu_ms.append((time.thread_time() - c0) * 1000)
         wall_ms.append((time.perf_counter() - w0) * 1000)
-        placed += len(scene.truth)
-        for seat, face in scene.truth.items():
+        truth = {} if level == "strangers" else scene.truth
+        placed += len(truth)
+        for seat, face in truth.items():
             got = reading.tokens.get(seat)
             if got is None:
                 missed += 1
             elif got != face:
                 wrong += 1
-        wrong += sum(1 for seat in reading.tokens if seat not in scene.truth)
+        wrong += sum(1 for seat in reading.tokens if seat not in truth)
         warned += len(reading.warnings)
     return {"level": level, "scenes": scenes, "tokens": placed, "wrong": wrong, "missed": missed,
             "warnings": warned, "cpu_med": float(np.median(cpu_ms)), "cpu_p95": float(np.percentile(cpu_ms, 95)),
@@ -108,9 +117,10 @@ def run_sequence(level: str, scenes: int, seed: int, frames: int, held_out: str 
     held over 5 frames, gaps of 2 forgiven; a later stable face replaces it), and per-frame
     misses."""
     kind = "pick" if level == "pick" else "token"
-    synth_level = "moderate" if level in ("pick", "empty") else level
+    synth_level = _synth_level(level)
     faces = {} if level == "empty" else None
     over, seed = _variant(synth_level, seed, held_out)
+    over = {**over, "strangers": True} if level == "strangers" else over
     placed = wrong = missed = frame_missed = frame_wrong = 0
     cpu_ms, ref_ms = [], []
     # What the table waits for: the ballots still not cast at the end of each second, and the
@@ -131,7 +141,7 @@ def run_sequence(level: str, scenes: int, seed: int, frames: int, held_out: str 
             scene = synth.make_scene(np.random.default_rng([seed, n, LEVEL_IDS[level]]), synth_level,
                                      kind=kind, faces=faces, look=np.random.default_rng([seed, n, 99, f]),
                                      **over)
-            truth = scene.truth
+            truth = {} if level == "strangers" else scene.truth
             c0 = time.thread_time()
             reading = reader.read(scene.image)
             cpu_ms.append((time.thread_time() - c0) * 1000)
@@ -195,8 +205,8 @@ def main(argv=None) -> int:
         args.save.mkdir(parents=True, exist_ok=True)
     levels = [x.strip() for x in args.levels.split(",") if x.strip()]
     for lv in levels:
-        if lv not in (*synth.LEVELS, "pick", "empty"):
-            ap.error(f"level {lv!r} is not one of {', '.join((*synth.LEVELS, 'pick', 'empty'))}")
+        if lv not in (*synth.LEVELS, "pick", "empty", "strangers"):
+            ap.error(f"level {lv!r} is not one of {', '.join((*synth.LEVELS, 'pick', 'empty', 'strangers'))}")
     print(f"tokens_accuracy{f' (HELD-OUT scenes: {args.held_out})' if args.held_out else ''}"
           f"{' (last look OFF)' if args.no_recovery else ''}: {args.scenes} scenes "
           f"per level at {synth.W}x{synth.H}, seed {args.seed}, "

@@ -64,6 +64,19 @@ def card_texture(marker_id: int) -> tuple[np.ndarray, np.ndarray]:
     return small, quad * 0.5
 
 
+def _with_stranger(tex: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The card with a DICT_5X5_1000 marker outside the plan printed over its own (another game's
+    card, say): whatever the reader makes of it is wrong."""
+    plan = markers.all_faces()
+    others = [i for i in range(1000) if i not in plan]
+    x0, y0 = (int(round(float(v))) for v in quad[0])
+    side = int(round(float(quad[1, 0] - quad[0, 0])))
+    out = tex.copy()
+    picture = markers.marker_image(others[int(rng.integers(len(others)))], side)
+    out[y0:y0 + side, x0:x0 + side] = cv2.cvtColor(picture, cv2.COLOR_GRAY2BGR)
+    return out
+
+
 def table_background(rng: np.random.Generator, w: int = W, h: int = H) -> np.ndarray:
     """Wood: a brown base, grain stripes and low-frequency blotches."""
     base = np.array(rng.uniform([40, 70, 110], [80, 120, 170]), np.float32)  # BGR
@@ -149,7 +162,9 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
     table); otherwise random sides. ``extra``: more cards (seat, face) — a second token, the
     other side — for the warnings; ``truth`` keeps the first card of a seat. ``spin`` fixes every
     card's turn in degrees; ``overrides`` replace the level's settings (side, tilt, blur, light,
-    glare, noise, finger; and blur_kind "lens" for a round out-of-focus blur instead of motion,
+    glare, noise, finger; blur_kind "lens" for a round out-of-focus blur instead of motion;
+    strangers=True for cards whose markers are not in the plan (``truth`` then names what the
+    cards would have been: nothing on such a table is to be read),
     jpeg=(lo, hi) for the JPEG quality range). ``look``, if given, draws what changes from one video frame to the
     next (fingers, glare, blur, noise, JPEG) while ``rng`` draws the table, cards and light: one
     ``rng`` seed with several ``look`` seeds is one table filmed over several frames."""
@@ -174,6 +189,8 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
     for i, (seat, name) in enumerate(items):
         face = next(f for f in markers.all_faces().values() if f.seat == seat and f.face == name)
         tex, tquad = card_texture(face.marker_id)
+        if p.get("strangers"):
+            tex = _with_stranger(tex, tquad, rng)
         r, c = divmod(i, cols)
         cx = (c + 0.5) * W / cols + rng.uniform(-0.18, 0.18) * W / cols
         cy = (r + 0.5) * H / rows + rng.uniform(-0.15, 0.15) * H / rows

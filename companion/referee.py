@@ -72,7 +72,13 @@ def parse(text: str):
     if len(text) > MAX_INPUT:
         raise BadInput(keyed("refusals2.referee.too_long", size=len(text), most=MAX_INPUT))
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        # JSON may spell half of a UTF-16 pair alone ("\\ud800"): Python keeps it, and the answer,
+        # which repeats names, could then not be written as UTF-8.
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+        return data
+    except UnicodeEncodeError as exc:
+        raise BadInput(keyed("refusals2.referee.lone_surrogate", code=f"\\u{ord(exc.object[exc.start]):04x}")) from None
     except RecursionError:
         raise BadInput(keyed("refusals2.referee.too_deep")) from None
     except BadInput:

@@ -46,6 +46,7 @@ BAD = {
     "deep object": '{"a":' * 100_000 + "1" + "}" * 100_000,
     "unknown key": '{"zzz": 1}',
     "too long": json.dumps({"players": ["x" * 100] * 20_000}),
+    "half a UTF-16 pair": '{"players": ["\\ud800", "B", "C"]}',
 }
 
 
@@ -55,6 +56,8 @@ def test_bad_input_is_one_line_and_exit_2_for_every_question(game, question, kin
     line = one_line(*run([game, question], BAD[kind]))
     if kind.startswith("deep"):
         assert "nested too deeply" in line
+    if kind == "half a UTF-16 pair":
+        assert "half of a UTF-16 pair alone (\\ud800)" in line
     if kind == "unknown key" and game in MINE:
         assert "unknown key 'zzz'" in line
 
@@ -65,6 +68,16 @@ def test_a_real_process_with_100000_deep_nesting_says_one_line():
                           timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == ["error: The input is nested too deeply to be a question."]
+
+
+def test_a_real_process_given_half_a_utf16_pair_says_one_line():
+    """Python's JSON reads "\\ud800" as a lone surrogate, which the answer (repeating the
+    name) could not write as UTF-8: a traceback and exit 1, before it was refused at reading."""
+    done = subprocess.run([str(PYTHON), "-m", "companion.referee", "knives23", "final"],
+                          input='{"players": [{"name": "\\ud800", "citizen": {"blood": 1}}], "curia": []}',
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "UTF-16" in done.stderr
 
 
 def test_bytes_that_are_not_utf8_are_one_line():
@@ -113,6 +126,8 @@ def test_usage_mistakes_are_one_line_and_exit_2(argv, words):
      "unknown key 'Sway'"),
     ("knives23", "final", {"players": [{"name": "L", "citizen": {"blood": 1}}], "curia": [{"knives": 1}] * 200},
      "the box holds 86 Fate cards"),
+    ("knives23", "final", {"players": [{"name": "L", "citizen": {"blood": 1}}], "curia": [{"knives": 1}] * 86,
+                           "opportunist_play": [{"doves": 1}] * 86}, "come to 172 Fate cards; the box holds 86"),
 ])
 def test_impossible_counts_and_player_counts(game, question, payload, words):
     assert words in one_line(*run([game, question], json.dumps(payload)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, TypedDict
 
-from .events import Command, Event, RuleError
+from .events import BadInput, Command, Event, RuleError
 from .i18n import keyed
 
 if TYPE_CHECKING:  # commands.py is imported by the games' rules, not here
@@ -98,6 +98,14 @@ def undo_target(rules: GameRules, events: list[Event]) -> Event:
             raise RuleError(keyed("undo.nothing_after_reveal"))
         return ev
     raise RuleError(keyed("undo.nothing"))
+
+
+def known_setup(setup: Mapping[str, Any], keys: Iterable[str]) -> None:
+    """Refuses a setup entry the game does not know: a misspelt option ("Mode", "optoins") would
+    otherwise be played without, silently."""
+    unknown = set(setup) - set(keys)
+    if unknown:
+        raise BadInput(keyed("refusals.setup_unknown", names=", ".join(sorted(str(k) for k in unknown))))
 
 
 def require(condition: bool, message: str | Mapping[str, Any], rule: str | None = None) -> None:

@@ -119,7 +119,8 @@ def test_a_tie_made_by_the_automatii_is_still_the_outgoing_princeps_to_break():
     ({"players": [{"name": "A", "votes": 1}], "ballots": {}, "outgoing": "A"}, "2 to 5 players, got 1"),
     ({"players": [{"name": "A", "votes": 1}, {"name": "B", "votes": 1}], "ballots": {"A": "A", "B": "A"},
       "outgoing": "A"}, "needs a whole-number 'prestige'"),
-    (election(ballots=""), "No votes were given"),
+    (election(ballots=""), "no ballot yet from A, B and C"),
+        (election(ballots="AA"), "no ballot yet from B and C"),
     ({"players": "ABC", "ballots": {}, "outgoing": "A"}, "players: must be a list"),
 ])
 def test_malformed_elections_exit_2_with_one_line(payload, words):
@@ -283,3 +284,23 @@ def test_prestige_phase_and_the_end_of_the_game():
 ])
 def test_bad_input_for_the_new_questions_is_one_line(question, payload, words):
     assert words in refused(payload, question)
+
+
+@pytest.mark.parametrize("setup, words", [
+    ({"players": ["Ada", "Bo"], "ages": {"Ada": 40, "Bo": 30}, "optoins": {"economy": True}}, "does not know: optoins"),
+    ({"players": ["Ada", "Bo"], "ages": {"Ada": 40, "Bo": 30}, "options": {"econmy": True}}, "does not know: econmy"),
+    ({"players": ["Ada", "Bo"], "ages": {"Ada": 40, "Bo": 30}, "options": {"economy": "yes"}}, "“economy” is true or false"),
+])
+def test_a_misspelt_setup_is_refused_not_played_without(setup, words):
+    """A setup entry the game does not read was dropped silently: a table that asked for the
+    economy (misspelt) played without it."""
+    done = subprocess.run([str(PYTHON), "-m", "companion.referee", "cicero", "play"],
+                          input=json.dumps({"setup": setup, "commands": []}), capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and done.stdout == "" and words in done.stderr
+
+
+def test_a_guild_card_without_its_use_is_named():
+    line = refused({"players": [{"name": "A", "prestige": 10}, {"name": "B", "prestige": 10}],
+                    "castes": {}, "guilds": {"Artisans": {"holder": "A"}}}, "prestige")
+    assert "guilds.Artisans has no use" in line

@@ -274,12 +274,19 @@ def test_a_revealed_election_cannot_be_undone_back_into_a_secret(tmp_path):
         s.undo()
 
 
-def test_a_forced_reveal_counts_only_the_ballots_given():
+def test_the_election_is_never_revealed_with_a_ballot_missing():
+    """"Then each player raises a finger and ... clearly indicates the player to whom they give all
+    of their votes": nobody abstains, so not even the narrator forces a reveal (the referee's
+    question refuses a missing or null ballot the same way)."""
     t = at_ballot()
     t.do("cast_ballot", voter="Marcus", choice="Marcus")
-    events = t.do("reveal_vote", force=True)
-    assert events[0].data["missing"] == ["Livia", "Octavia"]
-    assert t.state.princeps == "Marcus"
+    with pytest.raises(RuleError, match="Livia and Octavia") as refused:
+        t.do("reveal_vote", force=True)
+    assert refused.value.rule == logic.R_VOTE
+    assert t.state.phase == "ballot"  # still open: the missing ballots can come
+    with pytest.raises(RuleError, match="Livia"):
+        logic.elect_princeps(["Livia", "Marcus", "Octavia"], {"Livia": 6, "Marcus": 5, "Octavia": 2},
+                             {"Octavia": "Octavia", "Livia": None}, "Livia")
 
 
 # -- the 2-player game ----------------------------------------------------------------------

@@ -276,8 +276,12 @@ def test_seven_minutes_of_discussion_adjustable(tmp_path):
     """"Players have 7 minutes to talk." — the table may choose another length."""
     assert MasksRules().initial_state({"players": list(P)}).discussion_seconds == 7 * 60
     assert MasksRules().initial_state({"players": list(P), "discussion_seconds": 300}).discussion_seconds == 300
-    with pytest.raises(BadInput, match="The Discussion lasts from 60 to 1800 seconds"):
-        MasksRules().initial_state({"players": list(P), "discussion_seconds": 5})
+    for wrong in (5, 300.7):
+        with pytest.raises(BadInput, match="The Discussion lasts from 60 to 1800 whole seconds"):
+            MasksRules().initial_state({"players": list(P), "discussion_seconds": wrong})
+    # a misspelt entry is refused rather than played without
+    with pytest.raises(BadInput, match="does not know: Discussion_seconds"):
+        MasksRules().initial_state({"players": list(P), "Discussion_seconds": 300})
 
 
 def test_cannot_vote_for_oneself_in_the_round(session):

@@ -76,6 +76,14 @@ def test_a_whole_game_is_narrated_in_every_mode(mode, players):
         assert any("lay three in the center" in line for line in lines)
     if mode == "unity":
         assert "cards" not in used  # "there are no points"
+        # No Witch Tile: "Since there is no Witch Myrmamius, during the Order Phase arrange all
+        # prepared tiles"; nobody becomes TORIKO, so nobody lies and no recommendation is limited.
+        unity = {"search_unity", "questions_unity", "recommendation_unity", "formation_unity"}
+        assert unity <= used and not {name[:-6] for name in unity} & used
+        assert not any(words in line for line in lines
+                       for words in ("TORIKO", "may lie", "cannot recommend", "believe is Witch"))
+    else:
+        assert not {"search_unity", "questions_unity", "recommendation_unity", "formation_unity"} & used
 
 
 def test_every_script_is_used_by_some_game():

@@ -184,3 +184,23 @@ def test_three_rounds_scored_and_the_winners():
 ])
 def test_bad_round_input_is_one_line(question, payload, words):
     assert words in bad(question, payload)
+
+
+def test_round_arrows_must_be_one_look_in_each_search_pass():
+    """Basic: "each player looks at one face-down tile of another player" (one Arrow); Groping in
+    the Dark: "In the first round ... a tile of another player. In the second round, look at one
+    face-down tile in the center". Arrows the Search cannot make changed TORIKO and the points."""
+    two = {"players": FIVE, "captain": "B", "witch": "C", "in_order": True,
+           "arrows": [{"looker": "A", "at": "D"}, {"looker": "A", "at": "C"}, {"looker": "B", "at": "A"}]}
+    assert "A's arrows (D, C) are not one look in each Search pass (1 in this mode)" in bad("round", two)
+    groping = {"players": ["A", "B", "C"], "mode": "groping", "captain": "B", "witch": "center 1", "in_order": True}
+    both_players = [{"looker": "A", "at": "B"}, {"looker": "A", "at": "C"}]
+    assert "In the second round, look at one face-down tile in the center" in bad("round", {**groping, "arrows": both_players})
+    fine = [{"looker": "A", "at": "center 2"}, {"looker": "A", "at": "B"}, {"looker": "B", "at": "C"}]
+    assert ok("round", {**groping, "arrows": fine})["toriko"] == []
+
+
+def test_the_captain_who_showed_the_witch_is_the_witch_whatever_witch_says():
+    r = {"players": FIVE, "captain": "B", "captain_tile": "witch", "arrows": []}
+    assert ok("round", r)["witch"] == "B"
+    assert "so the Witch was B, not “D”" in bad("round", {**r, "witch": "D"})

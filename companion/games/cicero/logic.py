@@ -6,7 +6,7 @@ break a tie) with the rulebook's words.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,6 +24,8 @@ R_FIRST_PRINCEPS = ("Each player adds up the total votes in the Senate of their 
                     "the player with the most votes in the Oratores Caste becomes Princeps. If there is still a "
                     "tie, the oldest of the tied players is designated.")
 R_ELECTION = "The player who receives the most votes becomes Princeps."
+R_VOTE = ("Then each player raises a finger and, after a count of 3, clearly indicates the player to whom they "
+          "give all of their votes (they may of course vote for themselves).")
 R_ELECTION_TIE = "In case of a tie, the outgoing Princeps decides the winner from among the tied players."
 R_AUTOMATII_VOTES = ("When the Princeps is elected, the Automatii Family systematically gives 5 votes to whichever "
                      "of the players has the fewest PP. If the 2 players have the same number of PP, the 5 votes "
@@ -185,7 +187,6 @@ class Election:
     tie: bool
     tied: tuple[str, ...] = ()     # the players tied for the most votes, when tied
     automatii_to: str | None = None
-    missing: tuple[str, ...] = field(default=())  # players who gave no ballot
 
 
 def elect_princeps(names: Sequence[str], senate_votes: Mapping[str, int], ballots: Mapping[str, str | None],
@@ -196,8 +197,12 @@ def elect_princeps(names: Sequence[str], senate_votes: Mapping[str, int], ballot
     game the Automatii add 5 votes for the player with the fewest PP.
 
     Raises NeedsTieBreak (chooser: the outgoing Princeps) on a tie with no choice given, BadInput
-    when the choice names someone not tied.
+    when the choice names someone not tied, RuleError when a player gave no ballot: "each player
+    ... clearly indicates the player to whom they give all of their votes" (no abstaining).
     """
+    missing = [p for p in names if ballots.get(p) is None]
+    if missing:
+        raise RuleError(keyed("cicero.err.ballots_missing", names=and_list(missing)), R_VOTE)
     for voter, choice in ballots.items():
         known(voter, names, "voter")
         if choice is not None:
@@ -210,8 +215,6 @@ def elect_princeps(names: Sequence[str], senate_votes: Mapping[str, int], ballot
         automatii_to = automatii_beneficiary(automatii_prestige, outgoing)
         weights[AUTOMATII] = AUTOMATII_VOTES
         given[AUTOMATII] = automatii_to
-    if not given:
-        raise RuleError(keyed("cicero.err.no_votes"), R_ELECTION)
     tally = WeightedPlurality(tie_breaker=outgoing, rule=R_ELECTION_TIE)
     try:
         result = tally.decide(given, weights, tie_choice=outgoing_choice, order=names)
@@ -223,8 +226,7 @@ def elect_princeps(names: Sequence[str], senate_votes: Mapping[str, int], ballot
         raise need from None
     counts = {p: result.counts[p] for p in names if p in result.counts}
     assert result.winner is not None  # a tie was broken above
-    return Election(result.winner, counts, result.tie, result.leaders if result.tie else (), automatii_to,
-                    tuple(p for p in names if p not in given))
+    return Election(result.winner, counts, result.tie, result.leaders if result.tie else (), automatii_to)
 
 
 def tally_counts(given: Mapping[str, str], weights: Mapping[str, int]) -> dict[str, int]:

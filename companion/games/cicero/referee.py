@@ -67,8 +67,7 @@ def princeps(data: Mapping[str, Any]) -> dict:
     except NeedsTieBreak as tie:
         raise _tie(tie) from None
     out = {"princeps": result.princeps, "tally": dict(result.tally), "tie": result.tie,
-           "tied": list(result.tied), "decided_by": "outgoing_choice" if result.tie else "most_votes",
-           "missing": list(result.missing)}
+           "tied": list(result.tied), "decided_by": "outgoing_choice" if result.tie else "most_votes"}
     if two:
         out["automatii_to"] = result.automatii_to
         out["automatii_votes"] = AUTOMATII_VOTES
@@ -162,7 +161,7 @@ def tribute(data: Mapping[str, Any]) -> dict:
 
 
 CARDS = Map(obj({"primus": Null(Player()), "secundus": Null(Player())}), keys=CASTES)
-GUILD_CARDS = Map(obj({"holder": Null(Player()), "use": Text(GUILD_USES)}), keys=GUILDS)
+GUILD_CARDS = Map(obj({"holder": Null(Player())}, use=Text(GUILD_USES)), keys=GUILDS)
 
 
 @question(obj({"castes": CARDS, "guilds": GUILD_CARDS, "last": Bool()},

@@ -19,7 +19,7 @@ from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, comm
                                      force_arg, Numbers, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import keyed
-from companion.core.rules import GameRules, Outcome, require
+from companion.core.rules import GameRules, Outcome, known_setup, require
 from companion.core.schema import Bool, Int, List, Null, Text
 
 from . import economy, logic
@@ -35,13 +35,12 @@ R_OCCUPIED = "A Servant cannot be placed on an occupied space."
 R_DRAFT = ("They then choose one Senator card and pass the remaining cards to their left-hand neighbour. [...] "
            "Once the pack reaches the last player, that player immediately chooses two cards and passes the "
            "pack to their right-hand neighbour.")
-R_VOTE = ("Then each player raises a finger and, after a count of 3, clearly indicates the player to whom they "
-          "give all of their votes (they may of course vote for themselves).")
 R_ANNOUNCE = ("To vote, each player announces aloud the total number of votes they hold in the Senate (adding "
               "the votes of all the Senators in their cenacle, plus any votes provided by certain Action cards).")
 R_TRIBUTE = ("Consult the Cicero card and: spend 2 influences from among the 4 shown on the card; or discard a "
              "Senator from your cenacle belonging to one of the 2 Castes indicated. If you cannot, or do not "
              "wish to, pay either of these tributes, you immediately lose 10 Prestige Points (-10 PP).")
+R_VOTE = logic.R_VOTE
 R_TRIUMVIRATE = logic.R_SECOND_TRIBUTE
 R_MAJORITIES = "Use the aid sheet to call out the 6 Castes and the 6 Guilds."
 R_GUILD_CHOICE = ("The winner reads their card and must immediately choose whether to use the power of the Guild "
@@ -164,6 +163,8 @@ class CiceroRules(GameRules):
         "youngest": name (only when the youngest share an age)}``."""
         if not isinstance(setup, Mapping):
             raise BadInput(keyed("cicero.err.setup_shape"))
+        # "colours": the app's seat colours, kept with the game
+        known_setup(setup, ("players", "ages", "youngest", "options", "colours"))
         players = check_players(setup.get("players"))
         ages = numbers_for(players, setup.get("ages"), keyed("cicero.word.age"))
         young = min(ages.values())
@@ -175,7 +176,10 @@ class CiceroRules(GameRules):
             youngest = [chosen]
         n = len(players)
         options = setup.get("options") or {}
-        tracked = economy.start(players) if isinstance(options, Mapping) and options.get("economy") is True else None
+        if not isinstance(options, Mapping) or not isinstance(options.get("economy", False), bool):
+            raise BadInput(keyed("cicero.err.options_shape"))
+        known_setup(options, ("economy",))
+        tracked = economy.start(players) if options.get("economy") else None
         return CiceroState(players=players, ages=ages, youngest=youngest[0], servants=logic.servants_for(n),
                            rounds=logic.rounds_for(n), draft=logic.draft_turns(players, youngest[0]),
                            prestige={p: PRESTIGE_START for p in players}, economy=tracked)
@@ -254,7 +258,10 @@ class CiceroRules(GameRules):
 
     def _cmd_reveal_vote(self, state, d, command):
         self._phase(state, "ballot")
-        return self._with_result(state, votes.reveal(state.book, bool(d.get("force"))))
+        # Every player gives their votes (R_VOTE): a reveal with ballots missing is never forced.
+        waiting = state.book.current.waiting
+        require(not waiting, keyed("cicero.err.ballots_missing", names=logic.and_list(list(waiting))), R_VOTE)
+        return self._with_result(state, votes.reveal(state.book, False))
 
     def _with_result(self, state, events):
         """When the ballots are revealed, the election's result follows as its own event."""

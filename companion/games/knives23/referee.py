@@ -41,7 +41,8 @@ def _tie(fn, *args):
 
 # The shared strictness (companion.core.schema): no unknown key in a player's row ("Sway" for
 # "sway"), no more Fate cards than the box's 86; the rest is checked by scoring.py.
-FATE = List(Raw(), hi=86, why="the box holds 86 Fate cards")
+FATE_CARDS = 86
+FATE = List(Raw(), hi=FATE_CARDS, why="the box holds 86 Fate cards")
 
 
 @question(Obj({"players": List(Obj({}, {"name": Raw(), "citizen": Raw(), "sway": Raw(), "cicero": Raw()}), hi=8), "curia": FATE},
@@ -53,6 +54,9 @@ def final(data: Mapping[str, Any]) -> dict:
         raise BadInput(keyed("refusals2.k23.no_players"))
     tableaux = [scoring.tableau(p, f"player {i + 1}") for i, p in enumerate(players)]
     scoring.check_names([t.name for t in tableaux])
+    together = len(data["curia"]) + len(data.get("opportunist_play", []))
+    if together > FATE_CARDS:  # each list fits the box, the two together must too
+        raise BadInput(keyed("refusals2.k23.fate_cards_together", n=together, most=FATE_CARDS))
     return scoring.final_result(tableaux, _cards(data["curia"], "curia"),
                                 _cards(data.get("opportunist_play", []), "opportunist_play"),
                                 data.get("variant", "standard"))

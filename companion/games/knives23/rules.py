@@ -20,7 +20,7 @@ from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, comm
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
 from companion.core.i18n import joined, keyed
-from companion.core.rules import NARRATOR, TABLE, GameRules, Outcome, require
+from companion.core.rules import NARRATOR, TABLE, GameRules, Outcome, known_setup, require
 from companion.core.schema import Bool, Int, List, Null, Raw, Text
 from companion.core.votes import VoteBook, VoteSpec
 
@@ -232,9 +232,7 @@ class Knives23Rules(GameRules):
     def initial_state(self, setup: Mapping[str, Any]) -> State:
         if not isinstance(setup, Mapping):
             raise BadInput(keyed("refusals.setup_not_object"))
-        unknown = set(setup) - SETUP_KEYS
-        if unknown:
-            raise BadInput(keyed("refusals.setup_unknown", names=", ".join(sorted(unknown))))
+        known_setup(setup, SETUP_KEYS)
         players = setup.get("players")
         if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in players):
             raise BadInput(keyed("refusals.players_not_names"))

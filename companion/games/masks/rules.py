@@ -42,7 +42,7 @@ from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, comm
                                      force_arg, PerPlayer, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import joined, keyed
-from companion.core.rules import GameRules, Outcome, require
+from companion.core.rules import GameRules, Outcome, known_setup, require
 from companion.core.schema import List, Null, Player, Text
 from companion.core.tally import PluralityAllTiedOut, TallyResult
 
@@ -361,7 +361,7 @@ class MasksState:
 def _seconds(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise BadInput(keyed("refusals.masks.discussion_seconds", least=MIN_DISCUSSION, most=MAX_DISCUSSION))
-    if not MIN_DISCUSSION <= value <= MAX_DISCUSSION:
+    if not MIN_DISCUSSION <= value <= MAX_DISCUSSION or value != int(value):  # whole seconds
         raise BadInput(keyed("refusals.masks.discussion_seconds", least=MIN_DISCUSSION, most=MAX_DISCUSSION))
     return int(value)
 
@@ -375,6 +375,8 @@ class MasksRules(GameRules):
     def initial_state(self, setup: Mapping[str, Any]) -> MasksState:
         if not isinstance(setup, Mapping):
             raise BadInput(keyed("refusals.setup_not_object"))
+        # colours, first, seats, options: the app's table setup, kept with the game
+        known_setup(setup, ("players", "discussion_seconds", "colours", "first", "seats", "options"))
         players = check_players(setup.get("players"))
         seconds = _seconds(setup.get("discussion_seconds", DISCUSSION_SECONDS))
         return MasksState(players=players, discussion_seconds=seconds)

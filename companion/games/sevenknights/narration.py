@@ -31,7 +31,14 @@ def start_cues(state: SevenKnightsState) -> list[tuple[str, dict]]:
         else keyed("sevenknights.say.what_player")
     return [("round_start", {"round": state.round.number, "rounds": mode.rounds, "first": state.round.first,
                              "deal": keyed(f"sevenknights.say.{deal}")}),
-            ("search", {"first": state.round.first, "what": what})]
+            (_for_mode("search", mode), {"first": state.round.first, "what": what})]
+
+
+def _for_mode(name: str, mode) -> str:
+    """A phase's script, or its Unity variant: with no Witch Tile nobody becomes TORIKO, nobody may
+    lie, nobody's recommendation is limited, and "during the Order Phase arrange all prepared
+    tiles"."""
+    return name if mode.witch else f"{name}_unity"
 
 
 def cues(before: SevenKnightsState, after: SevenKnightsState) -> list[tuple[str, dict]]:
@@ -44,9 +51,9 @@ def cues(before: SevenKnightsState, after: SevenKnightsState) -> list[tuple[str,
     if after.phase != before.phase:
         ph, rnd = after.phase, after.round
         if ph == "questions":
-            out.append(("questions", {"first": first}))
+            out.append((_for_mode("questions", after.rules_mode), {"first": first}))
         elif ph == "recommendation":
-            out.append(("recommendation", {}))
+            out.append((_for_mode("recommendation", after.rules_mode), {}))
         elif ph == "order_question":
             # The votes were in secret; the table sees them together on "Go!".
             how = keyed("sevenknights.say." + TIE_HOW.get(rnd.decided_by or "", "how_most"))
@@ -54,7 +61,7 @@ def cues(before: SevenKnightsState, after: SevenKnightsState) -> list[tuple[str,
         elif ph == "captain_reveal":
             out.append(("captain_tile", {}))
         elif ph == "formation":
-            out.append(("formation", {"tile": rnd.captain_tile}))
+            out.append((_for_mode("formation", after.rules_mode), {"tile": rnd.captain_tile}))
         elif ph in ("cleanup", "game_over"):
             assert rnd.result is not None  # the round is scored
             if rnd.result.why == "captain_witch":

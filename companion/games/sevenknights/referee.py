@@ -5,12 +5,14 @@ rules.score_round, rules.round_flags, setup.MODES), never a second implementatio
 """
 from __future__ import annotations
 
+from itertools import permutations
+
 from companion.core.events import BadInput, RuleError
 from companion.core.i18n import keyed
 from companion.core.schema import Bool, Either, Int, List, Map, Names, Null, Player, Text, obj, question
 
 from .rules import (R_CAPTAIN_REVEAL, R_GROPING_DEAL, R_NO_WITCH, R_TILES, Arrow, RESERVED_NAMES, Round,
-                    check_setup, choose_captain, round_flags, score_round, setup_view)
+                    check_setup, choose_captain, round_flags, score_round, search_rule, search_targets, setup_view)
 from .setup import MODES, SET_ASIDE, WITCH, ROUNDS
 
 PLAYERS = Names(3, 8, rule="Basic Rules (4-8 Players); Special Rules for 3 and 4 Players (3-4 Players)",
@@ -52,10 +54,21 @@ def _round(players: tuple[str, ...], mode, number: int, r: dict) -> dict:
     n = len(players)
     centers = mode.centers(n)
     places = set(players) | set(centers)
+    looked: dict[str, list[str]] = {}
     for a in r["arrows"]:
         if a["at"] not in places or a["at"] == a["looker"]:
             raise BadInput(keyed("refusals2.sk.looked_at", round=number, looker=a["looker"], at=a["at"],
                                  places=", ".join(centers) or keyed("refusals2.sk.no_center")))
+        looked.setdefault(a["looker"], []).append(a["at"])
+    for looker, ats in looked.items():
+        # one arrow a Search pass, each where that pass allows (Basic: one look; Groping in the
+        # Dark: a player's tile, then a center tile)
+        passes = range(1, len(mode.searches) + 1)
+        if not any(all(at in search_targets(mode, players, looker, p) for at, p in zip(ats, order))
+                   for order in permutations(passes, len(ats))):
+            raise RuleError(keyed("refusals2.sk.arrows_searches", round=number, looker=looker,
+                                  at=", ".join(ats), n=len(mode.searches)),
+                            " ".join(dict.fromkeys(search_rule(mode, p) for p in passes)))
     tile = r.get("captain_tile")
     if tile is not None and tile != WITCH and tile not in mode.tiles(n):
         raise RuleError(keyed("refusals2.sk.tile_not_prepared", round=number, tile=tile, n=n), R_TILES)
@@ -63,6 +76,9 @@ def _round(players: tuple[str, ...], mode, number: int, r: dict) -> dict:
     if captain_witch and not mode.witch_dealt:
         raise RuleError(keyed("refusals2.sk.witch_not_dealt", round=number),
                         R_NO_WITCH if not mode.witch else R_GROPING_DEAL)
+    if captain_witch and r.get("witch") not in (None, r["captain"]):
+        # the Captain showed the Witch Tile: she is the Captain, wherever "witch" says
+        raise BadInput(keyed("refusals2.sk.witch_is_captain", round=number, captain=r["captain"], witch=str(r["witch"])))
     witch = r["captain"] if captain_witch else r.get("witch")
     witch_places = set()
     if mode.witch:

@@ -23,7 +23,7 @@ from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, comm
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.i18n import joined, keyed
-from companion.core.rules import GameRules, Outcome
+from companion.core.rules import GameRules, Outcome, known_setup
 from companion.core.schema import Bool, Either, Int, Null, Player, Text
 from companion.core.tally import CaptainRule
 
@@ -35,6 +35,8 @@ R_SEARCH = ("Starting with the First player and moving clockwise, each player lo
             "face-down tile of another player. (In a 4- or 5-player game, looking at the tile in "
             "the center is also allowed.)")
 R_SEARCH_CENTER = "In the second round, look at one face-down tile in the center of the table."
+R_GROPING_SEARCH = ("Two rounds are conducted. In the first round, starting with the First player and moving "
+                    "clockwise, each player looks at one face-down tile of another player.")
 R_QUESTION = ("Starting with the First player and moving clockwise, each player asks any other "
               "player one question about the numbers, which can be answered either \"Yes\" or \"No.\"")
 R_FORBIDDEN = "You cannot ask questions to spread information you already know."
@@ -153,7 +155,7 @@ def check_setup(setup: Mapping[str, Any]) -> tuple[tuple[str, ...], str, Mode]:
     if not isinstance(setup, Mapping):
         raise BadInput(keyed("refusals.setup_not_object"))
     mode_key = setup.get("mode", "basic")
-    if mode_key not in MODES:
+    if not isinstance(mode_key, str) or mode_key not in MODES:
         raise BadInput(keyed("refusals.sk.mode", mode=mode_key, modes=joined([keyed(f"sevenknights.mode.{m}") for m in MODES], ", ")))
     mode = MODES[mode_key]
     players = setup.get("players")
@@ -175,11 +177,23 @@ def check_setup(setup: Mapping[str, Any]) -> tuple[tuple[str, ...], str, Mode]:
 
 
 def look_targets(state: SevenKnightsState, looker: str) -> tuple[str, ...]:
-    mode, n = state.rules_mode, len(state.players)
-    if mode.searches[state.search - 1] == "center":
+    return search_targets(state.rules_mode, state.players, looker, state.search)
+
+
+def search_targets(mode: Mode, players: tuple[str, ...], looker: str, search: int) -> tuple[str, ...]:
+    """The tiles ``looker`` may look at in Search pass ``search`` (1 or 2)."""
+    n = len(players)
+    if mode.searches[search - 1] == "center":
         return mode.centers(n)
-    others = tuple(p for p in state.players if p != looker)
+    others = tuple(p for p in players if p != looker)
     return others + (mode.centers(n) if mode.center_in_player_search else ())
+
+
+def search_rule(mode: Mode, search: int) -> str:
+    """The rulebook's sentence for Search pass ``search`` of ``mode``."""
+    if mode.searches[search - 1] == "center":
+        return R_SEARCH_CENTER
+    return R_GROPING_SEARCH if "center" in mode.searches else R_SEARCH
 
 
 def witch_places(state: SevenKnightsState) -> tuple[str, ...]:
@@ -331,6 +345,8 @@ class SevenKnightsRules(GameRules):
     min_players, max_players = 3, 8
 
     def initial_state(self, setup):
+        if isinstance(setup, Mapping):  # "colours": the app's seat colours, kept with the game
+            known_setup(setup, ("players", "first", "mode", "colours"))
         players, first, mode = check_setup(setup)
         return SevenKnightsState(players, mode.key, Round(1, first), totals=(0,) * len(players))
 
@@ -355,11 +371,10 @@ class SevenKnightsRules(GameRules):
         self._player(at, "the tile looked at")
         targets = look_targets(state, looker)
         if at not in targets:
-            center_pass = state.rules_mode.searches[state.search - 1] == "center"
+            rule = search_rule(state.rules_mode, state.search)
             if at == looker:
-                raise RuleError(keyed("sevenknights.err.own_tile"), R_SEARCH)
-            raise RuleError(keyed("sevenknights.err.no_such_tile", at=at, choices=", ".join(targets)),
-                            R_SEARCH_CENTER if center_pass else R_SEARCH)
+                raise RuleError(keyed("sevenknights.err.own_tile"), rule)
+            raise RuleError(keyed("sevenknights.err.no_such_tile", at=at, choices=", ".join(targets)), rule)
         return [("tile_looked", {"round": state.round.number, "search": state.search, "looker": looker, "at": at})]
 
     def _ask(self, state, d, source):

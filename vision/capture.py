@@ -8,18 +8,23 @@ takes frames the app hands over (a tablet's built-in camera, seen through Kivy).
 """
 from __future__ import annotations
 
+import io
 import queue
+import re
 import threading
+import warnings
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import cv2
 import numpy as np
+from PIL import Image
 
 from companion.core.clock import MonotonicClock
 from companion.core.events import BadInput
 
 VIDEO_SUFFIXES = {".avi", ".mp4", ".mkv", ".mov", ".webm", ".mjpg", ".mjpeg"}
+MAX_PIXELS = 40_000_000   # refuse bigger images before decoding them (decompression bombs)
 
 
 class FrameSource:
@@ -40,6 +45,26 @@ class FrameSource:
         self.close()
 
 
+def check_image_size(data: bytes, name: str) -> bool:
+    """BadInput naming the size if the image header in ``data`` claims more than MAX_PIXELS
+    pixels; False if it is no image header Pillow knows. Reads only the header: a bomb of a few
+    hundred KB claiming 30000x30000 pixels is refused before anything is decoded."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as im:
+                w, h = im.size
+        size = f"{w}x{h}" if w * h > MAX_PIXELS else ""
+    except Image.DecompressionBombError as e:
+        # Past Pillow's own, higher limit. Its message: "Image size (N pixels) exceeds ..."
+        size = (re.findall(r"\d+", str(e)) or ["too many"])[0]
+    except Exception:
+        return False
+    if size:
+        raise BadInput(f"{name} is too large ({size} pixels, limit {MAX_PIXELS})")
+    return True
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """An image file as a BGR array, or BadInput naming the file and what is wrong."""
     p = Path(path)
@@ -47,13 +72,17 @@ def load_image(path: str | Path) -> np.ndarray:
         raise BadInput(f"image {str(p)!r} does not exist")
     if p.is_dir():
         raise BadInput(f"image {str(p)!r} is a folder, not an image file")
+    if not p.is_file():   # /dev/zero, a FIFO: no size to check, maybe no end
+        raise BadInput(f"image {str(p)!r} is not a regular file")
     try:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as e:
         raise BadInput(f"image {str(p)!r} cannot be read: {e.strerror or e}") from None
     if data.size == 0:
         raise BadInput(f"image {str(p)!r} is empty (0 bytes)")
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    # Only formats whose header tells the size before decoding: no bomb gets through unchecked.
+    known = check_image_size(data.tobytes(), f"image {str(p)!r}")
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if known else None
     if img is None:
         raise BadInput(f"image {str(p)!r} is not an image OpenCV can read (PNG, JPEG, BMP, TIFF, WebP…)")
     return img

@@ -26,6 +26,7 @@ from hardware.transport import VirtualWire
 
 FW_MAJOR, FW_MINOR = 1, 0
 FIRST_ID = 0xB0C50001
+WRITE_WAIT = 0.1   # seconds a write waits for a host that does not read before its bytes are lost
 
 # What a keypad's LEDs show (the firmware drives green/yellow/red the same way).
 LED_OFF = "off"               # no vote
@@ -54,6 +55,8 @@ class _PtyLink:
     def __init__(self, link_path: str):
         self.link_path = link_path
         self.master, self.slave = os.openpty()
+        os.set_blocking(self.master, False)
+        self.stalled = False
         # Raw at once: before the host opens the port, the line discipline would echo and
         # mangle bytes (pyserial sets raw mode only when it opens its end).
         tty.setraw(self.slave)
@@ -75,10 +78,21 @@ class _PtyLink:
             return b""
 
     def write(self, data: bytes):
-        try:
-            os.write(self.master, data)
-        except OSError:
-            pass     # the host has not opened the port or went away: bytes are lost as on a wire
+        # Non-blocking with a short wait: when the host does not read, the pty fills and its
+        # bytes are lost, as on a wire, instead of blocking the box (and its lock) for good. After
+        # one wait ran out, writes try once only until the host reads again.
+        end = time.monotonic() + (0 if self.stalled else WRITE_WAIT)
+        while data:
+            try:
+                data = data[os.write(self.master, data):]
+            except BlockingIOError:
+                if time.monotonic() >= end:
+                    self.stalled = True
+                    return
+                time.sleep(0.002)     # select() cannot tell: a pty master always looks writable
+            except OSError:
+                return     # the host has not opened the port or went away: bytes are lost
+        self.stalled = False
 
     def close(self):
         if os.path.lexists(self.link_path) and os.readlink(self.link_path) == self.device:
@@ -111,6 +125,12 @@ class SimBox:
     def __init__(self, box_id: int, make_link, keypads: int = 1, buttons: int = 12,
                  heartbeat: float = 1.0, retry: float = 0.25, faults: Faults | None = None,
                  seed: int = 0, version: int = P.PROTOCOL_VERSION, battery: int | None = None):
+        # HELLO and HEARTBEAT carry these in one byte each: a bad value would fail later, in the
+        # box's thread, and only that box would die.
+        if not 1 <= keypads <= 255:
+            raise ValueError("keypads must be 1..255, got %d" % keypads)
+        if battery is not None and not 0 <= battery <= 100:
+            raise ValueError("battery must be a percentage 0..100, got %d" % battery)
         self.box_id = box_id
         self.keypads = keypads
         self.buttons = buttons
@@ -175,9 +195,9 @@ class SimBox:
         self.vote_state, self.options = P.STATE_IDLE, 0
 
     def unplug(self):
+        self._stop.set()     # first: a slow write holding the lock gives up at once
         with self._lock:
             self.plugged = False
-            self._stop.set()
             thread, link = self._thread, self._link
         if thread is not None:
             thread.join(timeout=2)
@@ -188,7 +208,9 @@ class SimBox:
     def press(self, button: int, keypad: int = 0) -> int:
         """A debounced press: sent now and retried every ``retry`` s until acknowledged."""
         if not 0 <= keypad < self.keypads:
-            raise ValueError("keypad %d out of range" % keypad)
+            raise ValueError("keypad %d out of range 0..%d" % (keypad, self.keypads - 1))
+        if not 0 <= button < self.buttons:
+            raise ValueError("button %d out of range 0..%d" % (button, self.buttons - 1))
         with self._lock:
             seq = self._next_seq()
             frame = P.encode(P.make("PRESS", self.box_id, seq, keypad=keypad, button=button))
@@ -243,7 +265,8 @@ class SimBox:
         if f.byte_delay:
             for b in data:
                 link.write(bytes([b]))
-                time.sleep(f.byte_delay)
+                if self._stop.wait(f.byte_delay):
+                    break     # unplugged mid-frame: the rest is lost
         else:
             link.write(bytes(data))
 

@@ -162,3 +162,21 @@ def test_stickers_cli_writes_a_pdf_and_refuses_a_bad_layout(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert r.stderr.strip() == "stickers: unknown label layout 'A5' (known: L7160, L7651, 5160)"
+
+
+@pytest.mark.parametrize("shape", [(1, 20000), (20000, 1), (2, 40000), (40000, 2), (1, 1601),
+                                   (3, 5000, 3)])
+def test_images_of_any_aspect_ratio_are_read_without_error(shape):
+    # A strip shrunk to the work size used to become 0 pixels high: cv2.error in resize.
+    img = np.random.default_rng(0).integers(0, 256, shape, dtype=np.uint8)
+    for method in decode.METHODS:
+        assert decode.decode_array(img, method) == []
+
+
+def test_decode_cli_reads_a_one_pixel_high_strip(tmp_path):
+    strip = tmp_path / "wide.png"
+    cv2.imwrite(str(strip), np.zeros((1, 20000, 3), np.uint8))
+    r = subprocess.run([sys.executable, "-m", "vision.qr", "decode", str(strip)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert json.loads(r.stdout) == {"image": str(strip), "texts": []}

@@ -14,17 +14,14 @@ Nothing read here is trusted as a card: the phone server still checks every text
 """
 from __future__ import annotations
 
-import io
 import os
 import threading
 import time
-import warnings
 from types import ModuleType
 from typing import Callable
 
 import cv2
 import numpy as np
-from PIL import Image
 
 zxingcpp: ModuleType | None
 try:
@@ -33,9 +30,9 @@ except ImportError:  # no python-for-android recipe: on the tablet, OpenCV's sta
     zxingcpp = None
 
 from companion.core.events import BadInput
+from vision.capture import check_image_size
 
 WORK_SIDE = 1600          # long side photos are read at first (phones send 4000 px)
-MAX_PIXELS = 40_000_000   # refuse bigger images before decoding them (decompression bombs)
 
 _local = threading.local()  # OpenCV detectors are not safe to share between threads
 
@@ -53,11 +50,14 @@ def _gray(img: np.ndarray) -> np.ndarray:
 
 
 def _scaled(gray: np.ndarray, side: int) -> tuple[np.ndarray, float]:
+    """The image shrunk so its long side is at most ``side``, and the factor it was shrunk by."""
     h, w = gray.shape[:2]
     f = side / max(h, w)
     if f >= 1:
         return gray, 1.0
-    return cv2.resize(gray, (int(w * f), int(h * f)), interpolation=cv2.INTER_AREA), f
+    # At least one pixel each way: a 20000x1 strip would otherwise shrink to 0 rows.
+    size = (max(1, int(w * f)), max(1, int(h * f)))
+    return cv2.resize(gray, size, interpolation=cv2.INTER_AREA), f
 
 
 class _Found:
@@ -184,10 +184,7 @@ def _candidates(gray: np.ndarray, max_n: int = 8) -> list[tuple[int, int, int, i
     A code a few dozen pixels wide is too small for the detectors to find in the whole photo,
     but it is the densest texture on a card: find it here, then read an enlarged crop.
     """
-    h, w = gray.shape[:2]
-    f = min(1.0, 800 / max(h, w))
-    small = cv2.resize(gray, (int(w * f), int(h * f)), interpolation=cv2.INTER_AREA) \
-        if f < 1 else gray
+    small, f = _scaled(gray, 800)
     grad = cv2.morphologyEx(small, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     _, bw = cv2.threshold(grad, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     bw = cv2.morphologyEx(bw, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
@@ -365,6 +362,8 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
         raise BadInput(f"no such file: {p}")
     if os.path.isdir(p):
         raise BadInput(f"is a directory, not an image: {p}")
+    if not os.path.isfile(p):   # /dev/zero, a FIFO: reading it would never end
+        raise BadInput(f"not a regular file: {p}")
     try:
         with open(p, "rb") as fh:
             data = fh.read()
@@ -377,20 +376,10 @@ def image_from_bytes(data: bytes, name: str = "upload") -> np.ndarray:
     """Decode JPEG/PNG/WebP bytes; BadInput if they are not an image or are too many pixels."""
     if not data:
         raise BadInput(f"{name}: empty file")
-    arr = np.frombuffer(data, np.uint8)
     # The header gives the size before the pixels are decoded: refuse bombs first.
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as im:  # reads only the header
-                w, h = im.size
-    except Image.DecompressionBombError:
-        raise BadInput(f"{name}: image too large (more than {MAX_PIXELS} pixels)") from None
-    except Exception:
-        raise BadInput(f"{name}: not an image file (JPEG, PNG or WebP expected)") from None
-    if w * h > MAX_PIXELS:
-        raise BadInput(f"{name}: image too large ({w}x{h} pixels, limit {MAX_PIXELS})")
-    img = cv2.imdecode(arr, cv2.IMREAD_COLOR)
+    if not check_image_size(data, name):
+        raise BadInput(f"{name}: not an image file (JPEG, PNG or WebP expected)")
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if img is None:
         raise BadInput(f"{name}: not an image file (JPEG, PNG or WebP expected)")
     return img

@@ -47,14 +47,22 @@ def export_main(args: argparse.Namespace) -> int:
     from companion.core.events import BadInput
     from companion.export import export_game
     from companion.core.i18n import error_text
-    from companion.core.journal import DataLock, Journal, JournalError, default_data_dir
+    from companion.core.journal import (DataLock, Journal, JournalError, StorageFull, StorageUnavailable,
+                                        default_data_dir)
     data = Path(args.export_data or args.data or default_data_dir())
-    if not (data / "journal.sqlite3").exists():
-        print(f"no journal at {data / 'journal.sqlite3'}", file=sys.stderr)
+    path = data / "journal.sqlite3"
+    if not path.exists():
+        print(f"no journal at {path}", file=sys.stderr)
         return 1
     try:
         # read-only while the app holds the folder, as `check` does
-        journal = Journal(data / "journal.sqlite3", readonly=DataLock(data).held_elsewhere())
+        held = DataLock(data).held_elsewhere()
+        try:
+            journal = Journal(path, readonly=held)
+        except (StorageUnavailable, StorageFull):
+            if held:
+                raise
+            journal = Journal(path, readonly=True)  # a read-only folder, a full disk: exporting only reads the journal
     except JournalError as exc:
         print(error_text(exc), file=sys.stderr)
         return 1
@@ -72,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # The subcommands own their options (each has its own parser and --help).
     if argv[:1] == ["demo"]:
-        from companion.demo import main as demo_main
-        return demo_main(argv[1:])
+        from companion.demo import cli as demo_cli
+        return demo_cli(argv[1:])   # its errors in one line, as `python -m companion.demo` says them
     if argv[:1] == ["check"]:
         from companion.check import main as check_main
         return check_main(argv[1:])

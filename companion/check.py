@@ -4,7 +4,8 @@ Opens the journal as the app does (with the app's own repairs: a game whose even
 finished is marked finished, an empty game row is removed), runs SQLite's integrity check,
 replays every game through its rules and compares it with what its row records. One line per
 game and a summary; exit 0 when all is well, 1 otherwise. It writes nothing beyond those
-repairs, and none at all while the app holds the folder (it then reads only).
+repairs, and none at all while the app holds the folder or when the folder cannot be written
+(read-only, full): it then reads only.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import sys
 from pathlib import Path
 
 from companion.core.events import BadInput
-from companion.core.journal import DataLock, Journal, JournalError, default_data_dir
+from companion.core.journal import (DataLock, Journal, JournalError, StorageFull, StorageUnavailable,
+                                    default_data_dir)
 from companion.core.session import repair, rules_for
 
 JOURNAL = "journal.sqlite3"
@@ -54,18 +56,28 @@ def run(data: Path, out=print) -> int:
         out(f"no journal at {path}")
         return 1
     lock = DataLock(data)
-    readonly = lock.held_elsewhere()
+    readonly = None
     try:
-        if not readonly:
-            lock.acquire()
-        journal = Journal(path, readonly=readonly)
+        if lock.held_elsewhere():
+            readonly = "the app is running on this folder"
+        else:
+            try:
+                lock.acquire()
+                journal = Journal(path)
+            except (StorageUnavailable, StorageFull) as exc:
+                # a read-only folder or a full disk: checking only reads (repairs wait)
+                lock.release()
+                readonly = str(exc)
+        if readonly:
+            journal = Journal(path, readonly=True)
     except JournalError as exc:
+        lock.release()
         out(f"journal {path}: {exc}")
         out("summary: the journal cannot be opened")
         return 1
     try:
         if readonly:
-            out("the app is running on this folder: checked read-only, nothing repaired")
+            out(f"{readonly}: checked read-only, nothing repaired")
         else:
             for note in repair(journal):
                 out(f"repaired: {note}")
@@ -78,6 +90,10 @@ def run(data: Path, out=print) -> int:
             out("integrity: ok")
         records = journal.games()
         for record in reversed(records):
+            if record.damaged is not None:  # a row the journal cannot read
+                out(f"game {record.id} {record.game} damaged: {record.damaged}")
+                bad += 1
+                continue
             problems = check_game(journal, record)
             winners = f" won by {', '.join(record.winners)}" if record.status == "finished" else ""
             out(f"game {record.id} {record.game} {record.status}{winners}: "

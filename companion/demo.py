@@ -12,6 +12,8 @@ given now: the journal holds keys and values, so a game recorded in French repla
 from __future__ import annotations
 
 import argparse
+import errno
+import logging
 from itertools import groupby
 import sys
 import tempfile
@@ -23,7 +25,7 @@ from companion.core.audio import RecordingAudioOut
 from companion.core.clock import FakeClock
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.inputs import CommandQueue, ScriptedSource
-from companion.core.journal import DataLock, Journal
+from companion.core.journal import DataLock, Journal, JournalError, StorageFull
 from companion.core.narration import Narrator
 from companion.core.rules import fold_step
 from companion.core.session import GameSession, repair
@@ -49,7 +51,34 @@ def _table_line(view: Mapping[str, Any]) -> str:
     return " | ".join(parts)
 
 
+def cli(argv=None) -> int:
+    """The command line: anything wrong (a missing folder, a full disk, a file where a folder
+    should be) is one line ``error: ...`` and exit code 2, never a traceback."""
+    # The demo says each refusal itself (none with --quiet): the queue's log would repeat it.
+    logging.getLogger("companion.core.inputs").addHandler(logging.NullHandler())
+    try:
+        return main(argv)
+    except (BadInput, RuleError) as exc:
+        print(f"error: {i18n.error_text(exc)}", file=sys.stderr)   # in the demo's --lang
+        return 2
+
+
 def main(argv=None) -> int:
+    """Plays (or replays) the demo. Raises BadInput (a file it cannot write too) or RuleError."""
+    try:
+        return _play(argv)
+    except OSError as exc:
+        raise _file_error(exc) from None
+
+
+def _file_error(exc: OSError) -> BadInput:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return StorageFull()
+    why = i18n.reason_of(exc)
+    return BadInput(i18n.keyed("demo.file_error", path=exc.filename, why=why) if exc.filename else why)
+
+
+def _play(argv) -> int:
     ap = argparse.ArgumentParser(prog="python -m companion demo", description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="folder for the journal, narration.wav and transcript.txt "
                     "(default: a new temporary folder)")
@@ -60,9 +89,6 @@ def main(argv=None) -> int:
                     "(its journal.sqlite3) instead of playing a new one")
     args = ap.parse_args(argv)
     i18n.set_language(args.lang)  # before the speaker: espeak-ng's voice follows it
-    from companion.games.knives23 import demo as script
-    from companion.games.knives23.rules import Knives23Rules
-
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="companion-demo-"))
     out.mkdir(parents=True, exist_ok=True)
     recorded = None
@@ -75,6 +101,15 @@ def main(argv=None) -> int:
     # The journal stays in the folder: a demo run again (after being killed, say) adds its game
     # next to the earlier ones, and `python -m companion check --data DIR` can verify them all.
     lock = DataLock(out).acquire()
+    try:
+        return _run(args, out, recorded)
+    finally:
+        lock.release()
+
+
+def _run(args, out: Path, recorded: Path | None) -> int:
+    from companion.games.knives23 import demo as script
+    from companion.games.knives23.rules import Knives23Rules
     clock = FakeClock(0.0)
     audio = RecordingAudioOut(str(out / "narration.wav"), clock)
     say = (lambda *a: None) if args.quiet else print
@@ -82,10 +117,7 @@ def main(argv=None) -> int:
                         on_caption=lambda text: text and say(f"    🔊 {text}"))
     rules = Knives23Rules()
     if recorded is not None:
-        try:
-            return _replay(recorded, rules, narrator, clock, audio, out, say)
-        finally:
-            lock.release()
+        return _replay(recorded, rules, narrator, clock, audio, out, say)
     journal = Journal(out / "journal.sqlite3")
     repair(journal)  # what the app mends on open (an older demo killed between its last event and its end)
     session = GameSession.start(journal, rules, script.SETUP)
@@ -110,6 +142,8 @@ def main(argv=None) -> int:
         else:
             tablet.send(cmd)
         for bad_cmd, exc in queue.drain(handle):
+            if isinstance(exc, JournalError):  # a full disk, say: the script cannot go on without it
+                raise exc
             refused += 1
             say(f"    refused {bad_cmd.kind}: {exc}")
     print(f"events in the journal: {len(session.events)}; commands refused: {refused}")
@@ -118,7 +152,6 @@ def main(argv=None) -> int:
         return _summary(rules, session.state, narrator, clock, audio, out)
     finally:
         journal.close()
-        lock.release()
 
 
 def _show(rules, before, events, label: str, narrator, clock, say):
@@ -153,7 +186,7 @@ def _replay(recorded: Path, rules, narrator, clock, audio, out: Path, say) -> in
         games = journal.games(rules.game_id)
         if not games:
             raise BadInput(i18n.keyed("demo.no_knives23", journal=str(recorded)))
-        record = games[-1]
+        record = journal.game(games[-1].id)  # JournalDamaged when its row cannot be read
         events = journal.events(record.id)
     finally:
         journal.close()
@@ -185,8 +218,4 @@ def _summary(rules, state, narrator, clock, audio, out: Path) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (BadInput, RuleError) as exc:
-        print(f"error: {i18n.error_text(exc)}", file=sys.stderr)   # in the demo's --lang
-        sys.exit(2)
+    sys.exit(cli())

@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import queue
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -151,6 +152,8 @@ class BoxManager:
         self._rate_logged: dict[str, float] = {}
         self.problems: collections.deque[str] = collections.deque(maxlen=50)
         self.counters: collections.Counter[str] = collections.Counter()
+        # (file, why, where it is kept) when boxes.json could not be read: the app says so
+        self.pairing_problem: tuple[str, str, str] | None = None
         self._load_pairing()
 
     # ---------------------------------------------------------------- lifecycle
@@ -770,14 +773,17 @@ class BoxManager:
         try:
             with open(path, encoding="utf-8") as f:
                 doc = json.load(f)
-            seats = {}
-            for row in doc["seats"]:
-                seats[(int(row["box"], 16), int(row.get("keypad", 0)))] = int(row["seat"])
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            # Keep the damaged file for a human, start unpaired rather than crash.
-            bad = path + ".bad"
-            os.replace(path, bad)
-            self._problem("pairing file %s is unreadable (%s); moved to %s, boxes start unpaired"
+            seats = _pairing_seats(doc)
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
+            # Keep the damaged file for a human, start unpaired rather than crash. RecursionError:
+            # arrays nested too deep for the JSON reader.
+            bad = _unused_name(path + ".bad")   # an older damaged copy is kept too
+            try:
+                os.replace(path, bad)
+            except OSError:  # a read-only folder: the file stays where it is, unread
+                bad = path
+            self.pairing_problem = (path, _one_line(e), bad)
+            self._problem("pairing file %s is unreadable (%s); kept as %s, boxes start unpaired"
                           % (path, _one_line(e), bad))
             return
         self._seats = seats
@@ -799,6 +805,36 @@ def auto_ports() -> list[str]:
     without USB ids (/dev/ttyS0 on this machine) are skipped so probing never hangs on them."""
     from serial.tools import list_ports
     return sorted(p.device for p in list_ports.comports() if p.vid is not None)
+
+
+def _pairing_seats(doc) -> dict[tuple[int, int], int]:
+    """(box, keypad) -> seat from boxes.json as _save_pairing writes it; ValueError (or
+    KeyError, TypeError) for anything else, so a wrong value never pairs a box to a seat."""
+    seats: dict[tuple[int, int], int] = {}
+    for row in doc["seats"]:
+        if not isinstance(row, dict):
+            raise ValueError("a seat entry is not an object: %.40r" % (row,))
+        box, keypad, seat = row["box"], row.get("keypad", 0), row["seat"]
+        if not (isinstance(box, str) and re.fullmatch(r"[0-9A-Fa-f]{1,8}", box)):
+            raise ValueError("box %.40r is not a box id of up to 8 hex digits" % (box,))
+        # bool is an int to Python, and int() would take 2.5 or "3": only whole numbers here
+        if type(keypad) is not int or not 0 <= keypad <= 255:
+            raise ValueError("keypad %.40r is not a number from 0 to 255" % (keypad,))
+        if type(seat) is not int or seat < 1:
+            raise ValueError("seat %.40r is not a seat number" % (seat,))
+        if seat in seats.values():  # pairing gives a seat one keypad: two would both vote for it
+            raise ValueError("seat %d is paired twice" % seat)
+        seats[(int(box, 16), keypad)] = seat
+    return seats
+
+
+def _unused_name(path: str) -> str:
+    """``path``, or ``path`` with a number after it when that is taken."""
+    candidate, n = path, 1
+    while os.path.exists(candidate):
+        n += 1
+        candidate = "%s%d" % (path, n)
+    return candidate
 
 
 def _one_line(e) -> str:

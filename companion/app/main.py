@@ -110,8 +110,9 @@ class CompanionApp(App):
     # -- start-up --------------------------------------------------------------------------
     def build(self):
         # The settings first: a journal that cannot be opened is said in the table's language.
+        problems: list[BadInput] = []
         try:
-            self.settings = Settings.load(self.data_dir / "settings.json")
+            self.settings, problems = Settings.read(self.data_dir / "settings.json")
         except (BadInput, OSError) as exc:
             log.error("%s — using default settings", exc)
             self._startup_error = i18n.error_text(exc)
@@ -121,6 +122,10 @@ class CompanionApp(App):
             log.error("%s — using English", exc)
             self._startup_error = i18n.error_text(exc)
             self.settings.language = "en"
+        if problems:  # the wrong ones at their defaults, the others kept: said in one line
+            log.error("%s — using their defaults", "; ".join(map(str, problems)))
+            said = i18n.tr("app2.settings.partly_used", problems="; ".join(map(i18n.error_text, problems)))
+            self._startup_error = " ".join(filter(None, [getattr(self, "_startup_error", ""), said]))
         if not self._open_storage():
             return self._refusal()
         self.caption_size = self.settings.caption_size
@@ -749,6 +754,10 @@ class CompanionApp(App):
             self.toast(i18n.tr("devices.boxes_failed", error=str(exc).splitlines()[0] if str(exc) else type(exc).__name__))
             return None
         self.box_source = source
+        damaged = getattr(source.manager, "pairing_problem", None)
+        if damaged:  # boxes.json could not be read: the boxes start unpaired, said where people look
+            path, problem, kept = damaged
+            self.toast(i18n.tr("devices.pairing_unreadable", path=path, problem=problem, kept=kept))
         return source
 
     def devices(self) -> list[DeviceInfo]:
@@ -759,8 +768,13 @@ class CompanionApp(App):
 
     # -- settings --------------------------------------------------------------------------
     def save_settings(self):
+        from companion.app.settings import SettingsNotSaved
+        unsaved = None
         try:
             self.settings.save(self.data_dir / "settings.json")
+        except SettingsNotSaved as exc:  # a full disk, a read-only folder: they apply all the same
+            log.error("%s", exc)
+            unsaved = exc
         except BadInput as exc:
             self.toast(i18n.error_text(exc))
             return
@@ -772,8 +786,11 @@ class CompanionApp(App):
         self._speaker_override = None  # the table chose a voice: it wins over the start-up one
         self._voice_problem_shown = True  # save_settings says it itself, now
         self._make_narrator()  # keeps the narrator: the new settings apply from the next line
-        if self.voice_problem:
-            self.toast(self.voice_problem_text())
+        # Said last: the screens made again in a new language have a new toast.
+        said = [self.voice_problem_text() if self.voice_problem else "",
+                i18n.error_text(unsaved) if unsaved is not None else ""]
+        if any(said):
+            self.toast("  ".join(t for t in said if t))
 
 
 def export_dir() -> Path:

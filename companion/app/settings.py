@@ -4,11 +4,25 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import reprlib
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from companion.core.events import BadInput
-from companion.core.i18n import keyed
+from companion.core.i18n import keyed, reason_of
+
+VOICES = ("auto", "espeak", "plyer", "voicepack", "captions")
+LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{2,8})*")   # en, fr, pt_BR: never a path
+# A value quoted in a message stays short and one line, however long or deep it is in the file.
+_quote = reprlib.Repr()
+_quote.maxstring = _quote.maxother = 60
+
+
+class SettingsNotSaved(BadInput):
+    """settings.json could not be written (a full disk, a read-only folder): the settings still
+    apply until the app closes."""
 
 
 @dataclass
@@ -31,43 +45,84 @@ class Settings:
 
     RANGES = {"pace": (0.5, 2.0), "volume": (0.0, 1.0), "loop_volume": (0.0, 1.0), "caption_size": (18, 72)}
 
-    def validate(self) -> "Settings":
-        for name, (lo, hi) in self.RANGES.items():
-            value = getattr(self, name)
+    def wrong(self, name: str, default: Any) -> dict | None:
+        """Why setting ``name`` cannot be used (a keyed one-line message), or None. ``default``
+        is the field's default: its type is the type the setting must have."""
+        value, shown = getattr(self, name), _quote.repr(getattr(self, name))
+        if name in self.RANGES:
+            lo, hi = self.RANGES[name]
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not lo <= value <= hi:
-                raise BadInput(keyed("app2.settings.outside", name=name, value=repr(value), lo=lo, hi=hi))
-        if self.voice not in ("auto", "espeak", "plyer", "voicepack", "captions"):
-            raise BadInput(keyed("app2.settings.voice", value=repr(self.voice)))
-        for name in ("boxes_enabled", "dim_room"):
-            if not isinstance(getattr(self, name), bool):
-                raise BadInput(keyed("app2.settings.not_bool", name=name, value=repr(getattr(self, name))))
-        for name in ("box_ports", "camera"):
-            if not isinstance(getattr(self, name), str):
-                raise BadInput(keyed("app2.settings.not_text", name=name, value=repr(getattr(self, name))))
-        ports = [p.strip() for p in self.box_ports.split(",")]
-        if self.boxes_enabled and (not any(ports) or any(" " in p for p in ports)):
-            raise BadInput(keyed("app2.settings.box_ports", value=repr(self.box_ports)))
+                return keyed("app2.settings.outside", name=name, value=shown, lo=lo, hi=hi)
+        elif isinstance(default, bool):
+            if not isinstance(value, bool):  # "no" is not false: a string is never taken as a yes
+                return keyed("app2.settings.not_bool", name=name, value=shown)
+        elif not isinstance(value, str):
+            return keyed("app2.settings.not_text", name=name, value=shown)
+        elif name == "voice" and value not in VOICES:
+            return keyed("app2.settings.voice", value=shown)
+        elif name == "language" and not LANGUAGE_CODE.fullmatch(value):
+            return keyed("app2.settings.language", value=shown)
+        elif name == "box_ports" and self.boxes_enabled:
+            ports = [p.strip() for p in value.split(",")]
+            if not any(ports) or any(" " in p for p in ports):
+                return keyed("app2.settings.box_ports", value=shown)
+        return None
+
+    def validate(self) -> "Settings":
+        for f in fields(self):
+            problem = self.wrong(f.name, f.default)
+            if problem:
+                raise BadInput(problem)
         return self
 
     @classmethod
-    def load(cls, path: Path) -> "Settings":
+    def read(cls, path: Path) -> tuple["Settings", list[BadInput]]:
+        """The settings in ``path``, and what was wrong in it: a setting that is wrong is left at
+        its default and named, the others are kept; an unknown one is named and left out. The
+        file is never changed. A file that cannot be read as a whole raises BadInput (OSError
+        when the system refuses it)."""
         if not path.exists():
-            return cls()
+            return cls(), []
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep to read
             raise BadInput(keyed("app2.settings.bad_json", path=str(path), problem=str(exc))) from None
         if not isinstance(data, dict):
             raise BadInput(keyed("app2.settings.not_object", path=str(path)))
         known = {f.name for f in fields(cls)}
+        problems = []
         unknown = sorted(set(data) - known)
         if unknown:
-            raise BadInput(keyed("app2.settings.unknown", path=str(path), names=", ".join(unknown)))
-        return cls(**data).validate()
+            names = _quote.repr(", ".join(unknown))[1:-1]  # quoted short: a name may be any text
+            problems.append(BadInput(keyed("app2.settings.unknown", path=str(path), names=names)))
+        settings = cls(**{k: v for k, v in data.items() if k in known})
+        for f in fields(cls):  # in order: box_ports is judged with boxes_enabled already mended
+            problem = settings.wrong(f.name, f.default)
+            if problem:
+                setattr(settings, f.name, f.default)
+                problems.append(BadInput(problem))
+        return settings, problems
+
+    @classmethod
+    def load(cls, path: Path) -> "Settings":
+        """The settings in ``path``; the first thing wrong in it raises BadInput."""
+        settings, problems = cls.read(path)
+        if problems:
+            raise problems[0]
+        return settings
 
     def save(self, path: Path) -> None:
+        """Raises BadInput for a wrong setting (nothing written), SettingsNotSaved when the file
+        cannot be written (the file as it was is kept)."""
         self.validate()
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
-        os.replace(tmp, path)  # never a half-written settings file
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+            os.replace(tmp, path)  # never a half-written settings file
+        except OSError as exc:
+            try:
+                tmp.unlink(missing_ok=True)  # a half-written copy must not keep the disk full
+            except OSError:
+                pass
+            raise SettingsNotSaved(keyed("app2.settings.not_saved", path=str(path), why=reason_of(exc))) from None

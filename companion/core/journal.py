@@ -9,11 +9,13 @@ by an older version in place (inside one transaction), so old journals still ope
 """
 from __future__ import annotations
 
+import errno
 import json
+import math
 import os
 import sqlite3
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -68,9 +70,19 @@ def storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
         return JournalDamaged(keyed("journal.damaged", path=str(path), problem=text))
     if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
         return StorageUnavailable(keyed("journal.in_use", path=str(path), problem=text))
+    if code == _SQLITE_IOERR and _no_space(path.parent):
+        return StorageFull()  # SQLite says only "disk I/O error" when -shm cannot grow
     if code in (_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_PERM, _SQLITE_IOERR):
         return unwritable(path.parent, text)
     return JournalError(keyed("journal.failed", path=str(path), problem=text))
+
+
+def _no_space(folder: Path) -> bool:
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 64 * 1024  # less than a few pages: nothing more fits
 
 
 def unwritable(folder: Path, problem: Any, verb: str = "written") -> "StorageUnavailable":
@@ -137,6 +149,13 @@ class GameRecord:
     status: str  # "playing", "finished", "abandoned"
     winners: Sequence[str]
     summary: str
+    # Set (to the one-line error) only on a record ``Journal.games`` lists for a row it cannot
+    # read: its status is then "damaged" and its other fields neutral.
+    damaged: JournalDamaged | None = None
+
+
+STATUSES = ("playing", "finished", "abandoned")
+DAMAGED = "damaged"  # the status of a row ``games()`` lists but cannot read
 
 
 class Journal:
@@ -153,24 +172,25 @@ class Journal:
         self._wall = wall_clock
         self.readonly = readonly
         self._conn: sqlite3.Connection | None = None  # None only until connected
+        self._file: tuple[int, int] | None = None  # (device, inode) of the file opened at path
         if not memory and not readonly:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise unwritable(self.path.parent, reason_of(exc), "created") from None
+        if not memory and self.path.is_dir():
+            raise JournalDamaged(keyed("journal.is_folder", path=str(self.path)))
         try:
             if readonly:
-                uri = f"file:{pathname2url(str(self.path.resolve()))}?mode=ro"
-                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+                self._conn = self._connect_readonly()
             else:
                 self._conn = sqlite3.connect(":memory:" if memory else str(self.path), isolation_level=None)
+            if not memory and not readonly:
+                self._file = _identity(os.stat(self.path))
             # Read before writing anything: another program's file must stay exactly as it was
             # (switching it to WAL would already change it).
             self._refuse_foreign()
-            if not readonly:
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
+            self._configure()
             problems = [r[0] for r in self._db.execute("PRAGMA quick_check(3)")]
             if problems != ["ok"]:
                 raise JournalDamaged(keyed("journal.damaged", path=str(self.path), problem="; ".join(problems)))
@@ -178,13 +198,50 @@ class Journal:
                 self._upgrade()
         except sqlite3.Error as exc:
             self._close_quietly()
-            err = storage_error(exc, self.path)
-            if isinstance(err, JournalDamaged):
-                err = JournalDamaged(keyed("journal.cannot_open", path=str(self.path), problem=str(exc)))
-            raise err from None
+            raise self._open_error(exc) from None
         except BaseException:
             self._close_quietly()
             raise
+
+    def _connect_readonly(self) -> sqlite3.Connection:
+        uri = f"file:{pathname2url(str(self.path.resolve()))}?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        try:
+            conn.execute("PRAGMA user_version").fetchone()  # SQLite opens the file at its first read
+            return conn
+        except sqlite3.Error:
+            conn.close()
+            try:
+                wal_size = os.path.getsize(str(self.path) + "-wal")
+            except OSError:
+                wal_size = 0
+            if wal_size:
+                raise
+        # Even reading a WAL journal needs its index (-shm) created, which a read-only folder or
+        # a full disk refuses. With no WAL content to miss, the file alone is the whole journal.
+        return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+
+    def _configure(self) -> None:
+        if not self.readonly:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+
+    def _open_error(self, exc: sqlite3.Error) -> JournalError:
+        err = storage_error(exc, self.path)
+        if isinstance(err, JournalDamaged):
+            return JournalDamaged(keyed("journal.cannot_open", path=str(self.path), problem=str(exc)))
+        if isinstance(err, StorageUnavailable) and self.path.exists():
+            # The folder may be fine and the file itself the problem: name the file.
+            try:
+                os.close(os.open(self.path, os.O_RDONLY))
+            except OSError as os_exc:
+                return StorageUnavailable(keyed("journal.cannot_read_file", path=str(self.path),
+                                                why=reason_of(os_exc)))
+            if not self.readonly and not os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK):
+                return StorageUnavailable(keyed("journal.cannot_write_file", path=str(self.path),
+                                                why=keyed("journal.why_readonly")))
+        return err
 
     @property
     def _db(self) -> sqlite3.Connection:
@@ -201,6 +258,8 @@ class Journal:
     def _refuse_foreign(self) -> None:
         version = self.schema_version
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if version < 0:  # no version of this app wrote it
+            raise JournalDamaged(keyed("journal.bad_version", path=str(self.path), version=version))
         if version == 0 and tables:
             raise JournalDamaged(keyed("journal.foreign", path=str(self.path), tables=", ".join(sorted(tables))))
         if version > SCHEMA_VERSION:
@@ -235,6 +294,7 @@ class Journal:
         real error is raised, never "cannot rollback - no transaction is active"."""
         if self.readonly:
             raise StorageUnavailable(keyed("journal.open_read_only", path=str(self.path)))
+        self._still_in_place()
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -249,6 +309,56 @@ class Journal:
                 raise
         except sqlite3.Error as exc:
             raise storage_error(exc, self.path) from None
+
+    def _still_in_place(self) -> None:
+        """Before each write: is the open file still the journal at our path? Deleted under the
+        app (its data folder removed mid-game), SQLite would go on writing to the unlinked file
+        and every event would be lost at close; it is put back instead, so nothing confirmed is
+        lost. A different file at the path is never overwritten. One stat per write."""
+        if self._file is None:
+            return
+        try:
+            now = _identity(os.stat(self.path))
+        except FileNotFoundError:
+            self._put_back()
+            return
+        except OSError as exc:
+            raise StorageUnavailable(keyed("journal.vanished", path=str(self.path), why=reason_of(exc))) from None
+        if now != self._file:
+            raise StorageUnavailable(keyed("journal.replaced", path=str(self.path)))
+
+    def _put_back(self) -> None:
+        """Copy the deleted journal, still open, back to its path (SQLite's backup reads every
+        committed page, the WAL's too) and go on with the copy."""
+        tmp = self.path.with_name(self.path.name + ".restoring")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            copy = sqlite3.connect(str(tmp))
+            try:
+                self._db.backup(copy)
+            finally:
+                copy.close()
+            if self.path.exists():  # another program's file appeared meanwhile: keep it
+                raise StorageUnavailable(keyed("journal.replaced", path=str(self.path)))
+            os.replace(tmp, self.path)
+            # Close the old connection before opening the copy: closing deletes the -wal and
+            # -shm by name, which must still be the old ones.
+            self._close_quietly()
+            self._conn = sqlite3.connect(str(self.path), isolation_level=None)
+            self._file = _identity(os.stat(self.path))
+            self._configure()
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise StorageFull() from None
+            raise StorageUnavailable(keyed("journal.vanished", path=str(self.path), why=reason_of(exc))) from None
+        except sqlite3.Error as exc:
+            err = storage_error(exc, self.path)
+            raise (err if isinstance(err, StorageFull) else StorageUnavailable(
+                keyed("journal.vanished", path=str(self.path), why=str(exc)))) from None
+        finally:
+            for leftover in (tmp, Path(str(tmp) + "-journal")):
+                with suppress(OSError):
+                    leftover.unlink()
 
     @contextmanager
     def _reading(self):
@@ -272,6 +382,9 @@ class Journal:
         return game_id
 
     def game(self, game_id: int) -> GameRecord:
+        """The game's record; JournalDamaged when its row cannot be read."""
+        if not _INT64[0] <= game_id <= _INT64[1]:  # sqlite3 raises OverflowError for it
+            raise BadInput(keyed("journal.no_game", path=str(self.path), game=game_id))
         with self._reading():
             row = self._db.execute(_GAME_SELECT + " WHERE id = ?", (game_id,)).fetchone()
         if row is None:
@@ -279,15 +392,27 @@ class Journal:
         return self._record(row)
 
     def games(self, game: str | None = None) -> list[GameRecord]:
-        """Past and present games, newest first."""
+        """Past and present games, newest first. A row that cannot be read neither fails the
+        list nor hides the other games: it is listed with status ``DAMAGED``, ``damaged`` set to
+        its one-line JournalDamaged, and neutral fields (no setup, no winners); ``game(id)``
+        raises that error."""
         with self._reading():
             if game is None:
                 rows = self._db.execute(_GAME_SELECT + " ORDER BY id DESC").fetchall()
             else:
                 rows = self._db.execute(_GAME_SELECT + " WHERE game = ? ORDER BY id DESC", (game,)).fetchall()
-        return [self._record(r) for r in rows]
+        out = []
+        for r in rows:
+            try:
+                out.append(self._record(r))
+            except JournalDamaged as exc:
+                gid, name, _setup, started = r[:4]
+                out.append(GameRecord(gid, name if isinstance(name, str) else "?", {},
+                                      started if _is_time(started) else 0.0, None, DAMAGED, (), "", exc))
+        return out
 
     def unfinished(self) -> list[GameRecord]:
+        """The games left playing (a damaged row is not one: ``games`` lists it)."""
         return [g for g in self.games() if g.status == "playing"]
 
     def finish(self, game_id: int, winners: Iterable[str], summary: str = "") -> None:
@@ -357,6 +482,9 @@ class Journal:
             )
 
     def events(self, game_id: int) -> list[Event]:
+        """The game's events in order; JournalDamaged naming the first that cannot be read."""
+        if not _INT64[0] <= game_id <= _INT64[1]:
+            return []
         with self._reading():
             rows = self._db.execute(
                 "SELECT seq, kind, data, source, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
@@ -365,15 +493,19 @@ class Journal:
             # One parse for the whole game (a resume reads thousands of events); a row that
             # spoils it is found below, one by one.
             payloads = json.loads("[" + ",".join(r[2] for r in rows) + "]")
-            if len(payloads) != len(rows):
-                raise ValueError("a row holds more than one value")
-        except (TypeError, ValueError):
+            if len(payloads) != len(rows) or not all(type(p) is dict for p in payloads):
+                raise ValueError("a row holds more than one value, or not an object")
+        except (TypeError, ValueError, RecursionError):  # too deeply nested: RecursionError
             payloads = []
             for seq, kind, data, _source, _at in rows:
                 try:
-                    payloads.append(json.loads(data))
-                except (TypeError, ValueError):
-                    raise BadInput(keyed("journal.unreadable_event", path=str(self.path), game=game_id, seq=seq, kind=kind)) from None
+                    payload = json.loads(data)
+                    if type(payload) is not dict:
+                        raise ValueError("not an object")
+                except (TypeError, ValueError, RecursionError):
+                    raise JournalDamaged(keyed("journal.unreadable_event", path=str(self.path), game=game_id,
+                                               seq=seq, kind=kind)) from None
+                payloads.append(payload)
         return [Event(seq, kind, payload, source, at) for (seq, kind, _d, source, at), payload in zip(rows, payloads)]
 
     def integrity(self) -> list[str]:
@@ -386,14 +518,47 @@ class Journal:
 
     # -- helpers --------------------------------------------------------------------------
     def _record(self, row) -> GameRecord:
-        gid, game, setup, started, finished, status, winners, summary = row
+        """A games row, every column checked: a damaged file must fail here, in one line naming
+        the game and the column, not later in a screen's arithmetic."""
+        gid, game, setup_text, started, finished, status, winners_text, summary = row
         try:
-            return GameRecord(gid, game, json.loads(setup), started, finished, status, json.loads(winners), summary)
-        except (TypeError, ValueError):
-            raise BadInput(keyed("journal.unreadable_game", path=str(self.path), game=gid)) from None
+            setup, winners = json.loads(setup_text), json.loads(winners_text)
+        except (TypeError, ValueError, RecursionError):  # too deeply nested: RecursionError
+            raise JournalDamaged(keyed("journal.unreadable_game", path=str(self.path), game=gid)) from None
+        checks = (("game", game, isinstance(game, str)),
+                  ("setup", setup_text, isinstance(setup, dict) and _names(setup.get("players", []))),
+                  ("started_at", started, _is_time(started)),
+                  ("finished_at", finished, finished is None or _is_time(finished)),
+                  ("status", status, status in STATUSES),
+                  ("winners", winners_text, _names(winners)),
+                  ("summary", summary, isinstance(summary, str)))
+        for column, value, ok in checks:
+            if not ok:
+                raise JournalDamaged(keyed("journal.bad_column", path=str(self.path), game=gid, column=column,
+                                           value=_shown(value)))
+        return GameRecord(gid, game, setup, started, finished, status, winners, summary)
 
 
 _GAME_SELECT = "SELECT id, game, setup, started_at, finished_at, status, winners, summary FROM games"
+_INT64 = (-2 ** 63, 2 ** 63 - 1)  # what an SQLite integer holds
+
+
+def _identity(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
+
+
+def _is_time(value: Any) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _shown(value: Any) -> str:
+    """A damaged value, short enough for one line."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _dumps(value: Any) -> str:
@@ -423,7 +588,7 @@ class DataLock:
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise unwritable(self.folder, reason_of(exc)) from None
+            raise _lock_error(self.folder, exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -431,8 +596,12 @@ class DataLock:
             os.close(fd)
             raise DataInUse(keyed("journal.other_copy_process", process=other, folder=str(self.folder))
                             if other.isdigit() else keyed("journal.other_copy", folder=str(self.folder))) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as exc:  # a full disk: the lock file was created, its line does not fit
+            os.close(fd)
+            raise _lock_error(self.folder, exc) from None
         self._fd = fd
         return self
 
@@ -455,6 +624,12 @@ class DataLock:
         if self._fd is not None:
             os.close(self._fd)  # closing the descriptor drops the lock
             self._fd = None
+
+
+def _lock_error(folder: Path, exc: OSError) -> JournalError:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return StorageFull()
+    return unwritable(folder, reason_of(exc))
 
 
 def move_aside(path: str | os.PathLike, now: float | None = None) -> Path:

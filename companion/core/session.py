@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping
 
 from . import i18n
 from .events import BadInput, Command, Event, RuleError
-from .journal import Journal
+from .journal import Journal, JournalDamaged
 from .rules import BOOKKEEPING, NOTES, GameRules, fold_step, undo_target, undone_seqs
 
 log = logging.getLogger(__name__)
@@ -172,7 +172,11 @@ def repair(journal: Journal, rules_of: Callable[[str], GameRules] = rules_for) -
     game row without a single event is removed. Returns one line per repair."""
     notes = []
     for record in journal.unfinished():
-        events = journal.events(record.id)
+        try:
+            events = journal.events(record.id)
+        except JournalDamaged as exc:  # one damaged game must not stop the others' repairs
+            log.warning("game %s not repaired: %s", record.id, exc)
+            continue
         if not events:
             if journal.remove_empty_game(record.id):
                 notes.append(f"game {record.id} ({record.game}) had no events: removed")

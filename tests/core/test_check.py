@@ -1,6 +1,7 @@
 """`python -m companion check`: a line per game and a summary; exit 0 only when all is well.
 And the kill harness: the demo killed at random moments on one folder, checked after every kill."""
 import importlib.util
+import shlex
 import subprocess
 import sys
 
@@ -11,7 +12,7 @@ from companion.core.journal import DataLock, Journal
 from companion.core.session import GameSession
 from companion.games.masks.rules import MasksRules
 
-from .faults import ROOT, lock_held_elsewhere, written_by_two_copies
+from .faults import ROOT, in_namespace, lock_held_elsewhere, needs_unshare, python, read_only, tmpfs, written_by_two_copies
 
 SETUP = {"players": ["Ann", "Ben", "Cy", "Dee", "Eve"]}
 
@@ -80,3 +81,61 @@ def test_the_demo_killed_at_random_moments_always_checks_clean(tmp_path):
     assert sum(g.status == "finished" for g in games) >= 2  # the two whole runs before the kills
     assert all(g.status in ("playing", "finished") for g in games)
     DataLock(tmp_path / "demo").acquire().release()  # no killed demo left the folder locked
+
+
+def _damaged_copy(folder, sql, *args):
+    """Two Masks games, the first with one row changed behind the journal's back."""
+    import sqlite3
+    j = Journal(folder / "journal.sqlite3")
+    s = GameSession.start(j, MasksRules(), SETUP)
+    ok = GameSession.start(j, MasksRules(), SETUP)
+    j.close()
+    raw = sqlite3.connect(folder / "journal.sqlite3")
+    raw.execute(sql, (*args, s.game_id))
+    raw.commit()
+    raw.close()
+    return s.game_id, ok.game_id
+
+
+@pytest.mark.parametrize("sql, args, said", [
+    ("UPDATE games SET winners=? WHERE id=?", (5,), "unreadable winners ('5')"),
+    ("UPDATE games SET started_at=? WHERE id=?", ("yesterday",), "unreadable started_at ('yesterday')"),
+    ("UPDATE games SET status=? WHERE id=?", ("zombie",), "unreadable status ('zombie')"),
+    ("UPDATE games SET setup=? WHERE id=?", ("{not json",), "unreadable setup or winner list"),
+    ("UPDATE events SET data=? WHERE seq=1 AND game_id=?", ("[" * 100_000 + "]" * 100_000,),
+     "event 1 (game_started) has unreadable data"),
+])
+def test_check_names_a_damaged_row_in_one_line_and_fails(tmp_path, sql, args, said):
+    bad, ok = _damaged_copy(tmp_path, sql, *args)
+    code, lines = _check(tmp_path)
+    assert code == 1, lines
+    (line,) = [x for x in lines if x.startswith(f"game {bad} ")]
+    assert said in line and "damaged" in line
+    assert f"game {ok} masks playing: ok" in lines
+    assert lines[-1] == "summary: 2 games, 1 with problems, integrity ok"
+
+
+@needs_unshare
+@pytest.mark.parametrize("fault", ["read_only", "full"])
+def test_check_and_export_read_a_folder_they_cannot_write(tmp_path, fault):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    j = Journal(tmp_path / "journal.sqlite3")
+    GameSession.start(j, MasksRules(), SETUP)
+    j.close()
+    if fault == "read_only":
+        (tmp_path / "journal.sqlite3").rename(folder / "journal.sqlite3")
+        mounts = read_only(folder)
+    else:
+        q = shlex.quote(str(folder))
+        mounts = (f"{tmpfs(folder, '128k')}; cp {shlex.quote(str(tmp_path / 'journal.sqlite3'))} {q}/; "
+                  f"dd if=/dev/zero of={q}/filler bs=1k count=1000 2>/dev/null || true")
+    check = in_namespace(mounts, python("-m", "companion", "check", "--data", str(folder)))
+    assert check.returncode == 0, check.stdout + check.stderr
+    said = "it is read-only" if fault == "read_only" else "storage is full"
+    assert said in check.stdout.splitlines()[0] and "checked read-only, nothing repaired" in check.stdout
+    assert "game 1 masks playing: ok" in check.stdout
+    export = in_namespace(mounts, python("-m", "companion", "export", "1", "--data", str(folder)))
+    assert export.returncode == 1 and "Traceback" not in export.stderr
+    (line,) = export.stderr.strip().splitlines()
+    assert ("exports cannot be written" in line) if fault == "read_only" else ("storage is full" in line)

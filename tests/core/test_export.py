@@ -130,3 +130,26 @@ def test_the_command_line_export_writes_the_same_file(finished):
     bad = subprocess.run([sys.executable, "-m", "companion", "export", "999", "--data", str(data)],
                          capture_output=True, text=True, env=env, cwd=ROOT)
     assert bad.returncode == 1 and len(bad.stderr.strip().splitlines()) == 1 and "999" in bad.stderr
+
+
+def test_a_game_number_beyond_sqlite_is_no_such_game_in_one_line(finished):
+    _journal, _game_id, data = finished
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    bad = subprocess.run([sys.executable, "-m", "companion", "export", "99999999999999999999", "--data", str(data)],
+                         capture_output=True, text=True, env=env, cwd=ROOT)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines() == [
+        f"The journal {data / 'journal.sqlite3'} has no game 99999999999999999999."]
+
+
+@pytest.mark.parametrize("column, value", [("started_at", "yesterday"), ("finished_at", "later")])
+def test_a_game_whose_times_are_text_is_a_damaged_journal_not_a_crash(finished, column, value):
+    journal, game_id, data = finished
+    journal._db.execute(f"UPDATE games SET {column}=? WHERE id=?", (value, game_id))
+    from companion.core.journal import JournalDamaged
+    with pytest.raises(JournalDamaged, match=rf"game {game_id} has an unreadable {column}"):
+        export.game_report(journal, game_id)
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    out = subprocess.run([sys.executable, "-m", "companion", "export", str(game_id), "--data", str(data)],
+                         capture_output=True, text=True, env=env, cwd=ROOT)
+    assert out.returncode == 1 and len(out.stderr.strip().splitlines()) == 1 and column in out.stderr

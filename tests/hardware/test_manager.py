@@ -4,6 +4,8 @@ input the issue lists. Fault injection is seeded, so a failure replays."""
 import json
 import time
 
+import pytest
+
 from companion.core.inputs import CommandQueue
 from hardware import protocol as P
 from tests.hardware.conftest import hello_on_loop
@@ -336,3 +338,30 @@ def test_a_failing_post_loses_no_ballot_the_box_believes_received(make_rig):
     assert ballots(rig.taken()) == [(1, 1)]
     assert any("could not handle a frame" in p for p in rig.manager.problems)
     assert all(t.is_alive() for t in (p.thread for p in rig.manager._ports.values()))
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000 + "]" * 100_000,                                    # nested too deep to read
+    json.dumps({"seats": {"B0C50001": 2}}),
+    json.dumps({"seats": [["B0C50001", 0, 2]]}),
+    json.dumps({"seats": [{"box": 0xB0C50001, "keypad": 0, "seat": 2}]}),
+    json.dumps({"seats": [{"box": "-1", "keypad": 0, "seat": 2}]}),
+    json.dumps({"seats": [{"box": "B0C50001", "keypad": "1", "seat": 2}]}),
+    json.dumps({"seats": [{"box": "B0C50001", "keypad": 0, "seat": 2.5}]}),
+    json.dumps({"seats": [{"box": "B0C50001", "keypad": 0, "seat": True}]}),
+    json.dumps({"seats": [{"box": "B0C50001", "keypad": 0, "seat": 0}]}),
+    json.dumps({"seats": [{"box": "B0C50001", "keypad": 0, "seat": 2},
+                          {"box": "B0C50002", "keypad": 0, "seat": 2}]}),   # one seat, two keypads
+])
+def test_a_pairing_file_with_wrong_values_starts_unpaired_and_is_kept(tmp_path, text):
+    data = tmp_path / "d"
+    data.mkdir()
+    (data / "boxes.json.bad").write_text("an older damaged copy")
+    (data / "boxes.json").write_text(text)
+    m = BoxManager(str(data), ports=[])
+    assert m.seats() == {}
+    [problem] = m.problems
+    assert "pairing file" in problem and "\n" not in problem and len(problem) < 400
+    assert (data / "boxes.json.bad2").read_text() == text      # kept, byte for byte
+    assert (data / "boxes.json.bad").read_text() == "an older damaged copy"
+    assert m.pairing_problem == (str(data / "boxes.json"), m.pairing_problem[1], str(data / "boxes.json.bad2"))

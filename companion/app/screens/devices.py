@@ -10,8 +10,9 @@ from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
 
 from companion.app.screens import load_kv
+from companion.app.settings import SettingsNotSaved
 from companion.core.events import BadInput
-from companion.core.i18n import tr
+from companion.core.i18n import error_text, tr
 from hardware.discovery import parse_boxes
 
 load_kv(__file__)
@@ -89,16 +90,21 @@ class DevicesScreen(Screen):
         app = self.app
         chosen = dataclasses.replace(app.settings, boxes_enabled=self.ids.boxes_on.state == "down",
                                      box_ports=self.ids.box_ports.text.strip() or "auto")
+        unsaved = ""
         try:
             chosen.save(app.data_dir / "settings.json")
+        except SettingsNotSaved as exc:  # a full disk, a read-only folder: the choice applies all the same
+            unsaved = error_text(exc)
         except BadInput as exc:
-            app.toast(str(exc))
+            app.toast(error_text(exc))
             return False
         app.settings = chosen
         app.boxes_arg = None
         app._start_boxes()
         self.show_box_setting()
         self.refresh()
+        if unsaved:
+            app.toast(unsaved)
         return True
 
     def _box_source(self):

@@ -3,6 +3,7 @@ Details show it in full (each vote's question, ballots and result, totals, winne
 and export it as JSON or CSV to the data folder's exports/."""
 from __future__ import annotations
 
+import logging
 
 from kivy.factory import Factory
 from kivy.properties import NumericProperty, ObjectProperty, StringProperty
@@ -13,8 +14,11 @@ from companion.app.screens import load_kv
 from companion import export
 from companion.core.events import BadInput
 from companion.core.i18n import error_text, format_when, tr
+from companion.core.journal import GameRecord
 
 load_kv(__file__)
+log = logging.getLogger(__name__)
+LIMIT = 200   # games listed
 
 
 class PastGamesScreen(Screen):
@@ -36,13 +40,16 @@ class PastGamesScreen(Screen):
         box = self.ids.entries
         box.clear_widgets()
         try:
-            records = self.app.journal.games()
-        except BadInput as exc:  # a damaged row: say so instead of closing the app
-            self.app.toast(str(exc))
+            records = self._records()
+        except BadInput as exc:  # the journal cannot be read at all: say so instead of closing the app
+            self.app.toast(error_text(exc))
             records = []
         if not records:
             box.add_widget(Factory.WrapLabel(text=tr("past.empty")))
-        for rec in records[:200]:
+        for game_id, rec in records:
+            if rec is None:  # one damaged row is named; the others still show
+                box.add_widget(Factory.WrapLabel(text=tr("past.damaged", n=game_id)))
+                continue
             when = format_when(rec.started_at, with_year=True)
             title = games.title(rec.game)
             if rec.status == "finished":
@@ -60,8 +67,23 @@ class PastGamesScreen(Screen):
             row.ids.details.bind(on_release=lambda _b, gid=rec.id, w=when: self.show_game(gid, w))
             box.add_widget(row)
 
+    def _records(self) -> list[tuple[int, GameRecord | None]]:
+        """The newest games, each with its record, or None when its row is damaged (the journal
+        lists such a row with ``damaged`` set: it is named, and the others still show)."""
+        return [(rec.id, None if rec.damaged is not None else rec) for rec in self.app.journal.games()[:LIMIT]]
+
+    def _record(self, game_id: int) -> GameRecord | None:
+        try:
+            return self.app.journal.game(game_id)
+        except BadInput as exc:  # JournalDamaged, or any JournalError reading it: named as damaged
+            log.error("%s", exc)
+            return None
+
     def show_game(self, game_id: int, when: str = ""):
         """One game in full, from its journal, in the table's language."""
+        if self._record(game_id) is None:
+            self.app.toast(tr("past.damaged", n=game_id))
+            return
         try:
             report = export.game_report(self.app.journal, game_id)
         except BadInput as exc:

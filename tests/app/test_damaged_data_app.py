@@ -1,0 +1,133 @@
+"""Damaged or unwritable data in the real app under X: settings of the wrong type at start,
+settings that cannot be saved (a full disk, a read-only folder), a boxes.json nested too deep,
+and past games whose journal rows hold values of the wrong type. Each is one line on screen;
+nothing recorded changes, and the app plays on."""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.core.i18n import tr
+
+pytestmark = pytest.mark.app
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_settings_of_the_wrong_type_fall_back_one_by_one_and_the_app_starts(tmp_path):
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("no X display: run through scripts/test.sh (it starts Xvfb)")
+    data = tmp_path / "data"
+    data.mkdir()
+    text = json.dumps({"language": 5, "masking_loop": "no", "pace": 1.5, "caption_size": 48})
+    (data / "settings.json").write_text(text)
+    env = dict(os.environ)
+    env.pop("KIVY_NO_CONSOLELOG", None)  # the app's log, for the message when it fails
+    run = subprocess.run([sys.executable, "-m", "tests.app.settings_app_child", str(data)], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["screen"] == "picker" and out["language"] == "en"
+    s = out["settings"]
+    assert (s["language"], s["masking_loop"], s["pace"], s["caption_size"]) == ("en", True, 1.5, 48)
+    toast = out["toast"]
+    assert "language = 5 is not text" in toast and "masking_loop = 'no' is not true or false" in toast
+    assert "the other settings are kept" in toast and "\n" not in toast
+    assert (data / "settings.json").read_text() == text   # the file is the table's to mend
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    """settings.json cannot be written: a part of it is, then the disk is full."""
+    real = Path.write_text
+
+    def fails(self, data, *args, **kwargs):
+        if self.name != "settings.tmp":
+            return real(self, data, *args, **kwargs)
+        real(self, data[:10], *args, **kwargs)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(Path, "write_text", fails)
+
+
+def test_settings_that_cannot_be_saved_apply_all_the_same_and_say_so(driver, full_disk):
+    from companion.core import i18n
+    app = driver.app
+    path = app.data_dir / "settings.json"
+    path.write_text("{}")
+    app.settings.pace, app.settings.language = 1.5, "fr"
+    try:
+        app.save_settings()
+        driver.pump(4)
+        assert app.settings.pace == 1.5 and i18n.language() == "fr"   # in effect, in memory
+        toast = app.root.ids.toast.message    # the new screens' toast, in the new language
+        assert toast.startswith(f"Réglages non enregistrés dans {path}") and "\n" not in toast
+        assert toast in driver.visible_texts()
+        assert path.read_text() == "{}" and not path.with_suffix(".tmp").exists()
+    finally:
+        app.settings.language = "en"
+        i18n.set_language("en")
+        app._rebuild_screens()
+    # The Devices panel's choice too: boxes off, kept for this run, said in one line.
+    panel = app.screen("devices")
+    app.goto("devices")
+    driver.pump(2)
+    panel.ids.boxes_on.state = "normal"
+    try:
+        assert panel.apply_boxes()
+        assert app.settings.boxes_enabled is False and app.box_source is None
+        assert app.root.ids.toast.message.startswith("Settings not saved") and path.read_text() == "{}"
+    finally:
+        app.settings.boxes_enabled = True
+
+
+def test_a_pairing_file_nested_too_deep_is_kept_aside_and_the_boxes_start_unpaired(driver, tmp_path):
+    app = driver.app
+    deep = "[" * 100_000 + "]" * 100_000
+    (app.data_dir / "boxes.json").write_text(deep)
+    app.boxes_arg = str(tmp_path / "no-such-box")
+    try:
+        source = app._start_boxes()
+        assert source is not None and source.manager.seats() == {}
+        assert (app.data_dir / "boxes.json.bad").read_text() == deep
+        toast = app.root.ids.toast.message
+        assert toast.startswith(tr("devices.pairing_unreadable", path=app.data_dir / "boxes.json",
+                                   problem="", kept="").split("(")[0]) and "\n" not in toast
+        assert "boxes start unpaired" in toast
+    finally:
+        app.remove_source(app.box_source) if app.box_source else None
+        app.box_source, app.boxes_arg = None, None
+
+
+def _damage(journal, game_id, column, value):
+    journal._db.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, game_id))
+
+
+def test_past_games_names_a_damaged_game_and_still_lists_the_others(driver):
+    """The journal lists a row it cannot read as damaged (companion/core/journal.py): the
+    screen names it, lists the others, and its Details say one line instead of closing the app."""
+    app = driver.app
+    journal = app.journal
+    ids = [journal.new_game("masks", {"players": ["Ann", "Ben", "Cat", "Dan", "Eve"]}) for _ in range(6)]
+    journal.finish(ids[0], ["Ann"])
+    bad = {ids[1]: ("winners", "5"), ids[2]: ("setup", "[1, 2]"), ids[3]: ("setup", '{"players": 5}'),
+           ids[4]: ("status", "zombie"), ids[5]: ("finished_at", "yesterday")}
+    for gid, (column, value) in bad.items():
+        _damage(journal, gid, column, value)
+    app.goto("past_games")
+    driver.pump(4)
+    texts = driver.visible_texts()
+    for gid in bad:
+        assert tr("past.damaged", n=gid) in texts
+    [good] = driver.find_all(cls="PastGameRow")
+    assert good.game_id == ids[0] and "Won by Ann" in good.ids.text.text
+    driver.screenshot("storage/past_games_damaged_rows")
+    screen = app.screen("past_games")
+    screen.show_game(ids[5])   # its Details: one line, the list stays
+    assert app.root.ids.toast.message == tr("past.damaged", n=ids[5]) and screen.shown == 0
+    screen.show_game(ids[0])
+    assert screen.shown == ids[0], app.root.ids.toast.message

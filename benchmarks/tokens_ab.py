@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/tokens_ab.py --against 4694fd2 [--scenes 20] [--level hard] [--held-out [lens]] [--budget MS|none]
     .venv/bin/python benchmarks/tokens_ab.py --against 4694fd2 --single [--scenes 60] [--level hard] [--held-out [lens]]
+    .venv/bin/python benchmarks/tokens_ab.py --against 4694fd2 --level strangers [--held-out [lens]]   # nothing to read
 
 Video (the default): each scene filmed over ``--frames`` frames, ballots as the camera source
 casts them. ``--single``: the single-frame reader (the command line's), each scene read twice by
@@ -61,7 +62,8 @@ def main(argv=None) -> int:
     ap.add_argument("--against", required=True, metavar="REV", help="the earlier commit (any git revision)")
     ap.add_argument("--scenes", type=int, default=20)
     ap.add_argument("--frames", type=int, default=30)
-    ap.add_argument("--level", default="hard", choices=("easy", "moderate", "hard"))
+    ap.add_argument("--level", default="hard", choices=("easy", "moderate", "hard", "strangers"),
+                    help="strangers: the hard table with every card's marker not ours (nothing to read)")
     ap.add_argument("--single", action="store_true", help="single frames (no tracking), as the command line reads photos")
     ap.add_argument("--held-out", nargs="?", const="ranges", choices=("ranges", "lens"))
     ap.add_argument("--budget", type=tokens_accuracy.budget_arg, default=FRAME_BUDGET_MS, metavar="MS|none")
@@ -71,14 +73,17 @@ def main(argv=None) -> int:
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:
         old_cls = earlier_reader(args.against, Path(tmp))
-        over, seed = tokens_accuracy._variant(args.level, args.seed, args.held_out)
+        synth_level = tokens_accuracy._synth_level(args.level)
+        over, seed = tokens_accuracy._variant(synth_level, args.seed, args.held_out)
+        over = {**over, "strangers": True} if args.level == "strangers" else over
         names = (args.against, "now")
         ms: dict[str, list[float]] = {k: [] for k in names}
         missed = dict.fromkeys(names, 0)
         wrong = dict.fromkeys(names, 0)
+        frame_wrong = dict.fromkeys(names, 0)  # frames showing a seat's face that is not on the table
         for n in range(args.scenes):
             if args.single:
-                _single_scene(n, seed, over, args, old_cls, ms, missed, wrong)
+                _single_scene(n, seed, over, args, old_cls, ms, missed, wrong, frame_wrong)
                 continue
             readers = {args.against: old_cls(8, "token", tracking=True, budget_ms=budget),
                        "now": TokenReader(8, "token", tracking=True, budget_ms=budget)}
@@ -87,33 +92,36 @@ def main(argv=None) -> int:
             truth: dict[int, str] = {}
             for f in range(args.frames):
                 scene = synth.make_scene(np.random.default_rng([seed, n, tokens_accuracy.LEVEL_IDS[args.level]]),
-                                         args.level, kind="token", look=np.random.default_rng([seed, n, 99, f]), **over)
-                truth = scene.truth
+                                         synth_level, kind="token", look=np.random.default_rng([seed, n, 99, f]), **over)
+                truth = {} if args.level == "strangers" else scene.truth
                 for k in (names if f % 2 == 0 else names[::-1]):
                     c0 = time.thread_time()
                     reading = readers[k].read(scene.image)
                     ms[k].append((time.thread_time() - c0) * 1000)
                     cast[k].update((c.seat, c.face) for c in stab[k].feed(reading) if c.face is not None)
+                    frame_wrong[k] += sum(1 for seat, face in reading.tokens.items() if truth.get(seat) != face)
             for k in names:
                 missed[k] += sum(1 for seat in truth if seat not in cast[k])
                 wrong[k] += sum(1 for seat, face in cast[k].items() if truth.get(seat) != face)
     frames = "single frames" if args.single else f"{args.frames} frames, budget {'none' if budget is None else f'{budget:g} ms'}"
     print(f"tokens_ab: {args.level}{f' (held-out: {args.held_out})' if args.held_out else ''}, "
           f"{args.scenes} scenes × {frames}, 8 tokens each, both readers on every frame in turn")
-    print(f"{'reader':<12}{'missed':>8}{'wrong':>7}{'cpu ms med':>12}{'mean':>7}{'p95':>7}")
+    print(f"{'reader':<12}{'missed':>8}{'wrong':>7}{'frames wrong':>14}{'cpu ms med':>12}{'mean':>7}{'p95':>7}")
     for k in names:
         a = np.array(ms[k])
-        print(f"{k:<12}{missed[k]:>8}{wrong[k]:>7}{np.median(a):>12.2f}{a.mean():>7.2f}{np.percentile(a, 95):>7.1f}")
+        print(f"{k:<12}{missed[k]:>8}{wrong[k]:>7}{frame_wrong[k]:>14}{np.median(a):>12.2f}{a.mean():>7.2f}"
+              f"{np.percentile(a, 95):>7.1f}")
     ratio = np.array(ms["now"]) / np.maximum(np.array(ms[args.against]), 1e-6)
     print(f"median of the per-frame ratio now / {args.against}: {np.median(ratio):.3f}")
     return 0
 
 
-def _single_scene(n, seed, over, args, old_cls, ms, missed, wrong) -> None:
+def _single_scene(n, seed, over, args, old_cls, ms, missed, wrong, frame_wrong) -> None:
     """One scene read by both single-frame readers in turn (tokens missed and wrong, CPU ms of
     each one's second read)."""
     scene = synth.make_scene(np.random.default_rng([seed, n, tokens_accuracy.LEVEL_IDS[args.level]]),
-                             args.level, kind="token", **over)
+                             tokens_accuracy._synth_level(args.level), kind="token", **over)
+    truth = {} if args.level == "strangers" else scene.truth
     names = (args.against, "now")
     readers = {args.against: old_cls(8, "token"), "now": TokenReader(8, "token")}
     for k in (names if n % 2 == 0 else names[::-1]):
@@ -121,8 +129,9 @@ def _single_scene(n, seed, over, args, old_cls, ms, missed, wrong) -> None:
         c0 = time.thread_time()
         reading = readers[k].read(scene.image)
         ms[k].append((time.thread_time() - c0) * 1000)
-        missed[k] += sum(1 for seat in scene.truth if seat not in reading.tokens)
-        wrong[k] += sum(1 for seat, face in reading.tokens.items() if scene.truth.get(seat) != face)
+        missed[k] += sum(1 for seat in truth if seat not in reading.tokens)
+        wrong[k] += sum(1 for seat, face in reading.tokens.items() if truth.get(seat) != face)
+        frame_wrong[k] += sum(1 for seat, face in reading.tokens.items() if truth.get(seat) != face)
 
 
 if __name__ == "__main__":

@@ -265,7 +265,7 @@ class TokenReader:
         look = not (deep and even) and not (self._every_seat_followed() and self._frame % 4 != 1)
         for _ in range(1 if self._tracks else 2):
             if look:
-                _merge(sightings, self._discover(grey))
+                _merge(sightings, self._discover(frame, grey))
         unfollowed = not self._every_seat_followed()
         # a thorough tile (after the first round) waits for the followed markers' slow reads
         early = even and self._deep < DEEP_TILES[0] * DEEP_TILES[1]
@@ -378,9 +378,10 @@ class TokenReader:
                 if s.face.seat == old.face.seat and math.dist(s.centre, old.centre) < side]
         _merge(out, near[:1])
 
-    def _discover(self, grey: np.ndarray) -> list[Sighting]:
+    def _discover(self, frame, grey: np.ndarray) -> list[Sighting]:
         """The first pass over half the frame (the top and bottom halves in turn, overlapping by
-        a marker), at half size where the frame is big enough."""
+        a marker), at half size where the frame is big enough (each marker found there not
+        followed yet confirmed at full size: :meth:`_confirmed`)."""
         h = grey.shape[0]
         top = self._discovered % 2 == 0
         self._discovered += 1
@@ -391,7 +392,23 @@ class TokenReader:
             return self._detect(band, offset=offset)
         small = cv2.resize(band, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         # a half-size pixel's centre k is the full-size pixel 2k + 0.5
-        return [Sighting(s.face, s.corners * 2 + 0.5 + offset) for s in self._detect(small)]
+        found = [Sighting(s.face, s.corners * 2 + 0.5 + offset) for s in self._detect(small)]
+        return [c for c in (self._confirmed(frame, grey, s) for s in found) if c is not None]
+
+    def _confirmed(self, frame, grey: np.ndarray, s: Sighting) -> Sighting | None:
+        """A marker the half-size look found, if it is followed already or its cells at full size
+        read as the same face (fitted onto its picture, then read as a followed marker is read
+        thoroughly), else None. At half size a smeared marker's cells are a pixel or two across, and
+        ArUco's correction of two bits turned a smeared marker not ours into seat 4's remain side
+        in 2 frames of 1 800 (benchmarks/tokens_accuracy.py --levels strangers, held-out ranges
+        videos); at full size its cells read as nothing."""
+        if any(t.sighting.face == s.face and _near(t.sighting, s) for t in self._tracks):
+            return s
+        fitted = self._fitted(grey, s)
+        r = track.reread(frame, grey, fitted.corners, self._ids)
+        if r is None or self._faces[self._ids[r[0]]] != s.face:
+            return None
+        return Sighting(s.face, r[1])
 
     def _deep_tile(self, frame, grey: np.ndarray, known: list[Sighting]) -> list[Sighting]:
         """The single frame's last look (vision/recover.py), over this frame's tile only. The

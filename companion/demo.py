@@ -186,7 +186,7 @@ def _replay(recorded: Path, rules, narrator, clock, audio, out: Path, say) -> in
         games = journal.games(rules.game_id)
         if not games:
             raise BadInput(i18n.keyed("demo.no_knives23", journal=str(recorded)))
-        record = journal.game(games[-1].id)  # JournalDamaged when its row cannot be read
+        record = journal.game(games[0].id)  # newest first; JournalDamaged when its row cannot be read
         events = journal.events(record.id)
     finally:
         journal.close()

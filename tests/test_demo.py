@@ -40,6 +40,10 @@ def test_a_game_recorded_in_french_replays_in_german(tmp_path, monkeypatch, caps
     marks = use_french_and_german(tmp_path, monkeypatch)
     try:
         assert demo.main(["--lang", "fr", "--out", str(tmp_path / "fr")]) == 0
+        capsys.readouterr()
+        # played again into the same folder: its game comes next to the first, and the replay
+        # takes the last one (it took the oldest)
+        assert demo.main(["--lang", "fr", "--out", str(tmp_path / "fr")]) == 0
         french = capsys.readouterr().out
         assert demo.main(["--lang", "de", "--replay", str(tmp_path / "fr"), "--out", str(tmp_path / "replay")]) == 0
         replayed = capsys.readouterr().out
@@ -47,7 +51,7 @@ def test_a_game_recorded_in_french_replays_in_german(tmp_path, monkeypatch, caps
         german = capsys.readouterr().out
     finally:
         i18n.set_language("en")
-    assert "events replayed: 118" in replayed and "in Deutsch" in replayed
+    assert "replaying game 2 of" in replayed and "events replayed: 118" in replayed and "in Deutsch" in replayed
     # the replay shows and says exactly what a game played in German shows and says (its
     # first screen is the one before the first tap: the recorded game_started)
     assert _screens(replayed)[1:] == _screens(german) and len(_screens(german)) > 100

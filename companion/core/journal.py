@@ -196,6 +196,8 @@ class Journal:
                 raise JournalDamaged(keyed("journal.damaged", path=str(self.path), problem="; ".join(problems)))
             if not readonly:
                 self._upgrade()
+            if not memory:
+                self._check_columns()
         except sqlite3.Error as exc:
             self._close_quietly()
             raise self._open_error(exc) from None
@@ -266,6 +268,20 @@ class Journal:
             raise JournalDamaged(keyed("journal.newer", path=str(self.path), version=version,
                                        supported=SCHEMA_VERSION))
 
+    def _check_columns(self) -> None:
+        """A journal whose tables or columns are not this version's (a table dropped, a
+        version number that lies) is damaged: opened as it is, every game read or event written
+        would fail one by one, and the app could record nothing."""
+        if self.schema_version != SCHEMA_VERSION:
+            return  # read-only: an older version's journal is read as it is
+        for table, needed in _COLUMNS.items():
+            have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+            missing = [c for c in needed if c not in have]
+            if missing:
+                problem = (f"table {table} is missing" if not have
+                           else f"table {table} has no column {', '.join(missing)}")
+                raise JournalDamaged(keyed("journal.damaged", path=str(self.path), problem=problem))
+
     # -- schema ---------------------------------------------------------------------------
     @property
     def schema_version(self) -> int:
@@ -283,8 +299,12 @@ class Journal:
         while version < SCHEMA_VERSION:
             target = version + 1
             with self._tx():
-                for stmt in _statements(MIGRATIONS[target]):
-                    self._db.execute(stmt)
+                try:
+                    for stmt in _statements(MIGRATIONS[target]):
+                        self._db.execute(stmt)
+                except sqlite3.OperationalError as exc:  # its version lies: a column already there, say
+                    raise JournalDamaged(keyed("journal.damaged", path=str(self.path),
+                                               problem=f"cannot be upgraded to version {target}: {exc}")) from None
                 self._db.execute(f"PRAGMA user_version = {target}")
             version = target
 
@@ -540,6 +560,8 @@ class Journal:
 
 
 _GAME_SELECT = "SELECT id, game, setup, started_at, finished_at, status, winners, summary FROM games"
+_COLUMNS = {"games": ("id", "game", "setup", "started_at", "finished_at", "status", "winners", "summary"),
+            "events": ("game_id", "seq", "kind", "data", "source", "at")}
 _INT64 = (-2 ** 63, 2 ** 63 - 1)  # what an SQLite integer holds
 
 

@@ -394,6 +394,24 @@ def test_a_negative_schema_version_is_refused_as_damaged_and_left_as_it_was(tmp_
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("damage, words", [
+    ("DROP TABLE events", "table events is missing"),
+    ("ALTER TABLE games DROP COLUMN summary", "table games has no column summary"),
+    # a journal that says version 1 but has version 2's columns: its upgrade cannot run
+    ("PRAGMA user_version=1", "cannot be upgraded to version 2: duplicate column name"),
+])
+def test_a_journal_whose_tables_are_not_this_versions_is_damaged_and_left_as_it_was(tmp_path, damage, words):
+    """Opened as it was, every game read or event written failed one by one (the app then played
+    on recording nothing); damaged, the app keeps it aside and starts afresh."""
+    path = tmp_path / "journal.sqlite3"
+    _toy_games(path, 1)
+    _damage(path, damage)
+    before = path.read_bytes()
+    with pytest.raises(JournalDamaged, match=words):
+        Journal(path)
+    assert path.read_bytes() == before
+
+
 def test_a_game_number_sqlite_cannot_hold_is_no_such_game(tmp_path):
     j = Journal(tmp_path / "journal.sqlite3")
     with pytest.raises(BadInput, match="has no game 99999999999999999999"):

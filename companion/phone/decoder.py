@@ -6,7 +6,8 @@ The worker is one long-lived process (started on the first photo: importing Open
 a second) fed over a pipe. A photo that runs past the time cap gets its worker killed; the next
 photo starts a fresh one. The worker is a fresh interpreter (``python -m companion.phone.decoder``), not a fork: the app
 has threads (Kivy, the server) and a forked copy of them is not safe. The decoder itself is :func:`vision.qr.decode`'s
-``image_from_bytes`` + ``decode_array``, unchanged.
+``image_from_bytes`` + ``decode_array``, unchanged. Where no worker can start (an Android build)
+the same reader runs in-process, bounded by size, codes and time instead (:meth:`DecodeWorker._in_process`).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from companion.core.events import BadInput
@@ -28,6 +30,7 @@ log = logging.getLogger(__name__)
 SECONDS = 4.0        # a single card photo reads in well under a second on this kind of tablet
 MEMORY_MB = 768      # address space of the worker (OpenCV and numpy need ~300 MB of it idle)
 MAX_CODES = 6        # "photograph one card at a time": a few cards in one frame are fine
+MAX_SIDE = 2000      # in-process photos are shrunk to this (the page sends no bigger: page.js)
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -66,6 +69,27 @@ def worker_main(memory_mb: int) -> None:
             _say(out, "bad", f"photo needs more than the {memory_mb} MB a photo may use")
         except Exception as exc:  # an OpenCV error on a strange image: one line, keep serving
             _say(out, "bad", f"photo could not be read ({type(exc).__name__})")
+
+
+class TooSlow(BadInput):
+    """A photo stopped at the reader's time cap (the server makes its phone rest a little)."""
+
+
+class _Deadline(list):
+    """``decode_array``'s trace, used as a clock: it is told after each stage, and stops the
+    reading there once the time is up (the in-process reader cannot be killed mid-photo)."""
+
+    def __init__(self, seconds: float):
+        super().__init__()
+        self.end = time.monotonic() + seconds
+
+    def append(self, item) -> None:
+        if time.monotonic() > self.end:
+            raise _TimeUp()
+
+
+class _TimeUp(Exception):
+    pass
 
 
 class DecodeWorker:
@@ -139,7 +163,7 @@ class DecodeWorker:
             if kind == "slow":
                 self.killed += 1
                 self._kill()
-                raise BadInput(keyed("phone.server.photo_slow", seconds=f"{self.seconds:g}"))
+                raise TooSlow(keyed("phone.server.photo_slow", seconds=f"{self.seconds:g}"))
             if kind == "dead":
                 self._kill()
                 raise BadInput(keyed("phone.server.photo_memory", mb=self.memory_mb))
@@ -154,12 +178,31 @@ class DecodeWorker:
 
 
     def _in_process(self, data: bytes) -> list[str]:
-        """Where no worker can be started: the same reader and code cap, without the time and
-        memory caps (photos are still one at a time, and the pixel cap still applies)."""
+        """Where no worker can be started: the same reader in the app's own process, bounded
+        instead of killed. The photo is shrunk to ``MAX_SIDE`` (a 6000 px photo of finder
+        patterns took 86 s and 285 MB read whole), the reading stops once more codes than
+        allowed are read, and between stages once ``seconds`` are spent (one stage may
+        overrun it: about a second on a 2000 px photo). No memory cap."""
+        import cv2
+
         from vision.qr.decode import decode_array, image_from_bytes
         try:
-            texts = decode_array(image_from_bytes(data, "photo"))
+            img = image_from_bytes(data, "photo")
         except BadInput as exc:
+            log.info("phone photo not read: %s", exc)
+            raise BadInput(keyed("phone.server.photo_bad")) from None
+        h, w = img.shape[:2]
+        if max(h, w) > MAX_SIDE:
+            f = MAX_SIDE / max(h, w)
+            img = cv2.resize(img, (max(1, round(w * f)), max(1, round(h * f))),
+                             interpolation=cv2.INTER_AREA)
+        try:
+            texts = decode_array(img, max_codes=self.max_codes + 1,
+                                 trace=_Deadline(self.seconds))
+        except _TimeUp:
+            self.killed += 1
+            raise TooSlow(keyed("phone.server.photo_slow", seconds=f"{self.seconds:g}")) from None
+        except Exception as exc:  # an OpenCV error on a strange image: one line
             log.info("phone photo not read: %s", exc)
             raise BadInput(keyed("phone.server.photo_bad")) from None
         if len(texts) > self.max_codes:

@@ -14,7 +14,9 @@ Who may count (issue 15's attacks from the table's own Wi-Fi):
 - a phone that joined only *waits*: its scans count once the narrator allows it on the tablet
   (a player cannot count a card from their hand from their own phone); a phone sending codes
   that fail the deck's check goes back to waiting; waiting phones are capped per address and in
-  all, and allowed phones are never pushed out by new ones;
+  all (when full, a new address takes the place of a crowded address's oldest; a refused
+  phone's address waits before joining again), and allowed and seat phones are never pushed
+  out by new ones nor counted as waiting; a refused phone stops counting at once;
 - typed codes (the sticker's small type, which has no check) count only while the narrator
   allows typing, and only if that deck printed that card under that serial.
 
@@ -23,12 +25,14 @@ What keeps the tablet answering:
   private or loopback, with a ``Host`` header naming this server (no DNS rebinding);
 - each connection has one deadline for its request line and headers and one for its whole
   request, whatever it sends (a byte every few seconds does not hold a slot); connections are
-  capped in all and per address; the header block is capped in bytes and lines before anything
+  capped in all and per address, and when all are taken a new one takes the slot of an idle
+  one that has sent no request head; the header block is capped in bytes and lines before anything
   is parsed, and cookies are read with a plain split (not ``http.cookies``);
 - a token bucket per address limits the request rate; bodies need a plain decimal
   Content-Length under a per-route limit; only the expected types and JSON fields are accepted;
 - photos are read in a worker process with a time, memory and codes-per-photo cap
-  (:mod:`.decoder`); a text scan never waits for a photo;
+  (:mod:`.decoder`), first come first served, one per phone at a time; a text scan never
+  waits for a photo; a seat's phone records at most one ballot a second;
 - a retry carrying the same ``scan_id`` gets the first answer again instead of being counted
   twice. Every refusal is one line; pages a person opens get a page, never raw JSON.
 """
@@ -43,12 +47,14 @@ import json
 import logging
 import re
 import secrets
+import select
 import socket
 import ssl
 import threading
 import time
 import urllib.parse
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -58,6 +64,7 @@ from companion.core.clock import SYSTEM_CLOCK
 from companion.core.events import BadInput, Command
 from vision.qr import payload as qrpayload
 
+from .decoder import TooSlow
 from .words import page_language, render_page, say
 
 log = logging.getLogger(__name__)
@@ -79,11 +86,16 @@ MAX_PHONES = 32          # allowed and waiting phones together
 MAX_WAITING = 8          # phones waiting for the narrator, in all ...
 MAX_WAITING_PER_ADDRESS = 2  # ... and from one address
 MAX_FAILED_CHECKS = 5    # codes failing the deck's check before a phone must be allowed again
+REFUSED_SECONDS = 300.0  # a refused phone's address may not join again as a waiting phone
+BALLOT_SECONDS = 1.0     # a seat's phone records at most one ballot this often
+PHOTO_REST_SECONDS = 10.0  # a phone whose photo ran past the reader's time cap waits this long
 HISTORY = 50
 MAX_HEAD = 8 * 1024      # request line + headers: a phone's browser sends under 2 KB
 MAX_HEAD_LINES = 40
 HEAD_SECONDS = 10.0      # to send the request line and headers
 REQUEST_SECONDS = 60.0   # to send the whole request (a 4 MB photo on a slow Wi-Fi)
+# a phone that hung up or stopped reading: its answer is dropped, with no traceback
+HUNG_UP = (ConnectionError, TimeoutError, ssl.SSLError)
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _LENGTH = re.compile(r"^[0-9]{1,9}$")  # ASCII digits only: "²".isdigit() is True
 SECURITY_HEADERS = {
@@ -243,10 +255,33 @@ class _Reader:
         pass
 
 
+class _Conn:
+    """A connection as the slot keeper sees it: ``head`` once its request head is in (from then
+    on it is never dropped for another), ``gone`` once it was dropped."""
+
+    __slots__ = ("addr", "sock", "head", "gone")
+
+    def __init__(self, addr: str, sock: socket.socket):
+        self.addr, self.sock, self.head, self.gone = addr, sock, False, False
+
+    def drop(self) -> None:
+        self.gone = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)   # its thread's read ends at once
+        except OSError:
+            pass
+
+
 class _CappedServer(http.server.ThreadingHTTPServer):
-    """At most ``MAX_CONNECTIONS`` requests at once, and ``PER_ADDRESS`` from one address: a
+    """At most ``MAX_CONNECTIONS`` connections at once, and ``PER_ADDRESS`` from one address: a
     flood of connections from one device neither starts hundreds of threads nor takes the
-    slots of the other phones; the extra ones are closed at once."""
+    slots of the other phones; the extra ones are closed at once.
+
+    When every slot is taken, a new connection takes the slot of one that has not sent its
+    request head yet (idle, or trickling it): the oldest of the address holding the most of
+    those. Connections that only sit there (a few addresses each reopening 6 the moment they
+    are closed) cannot keep a phone out, since a phone sends its head as soon as it connects;
+    a request being answered is never dropped."""
 
     daemon_threads = True
     MAX_CONNECTIONS = 32
@@ -254,39 +289,98 @@ class _CappedServer(http.server.ThreadingHTTPServer):
     request_queue_size = 64  # a burst of phones connecting is queued, not dropped and retried
 
     def __init__(self, *args, **kwargs):
-        self._slots = threading.BoundedSemaphore(self.MAX_CONNECTIONS)
-        self._per: dict[str, int] = {}
-        self._per_lock = threading.Lock()
+        self._conns: dict[Any, _Conn] = {}   # by accepted socket, oldest first
+        self._conns_lock = threading.Lock()
         super().__init__(*args, **kwargs)
+
+    def _idlest(self) -> Any:
+        """The socket of the connection to drop for a new one, or None."""
+        idle = [(sock, c) for sock, c in self._conns.items() if not c.head]
+        if not idle:
+            return None
+        crowd = Counter(c.addr for _, c in idle).most_common(1)[0][0]
+        return next(sock for sock, c in idle if c.addr == crowd)
 
     def process_request(self, request, client_address):
         addr = client_address[0]
-        with self._per_lock:
-            if self._per.get(addr, 0) >= self.PER_ADDRESS:
+        with self._conns_lock:
+            full = len(self._conns) >= self.MAX_CONNECTIONS
+            victim = self._idlest() if full else None
+            if (sum(c.addr == addr for c in self._conns.values()) >= self.PER_ADDRESS
+                    or (full and victim is None)):
                 self.shutdown_request(request)
                 return
-            if not self._slots.acquire(blocking=False):
-                self.shutdown_request(request)
-                return
-            self._per[addr] = self._per.get(addr, 0) + 1
+            if victim is not None:
+                self._conns.pop(victim).drop()
+            self._conns[request] = _Conn(addr, request)
         try:
             super().process_request(request, client_address)
         except Exception:
-            self._release(addr)
+            self._release(request)
             raise
 
-    def _release(self, addr):
-        with self._per_lock:
-            self._per[addr] -= 1
-            if not self._per[addr]:
-                del self._per[addr]
-            self._slots.release()
+    def conn_of(self, request) -> _Conn | None:
+        with self._conns_lock:
+            return self._conns.get(request)
+
+    def head_in(self, conn: _Conn) -> bool:
+        """Its request head is in: the connection keeps its slot (False: it was dropped)."""
+        with self._conns_lock:
+            conn.head = True
+            return not conn.gone
+
+    def moved(self, conn: _Conn, sock) -> None:
+        with self._conns_lock:
+            conn.sock = sock
+
+    def _release(self, request):
+        with self._conns_lock:
+            self._conns.pop(request, None)   # a dropped one is gone already
 
     def process_request_thread(self, request, client_address):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._release(client_address[0])
+            self._release(request)
+
+
+class _PhotoLine:
+    """Phones' photos go to the one photo reader first come, first served, one photo per phone
+    at a time (a phone sending many at once does not push the others back), and a phone whose
+    photo ran past the reader's time cap rests a little before its next one."""
+
+    def __init__(self, wait: float, rest: float, clock=SYSTEM_CLOCK):
+        self.wait, self.rest, self.clock = wait, rest, clock
+        self._cond = threading.Condition()
+        self._line: deque[str] = deque()        # phone ids, the one being read first
+        self._resting: dict[str, float] = {}    # phone id -> when it may send again
+
+    @contextmanager
+    def turn(self, phone_id: str):
+        """Waits for this phone's turn at the reader; yields a ``rest()`` to call when its
+        photo ran past the time cap."""
+        with self._cond:
+            if phone_id in self._line:
+                raise _Refused(429, "photo_pending")
+            now = self.clock.now()
+            self._resting = {p: t for p, t in self._resting.items() if t > now}
+            if phone_id in self._resting:
+                raise _Refused(429, "photo_rest", seconds=int(self._resting[phone_id] - now) + 1)
+            self._line.append(phone_id)
+            if not self._cond.wait_for(lambda: self._line[0] == phone_id, self.wait):
+                self._line.remove(phone_id)
+                self._cond.notify_all()
+                raise _Refused(503, "reader_busy")
+
+        def rest():
+            with self._cond:
+                self._resting[phone_id] = self.clock.now() + self.rest
+        try:
+            yield rest
+        finally:
+            with self._cond:
+                self._line.popleft()
+                self._cond.notify_all()
 
 
 _ids = itertools.count(1)
@@ -308,6 +402,7 @@ class PhoneRecord:
     history: deque = field(default_factory=lambda: deque(maxlen=HISTORY))
     answers: OrderedDict = field(default_factory=OrderedDict)
     inflight: dict = field(default_factory=dict)   # scan_id -> Event, while it is answered
+    next_ballot: float = float("-inf")            # when its next ballot may be recorded
 
 
 class PhoneServer:
@@ -330,7 +425,9 @@ class PhoneServer:
                  cast: Callable[[Command], object] | None = None,
                  head_seconds: float = HEAD_SECONDS, request_seconds: float = REQUEST_SECONDS,
                  answer_seconds: float = 30.0, tls: ssl.SSLContext | None = None,
-                 language: Callable[[], str] = i18n.language):
+                 language: Callable[[], str] = i18n.language,
+                 ballot_seconds: float = BALLOT_SECONDS, refused_seconds: float = REFUSED_SECONDS,
+                 photo_rest_seconds: float = PHOTO_REST_SECONDS):
         self.submit = submit
         self.status = status
         self.key = key
@@ -341,6 +438,9 @@ class PhoneServer:
         self.secret = secret or secrets.token_urlsafe(16)
         self.max_photo = max_photo
         self.rate = rate or RateLimiter(clock=clock)
+        self.clock = clock
+        self.ballot_seconds, self.refused_seconds = ballot_seconds, refused_seconds
+        self._refused: dict[str, float] = {}   # address -> until when it may not join to wait
         self._worker = None
         if decoder is None:
             from .decoder import DecodeWorker
@@ -367,6 +467,7 @@ class PhoneServer:
         self._tokens: dict[str, str] = {}                              # token -> id
         self._recent: deque = deque(maxlen=HISTORY)  # (phone, answer), newest last, for the tablet
         self._answered = 0  # answers given since start: the tablet asks for the ones it has not shown
+        self.photos = _PhotoLine(answer_seconds, photo_rest_seconds, clock)
         self._httpd: http.server.ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -432,15 +533,25 @@ class PhoneServer:
             return True
 
     def refuse(self, phone_id: str) -> bool:
-        """Forget a phone: its token stops working (it may join again and wait again)."""
+        """Forget a phone: its token stops working, a scan of it still being answered does not
+        count, and its address may not join as a waiting phone for ``refused_seconds`` (a
+        phone refused to keep it out does not come straight back)."""
         with self._lock:
-            p = self._phones.pop(phone_id, None)
+            p = self._phones.get(phone_id)
             if p is None:
                 return False
-            self._tokens.pop(p.token, None)
-            if p.seat is not None and self._seat_phone.get(p.seat) == p.id:
-                del self._seat_phone[p.seat]
+            self._forget(p)
+            now = self.clock.now()
+            self._refused = {a: t for a, t in self._refused.items() if t > now}
+            self._refused[p.address] = now + self.refused_seconds
             return True
+
+    def _forget(self, p: PhoneRecord) -> None:
+        del self._phones[p.id]
+        self._tokens.pop(p.token, None)
+        p.allowed = False
+        if p.seat is not None and self._seat_phone.get(p.seat) == p.id:
+            del self._seat_phone[p.seat]
 
     def seat_url(self, player: str) -> str:
         """The link in ``player``'s own seat code: the phone that opens it votes for them."""
@@ -510,6 +621,13 @@ class PhoneServer:
         with self._lock:
             if ballot_id and ballot_id in phone.answers:
                 return dict(phone.answers[ballot_id], replayed=True)
+            # Each ballot is a journal write on the tablet's main thread: at most one a
+            # ``ballot_seconds`` per phone (the page sends one per vote; a change of mind
+            # a second later is still recorded).
+            now = self.clock.now()
+            if now < phone.next_ballot:
+                raise _Refused(429, "ballot_too_fast")
+            phone.next_ballot = now + self.ballot_seconds
         if phone.seat is None or self.cast is None:
             raise _Refused(403, "no_seat")
         vote = self._vote_for(phone)
@@ -528,6 +646,8 @@ class PhoneServer:
         if ballot_id:
             with self._lock:
                 phone.answers[ballot_id] = reply
+                while len(phone.answers) > HISTORY:
+                    phone.answers.popitem(last=False)
         return reply
 
     def recent(self, n: int = 10) -> list[dict]:
@@ -549,15 +669,30 @@ class PhoneServer:
 
     def join(self, token: str | None, address: str) -> PhoneRecord:
         """The phone holding ``token`` (a rejoin keeps its id and history), or a new phone with
-        a new id and token; refused when too many phones are waiting for the narrator."""
+        a new id and token, waiting for the narrator.
+
+        Waiting phones are capped in all and per address. When they are full, a phone from an
+        address with none waiting takes the place of the oldest waiting phone of an address
+        with the most (two): whoever holds the join code cannot fill the list from a few
+        addresses and keep a real phone out. An address the narrator refused a phone from
+        waits ``refused_seconds`` before it may join again. Seat phones (voting only) and
+        allowed phones are never waiting and never pushed out."""
         with self._lock:
             pid = self._tokens.get(token or "")
             if pid is not None:
                 return self._phones[pid]
-            waiting = [p for p in self._phones.values() if not p.allowed]
-            if (len(self._phones) >= MAX_PHONES or len(waiting) >= MAX_WAITING
-                    or sum(p.address == address for p in waiting) >= MAX_WAITING_PER_ADDRESS):
+            if self._refused.get(address, float("-inf")) > self.clock.now():
+                raise _Refused(429, "refused_recently")
+            waiting = [p for p in self._phones.values() if not p.allowed and p.seat is None]
+            mine = sum(p.address == address for p in waiting)
+            if mine >= MAX_WAITING_PER_ADDRESS:
                 raise _Refused(429, "too_many_waiting")
+            if len(self._phones) >= MAX_PHONES or len(waiting) >= MAX_WAITING:
+                crowd, most = Counter(p.address for p in waiting).most_common(1)[0] \
+                    if waiting else (None, 0)
+                if mine or most < MAX_WAITING_PER_ADDRESS:
+                    raise _Refused(429, "too_many_waiting")
+                self._forget(next(p for p in waiting if p.address == crowd))
             p = PhoneRecord(str(next(_ids)), secrets.token_urlsafe(24), address,
                             allowed=self.auto_allow)
             self._phones[p.id] = p
@@ -593,7 +728,7 @@ class PhoneServer:
         if replayed is not None:
             return replayed
         with self._lock:
-            if not phone.allowed:
+            if not self._may_count(phone):
                 raise _Refused(403, "waiting")
             if scan_id:
                 if scan_id in phone.inflight:   # two copies at once: the later one waits
@@ -605,6 +740,11 @@ class PhoneServer:
             if scan_id:
                 with self._lock:
                     phone.inflight.pop(scan_id).set()
+
+    def _may_count(self, phone: PhoneRecord) -> bool:
+        """Whether the phone may count now (under the lock): allowed, and not refused since
+        its request came in (a request holds on to the phone's record while it waits)."""
+        return phone.allowed and self._phones.get(phone.id) is phone
 
     def _answer_texts(self, phone, texts, scan_id, typed) -> dict:
         answers = [self._one(phone, t, typed) for t in texts] or [
@@ -638,8 +778,13 @@ class PhoneServer:
                 raise _Answer("not_printed") from None
         try:
             return qrpayload.parse(text, self.key)
-        except BadInput as exc:
-            raise _Answer("check_failed" if "check failed" in str(exc) else "not_code") from None
+        except (BadInput, ValueError) as exc:
+            # A text claiming to be one of this game's codes that is not a genuine one counts
+            # as a failed check (and so toward sending the phone back to the narrator), whatever
+            # is wrong with it; any other text is just not a card code.
+            claimed = text.strip().upper().startswith(qrpayload.GAME)
+            raise _Answer("check_failed" if claimed or "check failed" in str(exc)
+                          else "not_code") from None
 
     def _one(self, phone: PhoneRecord, text: str, typed: bool) -> dict:
         try:
@@ -653,6 +798,10 @@ class PhoneServer:
                     "error": say(phone.lang, "phone.server.answer.not_fate", serial=card.serial)}
         cmd = Command("curia_card", {"card": card.command_card(), "serial": card.serial},
                       source=f"phone:{phone.id}")
+        with self._lock:   # the narrator may have refused it while its photo was read
+            if not self._may_count(phone):
+                return {"status": "refused", "reason": "waiting", "serial": card.serial,
+                        "label": card.label, "error": say(phone.lang, "phone.server.waiting")}
         try:
             reply = dict(self.submit(cmd))
         except Exception as exc:  # the rules' refusal (RuleError/BadInput), one line
@@ -746,6 +895,7 @@ REFUSED_TITLES = {403: "phone.server.page_not_joined", 429: "phone.server.page_t
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     phone_server: PhoneServer
+    server: _CappedServer
     server_version = "TableCompanion"
     sys_version = ""
 
@@ -757,21 +907,45 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def setup(self):
         ps = self.phone_server
         self._start = time.monotonic()
-        # Whatever the peer does (a TLS handshake a byte at a time included), its connection
-        # ends at this deadline; the reads below have their own, shorter ones.
+        self._conn = self.server.conn_of(self.request)
+        # Whatever the peer does, its connection ends at this deadline; the request head (a TLS
+        # handshake included) and the whole request have their own, shorter ones.
         self._timer = threading.Timer(ps.request_seconds + ps.answer_seconds, self._expire)
         self._timer.daemon = True
         self._timer.start()
-        self._tls_failed = False
-        if ps.tls is not None:
-            self.request.settimeout(ps.head_seconds)
+        self._gone = self._conn is None   # dropped for a newer one before it started
+        if ps.tls is not None and not self._gone:
             try:
-                self.request = ps.tls.wrap_socket(self.request, server_side=True)
-            except (ssl.SSLError, OSError):  # not TLS, or a phone refusing the certificate
-                self._tls_failed = True
+                self.request = self._handshake(ps.tls, self._start + ps.head_seconds)
+            except Exception:  # not TLS, a phone refusing the certificate, too slow, or dropped
+                self._gone = True   # (shut down mid-handshake, ssl raises more than SSLError)
         super().setup()
         self._file = self.rfile  # http.server's own, unused: closed in finish()
         self.rfile = _Reader(self.connection, self._start + ps.head_seconds)
+
+    def _handshake(self, context: ssl.SSLContext, deadline: float) -> ssl.SSLSocket:
+        """The TLS handshake, done by ``deadline`` however the peer trickles it (a blocking
+        handshake's timeout is per read: a byte every few seconds would hold it for ever)."""
+        tls = context.wrap_socket(self.request, server_side=True, do_handshake_on_connect=False)
+        self.server.moved(self._conn, tls)   # what a drop shuts down from now on
+        try:
+            tls.setblocking(False)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._conn.gone:
+                    raise _Late()
+                try:
+                    tls.do_handshake()
+                    break
+                except ssl.SSLWantReadError:
+                    select.select([tls], [], [], left)
+                except ssl.SSLWantWriteError:
+                    select.select([], [tls], [], left)
+            tls.setblocking(True)
+            return tls
+        except BaseException:
+            tls.close()   # it holds the connection now (the plain socket was detached)
+            raise
 
     def _expire(self):
         try:
@@ -790,7 +964,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def handle(self):
         self.close_connection = True  # one request per connection (HTTP/1.0)
-        if self._tls_failed:
+        if self._gone:
             return
         try:
             self.rfile.head(MAX_HEAD, MAX_HEAD_LINES)
@@ -800,11 +974,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.command, self.request_version, self.path = "GET", "HTTP/1.0", "/state"
             self.requestline = "(headers too large)"
             # the headers are not read: the tablet's language
-            self._json(r.code, {"status": "refused", "reason": r.reason,
-                                "error": r.text(self.phone_server.language())})
+            try:
+                self._json(r.code, {"status": "refused", "reason": r.reason,
+                                    "error": r.text(self.phone_server.language())})
+            except HUNG_UP:   # the peer hung up: nothing to tell, nothing to log
+                pass
             return
         except OSError:
             return
+        if not self.server.head_in(self._conn):
+            return   # dropped for a newer connection while its head trickled in
         # the headers are in: the body has until the whole request's deadline
         self.rfile.deadline = self._start + self.phone_server.request_seconds
         try:
@@ -917,7 +1096,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         data, _ = self._body(MAX_JSON, {"application/json"})
         try:
             obj = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested 1000 deep
             raise _Refused(400, "not_json") from None
         if not isinstance(obj, dict) or not set(obj) <= fields:
             raise _Refused(400, "json_fields", fields=", ".join(sorted(fields)))
@@ -932,20 +1111,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _guard(self, fn, cost=1.0):
         try:
-            self._check_common(cost)
-            fn()
-        except _Refused as r:
-            self._refuse(r)
-        except _Late:
-            raise
-        except (BrokenPipeError, ConnectionResetError, TimeoutError, socket.timeout):
-            self.close_connection = True
-        except Exception:  # a bug here must not kill the server thread nor leak a traceback
-            log.exception("phone server: request failed")
             try:
+                self._check_common(cost)
+                fn()
+            except _Refused as r:
+                self._refuse(r)
+            except (_Late, *HUNG_UP):
+                raise
+            except Exception:  # a bug here must not kill the server thread nor leak a traceback
+                log.exception("phone server: request failed")
                 self._refuse(_Refused(500, "internal"))
-            except Exception:
-                pass
+        except HUNG_UP:   # the phone hung up (or stopped reading), before or during the answer
+            self.close_connection = True
 
     # --- routes ----------------------------------------------------------------------------
 
@@ -980,8 +1157,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             raise _Refused(404, "no_page", path=repr(url.path[:60]))
 
     def _join(self, query: str, seat: bool = False):
-        q = urllib.parse.parse_qs(query, max_num_fields=4)
         ps = self.phone_server
+        try:
+            q = urllib.parse.parse_qs(query, max_num_fields=4)
+        except ValueError:   # more fields than any join or seat link has: a wrong link
+            raise _Refused(403, "seat_code_wrong" if seat else "join_link_wrong") from None
         given = q["k"][0] if q.get("k") else None
         if seat:
             phone = ps.join_seat(given, self._cookies().get(ps.cookie_name),
@@ -1030,9 +1210,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             elif not phone.allowed:  # before any decoding: a waiting phone costs no CPU
                 reply = ps.answer_texts(phone, [], scan_id)
             else:
-                try:
-                    texts = ps.decoder(data)
-                except BadInput as exc:
-                    raise _Refused(400, "photo", error=i18n.text_of(exc, phone.lang)) from None
+                with ps.photos.turn(phone.id) as rest:
+                    try:
+                        texts = ps.decoder(data)
+                    except BadInput as exc:
+                        if isinstance(exc, TooSlow):
+                            rest()
+                        raise _Refused(400, "photo", error=i18n.text_of(exc, phone.lang)) from None
                 reply = ps.answer_texts(phone, texts, scan_id)
         self._json(200, reply)

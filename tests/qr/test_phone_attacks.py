@@ -168,7 +168,8 @@ def test_6_made_up_ids_neither_evict_a_phone_nor_act_as_it(server, key, curia):
         a = raw(server, (f"GET /join?k={server.secret} HTTP/1.1\r\n"
                          f"Host: {server.host}:{server.port}\r\n\r\n").encode(), source=addr)
         refused += status_of(a) == 429
-    assert refused >= 40 - 8
+    # (8 wait; one more, from a new address, took the place of one of ATTACKER's two)
+    assert refused >= 40 - 9
     assert sum(1 for d in server.devices() if not d["allowed"]) <= 8
     # the real phone is still known: its retried scan gets its first answer back
     _, _, again = real.scan(text, scan_id="s-1")
@@ -396,5 +397,5 @@ def test_3_without_a_worker_process_photos_are_still_read_with_the_code_cap(key,
     worker = decoder.DecodeWorker(max_codes=3)
     card = Card("fate", "knives", 2, "031")
     assert worker.decode(_one_card_png(key, card)) == [payload.encode(card, key)]
-    with pytest.raises(Exception, match="8 codes in one photo"):
-        worker.decode(_sheet_of_codes(key, 8))
+    with pytest.raises(Exception, match=r"codes in one photo \(at most 3\)"):
+        worker.decode(_sheet_of_codes(key, 8))   # (it stops reading at the 4th)

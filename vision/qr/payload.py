@@ -56,7 +56,9 @@ CARD_TYPES = {
     "S": ("sway", {"L1": ("laurels", 1), "L2": ("laurels", 2), "B1": ("blood", 1),
                    "B2": ("blood", 2)}),
 }
-_SHAPE = re.compile(r"^23K(\d)\.([A-Z])\.([A-Z]\d)\.(\d{3})\.([A-Z0-9]{4})$")
+# ASCII only: \d alone also matches other scripts' digits ("٠٤٢"), which are no serial and
+# cannot be checked (the check is over ASCII text). \Z, not $: no trailing newline either.
+_SHAPE = re.compile(r"^23K(\d)\.([A-Z])\.([A-Z]\d)\.(\d{3})\.([A-Z0-9]{4})\Z", re.ASCII)
 # Base-32 has no 0, 1 or 8, so a person typing the printed code who reads O as 0, I as 1 or
 # B as 8 still gets it right.
 _TYPED = str.maketrans({"0": "O", "1": "I", "8": "B"})
@@ -103,7 +105,7 @@ def encode(card: Card, key: bytes) -> str:
     type_entry = CARD_TYPES.get(card.type_letter)
     if type_entry is None or card.code not in type_entry[1]:
         raise BadInput(f"no such 23 Knives card: {card.kind} {card.code}")
-    if not (card.serial.isdigit() and len(card.serial) == 3):
+    if not re.fullmatch(r"[0-9]{3}", card.serial):
         raise BadInput(f"serial must be 3 digits, got {card.serial!r}")
     body = f"{PREFIX}.{card.type_letter}.{card.code}.{card.serial}"
     return f"{body}.{_check(key, body)}"
@@ -143,7 +145,7 @@ def printed(card: Card) -> str:
     return f"{PREFIX}.{card.type_letter}.{card.code}.{card.serial}"
 
 
-_PRINTED = re.compile(r"^23K(\d)\.([A-Z])\.([A-Z]\d)\.(\d{3})$")
+_PRINTED = re.compile(r"^23K(\d)\.([A-Z])\.([A-Z]\d)\.(\d{3})\Z", re.ASCII)
 
 
 def parse_printed(text: str, cards: dict[str, Card]) -> Card:

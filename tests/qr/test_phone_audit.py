@@ -4,7 +4,6 @@ Deadlines are shortened where a finding is about them; every loop stops by itsel
 from __future__ import annotations
 
 import http.client
-import json
 import re
 import socket
 import struct
@@ -48,21 +47,8 @@ class HttpsPhone(Phone):
         super().__init__(server)
         self.context = context
 
-    def request(self, method, path, body=None, headers=None, **kw):
-        conn = http.client.HTTPSConnection(self.server.host, self.server.port, timeout=30,
-                                           context=self.context)
-        hdrs = dict(headers or {})
-        if self.cookies:
-            hdrs["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        conn.request(method, path, body, hdrs)
-        res = conn.getresponse()
-        data = res.read()
-        for h in res.headers.get_all("Set-Cookie") or []:
-            name, _, rest = h.partition("=")
-            self.cookies[name.strip()] = rest.split(";", 1)[0]
-        conn.close()
-        return res.status, res.headers, (json.loads(data) if "json" in
-                                         res.headers.get("Content-Type", "") else data)
+    def _connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPSConnection(self.server.host, self.server.port, timeout=30, context=self.context)
 
 
 @pytest.mark.parametrize("https", [False, True])

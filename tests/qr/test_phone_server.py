@@ -20,8 +20,11 @@ class Phone:
         self.server = server
         self.cookies: dict[str, str] = {}
 
+    def _connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(self.server.host, self.server.port, timeout=30)
+
     def request(self, method, path, body=None, headers=None, host=None, cookies=True):
-        conn = http.client.HTTPConnection(self.server.host, self.server.port, timeout=30)
+        conn = self._connection()
         hdrs = {"Host": host or f"{self.server.host}:{self.server.port}"}
         if cookies and self.cookies:
             hdrs["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())

@@ -19,7 +19,6 @@ import glob
 import json
 import logging
 import os
-import queue
 import re
 import threading
 import time
@@ -42,6 +41,10 @@ REOPEN_INTERVAL = 0.25
 WELCOME_GAP = 0.2          # at most one WELCOME per box this often
 PAIRING_FILE = "boxes.json"
 PENDING = -1               # a ballot posted to the app, not yet in its journal: no answer yet
+MAX_KEYPADS = 16           # a hub has one keypad per seat; no game has more than 8 seats
+MAX_BOXES = 64             # box records at most (one box per port): a hard cap, whatever the ports
+FORGET_AFTER = 600.0       # a box silent this long is forgotten (its seat and ballot stay)
+OUTBOX_MAX = 64            # frames queued per port; a box that does not read loses the oldest
 
 
 @dataclass
@@ -75,7 +78,9 @@ class BoxRecord:
     tokens: dict = field(default_factory=lambda: {"press": FLOOD_BURST, "other": FLOOD_BURST})
     tokens_at: dict = field(default_factory=lambda: {"press": 0.0, "other": 0.0})
     flood_dropped: int = 0
-    last_press: tuple | None = None   # (keypad, button, at) shown on the devices panel
+    # (keypad, button, secret) shown on the devices panel; secret: pressed while a vote was open
+    # (or not known yet), so the button is never shown: it may be a ballot
+    last_press: tuple | None = None
     problem: str = ""
 
     @property
@@ -108,6 +113,39 @@ class Ballot:
     url: str
 
 
+class _Outbox:
+    """Frames for a port's writer thread, at most ``size``: a box that does not read its port
+    loses the oldest (it hears the vote state again after its next HELLO), the host no memory."""
+
+    def __init__(self, size: int = OUTBOX_MAX):
+        self._frames: collections.deque[bytes] = collections.deque(maxlen=size)
+        self._cond = threading.Condition()
+        self._closed = False
+        self.dropped = 0
+
+    def put(self, frame: bytes):
+        with self._cond:
+            if len(self._frames) == self._frames.maxlen:
+                self.dropped += 1
+            self._frames.append(frame)
+            self._cond.notify()
+
+    def get(self) -> bytes | None:
+        """The oldest frame, waiting for one; None once closed."""
+        with self._cond:
+            while not self._frames and not self._closed:
+                self._cond.wait()
+            return None if self._closed else self._frames.popleft()
+
+    def close(self):
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def qsize(self) -> int:
+        return len(self._frames)
+
+
 class _Port:
     def __init__(self, url: str):
         self.url = url
@@ -116,12 +154,14 @@ class _Port:
         self.serial: Any = None
         self.reader = P.FrameReader()
         self.write_lock = threading.Lock()
-        self.outbox: "queue.SimpleQueue[bytes | None]" = queue.SimpleQueue()
+        self.outbox = _Outbox()
         self.thread: threading.Thread | None = None
         self.writer: threading.Thread | None = None
         self.problem = ""
         self.welcomed_at = -10.0
-        self.welcomed: dict[int, float] = {}     # box id never introduced -> last WELCOME
+        # the last WELCOME to an id never introduced here: one clock per port, not per id, so
+        # a box inventing ids gets no more WELCOMEs and takes no more memory than one box
+        self.stranger_welcomed_at = -10.0
 
 
 class BoxManager:
@@ -170,7 +210,7 @@ class BoxManager:
         self._running.clear()
         self._stopping.set()
         for p in self._ports.values():
-            p.outbox.put(None)
+            p.outbox.close()
         threads = [t for p in self._ports.values() for t in (p.thread, p.writer) if t]
         if self._scanner:
             threads.append(self._scanner)
@@ -278,12 +318,13 @@ class BoxManager:
                     b.port_alive = False
         self._stopping.wait(REOPEN_INTERVAL)
 
-    def _dropped(self, port: _Port, why: str, key: str | None = None):
-        """Every dropped frame is logged, one line naming why (docs/protocol.md); with ``key``,
-        the first of a burst is a warning people see on the devices panel, the rest are INFO."""
+    def _dropped(self, port: _Port, why: str, warn: bool = False):
+        """Every dropped frame is logged, one line naming why (docs/protocol.md); with ``warn``,
+        the first of a burst is a warning people see on the devices panel, at most one a second
+        per port (keyed by port, never by box id: a box inventing ids must not grow the keys)."""
         self.counters["dropped"] += 1
         line = "dropped a frame on %s: %s" % (port.url, why)
-        if key is not None and self._due(key):
+        if warn and self._due("dropped:" + port.url):
             log.warning(line)
             self.problems.append(line)
         else:
@@ -292,7 +333,7 @@ class BoxManager:
     def _handle(self, port: _Port, item):
         if isinstance(item, P.FrameError):
             self.counters["bad_frames"] += 1
-            self._dropped(port, str(item), key="bad:" + port.url)
+            self._dropped(port, str(item), warn=True)
             return
         msg: P.Message = item
         self.counters["frames"] += 1
@@ -314,7 +355,7 @@ class BoxManager:
                 self._dropped(port, "%s from %s box 0x%08X (no HELLO here yet): asking it to "
                               "introduce itself" % (msg.name, "unknown" if box is None else
                                                     "unconfirmed", msg.box),
-                              key="unknown:%d" % msg.box if box is None else None)
+                              warn=box is None)
                 self._welcome_box(port, box, msg.box, now)
                 return
             kind = self._classify(box, msg)
@@ -323,7 +364,8 @@ class BoxManager:
                 # restarted with its power-up HELLO lost. Its HELLO's boot count will tell.
                 self.counters["seq_doubts"] += 1
                 box.confirmed = False
-                if msg.type == P.PRESS:
+                # bounded: a press not held here is retransmitted and held after the HELLO
+                if msg.type == P.PRESS and len(box.held) < SEEN_WINDOW:
                     box.held[msg.seq] = (msg.keypad, msg.button)
                 self._dropped(port, "%s seq %d from box %s goes back from seq %d: asking for "
                               "its HELLO" % (msg.name, msg.seq, box.ident, box.last_seq or 0))
@@ -395,11 +437,13 @@ class BoxManager:
 
     def _flooded(self, port: _Port, box: BoxRecord):
         self._dropped(port, "box %s floods the line: %d frames dropped so far"
-                      % (box.ident, box.flood_dropped), key="flood:%d" % box.box)
+                      % (box.ident, box.flood_dropped), warn=True)
 
     def _hello(self, port: _Port, msg: P.Message, now: float):
         box = self._boxes.get((msg.box, port.url))
         if box is None:
+            if not self._make_room(port, msg.box, now):
+                return
             box = self._boxes[(msg.box, port.url)] = BoxRecord(msg.box, port.url)
             box.tokens_at = {"press": now, "other": now}
             log.info("box %s found on %s", box.ident, port.url)
@@ -433,11 +477,18 @@ class BoxManager:
         box.port_alive, box.last_seen, box.confirmed = True, now, True
         box.version = msg.version
         box.firmware = "%d.%d" % (msg.fw_major, msg.fw_minor)
-        box.keypads, box.buttons = max(1, msg.keypads), msg.buttons
+        # A hub has one keypad per seat: more than MAX_KEYPADS is a fault (or a lie), and
+        # would only make rows on the devices panel. Keypads beyond are answered "ignored".
+        box.keypads, box.buttons = min(max(1, msg.keypads), MAX_KEYPADS), msg.buttons
+        if msg.keypads > MAX_KEYPADS:
+            box.problem = "says %d keypads, the tablet serves %d" % (msg.keypads, MAX_KEYPADS)
+            self._problem("box %s %s" % (box.ident, box.problem), key="keypads:" + port.url)
+        elif box.problem.startswith("says "):
+            box.problem = ""
         if msg.version != P.PROTOCOL_VERSION:
             box.problem = "speaks protocol v%d, tablet speaks v%d: ignored" % (
                 msg.version, P.PROTOCOL_VERSION)
-            self._problem("box %s %s" % (box.ident, box.problem))
+            self._problem("box %s %s" % (box.ident, box.problem), key="version:" + port.url)
             return
         if box.problem.startswith("speaks protocol"):
             box.problem = ""
@@ -454,6 +505,31 @@ class BoxManager:
             if ballot.box == box.box:
                 self._send(port, P.make("ACK", box.box, self._next_seq(), acked=msg.seq,
                                         keypad=ballot.keypad, status=P.ACK_RECORDED))
+
+    def _make_room(self, port: _Port, box_id: int, now: float) -> bool:
+        """Before a new box is listed: a port carries one box (a hub is one box), so a HELLO
+        with a new id replaces the box the port had (swapped on the cable, or a faulty box
+        changing ids: never a growing list); boxes silent for FORGET_AFTER are forgotten; past
+        MAX_BOXES the newcomer is refused. False when refused. Seats and ballots are kept by
+        box id: a box that comes back finds them."""
+        self._forget_gone(now)
+        for key, old in list(self._boxes.items()):
+            if old.url == port.url:
+                del self._boxes[key]
+                self._problem("box %08X on %s replaces box %s there (one box per port)"
+                              % (box_id, port.url, old.ident), key="replaced:" + port.url)
+        if len(self._boxes) >= MAX_BOXES:
+            self._problem("box %08X on %s not listed: the tablet already lists %d boxes"
+                          % (box_id, port.url, MAX_BOXES), key="full:" + port.url)
+            return False
+        return True
+
+    def _forget_gone(self, now: float):
+        for key, box in list(self._boxes.items()):
+            if box.last_seen is None or now - box.last_seen > FORGET_AFTER:
+                del self._boxes[key]
+        # the twin bookkeeping follows the records (a box inventing ids must not grow it)
+        self._announced &= {b for b, _ in self._boxes}
 
     # ---------------------------------------------------------------- same id on two ports
     def _live(self, box: BoxRecord, now: float) -> bool:
@@ -508,40 +584,45 @@ class BoxManager:
                          msg.seq, box.ident)
                 self._ack(port, box, msg.seq, keypad, entry.status)
             return
-        box.last_press = (keypad, button, now)
+        # While a vote is open (or the app has no game yet: it may be open) a press may be a
+        # ballot: no screen may show its button, only that the box pressed (``secret``).
+        secret = self._vote_state in (None, P.STATE_OPEN)
+        box.last_press = (keypad, button, secret)
         box.vetted.discard(msg.seq)
         source = "box:%s" % box.ident
-        data = {"box": box.ident, "keypad": keypad, "button": button}
+        data = {"box": box.ident, "keypad": keypad, "button": button, "secret": secret}
         twin = self._twin_problem(box, now)
-        reason = None
+        reason, why = None, ""     # why: the reason's code, for the app's words
         if keypad >= box.keypads:
-            reason = "keypad %d but the box has %d" % (keypad, box.keypads)
+            reason, why = "keypad %d but the box has %d" % (keypad, box.keypads), "keypad"
         elif twin:
-            reason = "duplicate id"
+            reason, why = "duplicate id", "duplicate"
             box.problem = twin
         elif self._pair_seat is not None:
             self._pair(port, box, msg, data, source)
             return
         seat = self._seats.get((box.box, keypad))
         if reason is None and seat is None:
-            reason = "unpaired"
+            reason, why = "unpaired", "unpaired"
         elif reason is None and self._vote_state is None:
             self._dropped(port, "PRESS seq %d from box %s: the app has no game yet, not answered "
                           "(the box retries)" % (msg.seq, box.ident))
             box.vetted.add(msg.seq)      # its retry is this press again, not a doubt
             return
         elif reason is None and self._vote_state != P.STATE_OPEN:
-            reason = "no vote open"
+            reason, why = "no vote open", "no_vote"
         elif reason is None and button >= self._n_options:
             reason = "button %d but the vote has %d options" % (button, self._n_options)
+            why = "not_option"
         if reason:
             self.counters["ignored"] += 1
-            log.info("press of box %s keypad %d button %d ignored: %s",
-                     box.ident, keypad, button, reason)
+            log.info("press of box %s keypad %d button %s ignored: %s", box.ident, keypad,
+                     "(secret)" if secret else button, reason)
             if reason == "unpaired":
                 box.problem = "unpaired: presses ignored"
             self._remember(box, msg.seq, P.ACK_IGNORED, keypad, button)
-            self._emit(Command("box_pressed", dict(data, seat=seat, ignored=reason), source))
+            self._emit(Command("box_pressed", dict(data, seat=seat, ignored=reason, why=why),
+                               source))
             self._ack(port, box, msg.seq, keypad, P.ACK_IGNORED)
             return
         if box.problem in ("unpaired: presses ignored",) or box.problem.startswith("same id"):
@@ -611,12 +692,12 @@ class BoxManager:
         self._send(port, P.make("WELCOME", box_id, self._next_seq(), version=P.PROTOCOL_VERSION))
 
     def _welcome_box(self, port: _Port, box: BoxRecord | None, box_id: int, now: float):
-        last = box.welcomed_at if box else port.welcomed.get(box_id, -1.0)
+        last = box.welcomed_at if box else port.stranger_welcomed_at
         if now - last >= WELCOME_GAP:
             if box:
                 box.welcomed_at = now
             else:
-                port.welcomed[box_id] = now
+                port.stranger_welcomed_at = now
             self._welcome(port, box_id)
 
     def _send(self, port: _Port | None, msg: P.Message):
@@ -736,29 +817,39 @@ class BoxManager:
                                "box:%08X" % ballot.box))
 
     def units(self) -> list[UnitStatus]:
+        """One row per keypad (the devices panel, every second, on the main thread): the lock
+        is held only to copy a few fields of each box (at most MAX_BOXES), not to build rows."""
         now = self.clock()
-        out = []
         with self._lock:
+            self._forget_gone(now)
             seat_of = dict(self._seats)
-            known = set()
-            for box in sorted(self._boxes.values(), key=lambda b: (b.box, b.url)):
+            boxes = []
+            for box in self._boxes.values():
                 alive = self._live(box, now)
                 twin = self._twin_problem(box, now) if alive else ""
-                for k in range(box.keypads):
-                    known.add((box.box, k))
-                    detail = twin or box.problem or (
-                        "" if alive else "unplugged" if not box.port_alive else "no heartbeat")
-                    if box.last_press and box.last_press[0] == k and not detail:
-                        detail = "last press: button %d" % box.last_press[1]
-                    out.append(UnitStatus(
-                        box.box, k, box.ident if box.keypads == 1 else "%s/%d" % (box.ident, k),
-                        box.url, seat_of.get((box.box, k)), alive, box.last_seen, box.firmware,
-                        box.battery, detail, conflict=bool(twin)))
-            # Paired keypads whose box has not been seen since start still hold their seat.
-            for (b, k), seat in seat_of.items():
-                if (b, k) not in known:
-                    out.append(UnitStatus(b, k, "%08X" % b if k == 0 else "%08X/%d" % (b, k),
-                                          "", seat, False, None, None, None, "not seen yet"))
+                boxes.append((box.box, box.url, box.ident, box.keypads, alive, box.port_alive,
+                              twin, box.problem, box.last_press, box.last_seen, box.firmware,
+                              box.battery))
+        out, known = [], set()
+        for (box_id, url, ident, keypads, alive, port_alive, twin, problem, last_press,
+             last_seen, firmware, battery) in sorted(boxes, key=lambda b: (b[0], b[1])):
+            for k in range(keypads):
+                known.add((box_id, k))
+                detail = twin or problem or (
+                    "" if alive else "unplugged" if not port_alive else "no heartbeat")
+                if last_press and last_press[0] == k and not detail:
+                    # the button helps find a box when pairing, but never while it may be a ballot
+                    detail = ("pressed during a vote" if last_press[2]
+                              else "last press: button %d" % last_press[1])
+                out.append(UnitStatus(
+                    box_id, k, ident if keypads == 1 else "%s/%d" % (ident, k), url,
+                    seat_of.get((box_id, k)), alive, last_seen, firmware, battery, detail,
+                    conflict=bool(twin)))
+        # Paired keypads whose box has not been seen since start still hold their seat.
+        for (b, k), seat in seat_of.items():
+            if (b, k) not in known:
+                out.append(UnitStatus(b, k, "%08X" % b if k == 0 else "%08X/%d" % (b, k),
+                                      "", seat, False, None, None, None, "not seen yet"))
         return out
 
     # ---------------------------------------------------------------- pairing file

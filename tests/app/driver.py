@@ -67,6 +67,16 @@ class Driver:
         while _popup_moving() and time.monotonic() < end:
             frame()
 
+    def pump_until(self, condition, what: str, timeout: float = 45.0):
+        """Frames until ``condition()`` holds (the app drains its command queue and device
+        threads reach it on Kivy's clock), then two more; AssertionError naming ``what`` after
+        ``timeout`` seconds."""
+        end = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < end, f"timed out waiting for {what}"
+            self.pump(1)
+        self.pump(2)
+
     def wait(self, seconds: float, draw: bool = False):
         """Let real time pass with frames run (for Kivy animations and hold buttons)."""
         end = time.monotonic() + seconds

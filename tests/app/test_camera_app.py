@@ -87,14 +87,6 @@ def recording(tmp_path_factory):
     return write_video(tmp_path_factory.mktemp("camera") / "table.avi", frames, fps=30)
 
 
-def pump_until(driver, condition, what, timeout=30.0):
-    """Draw frames (the app drains its command queue on Kivy's clock) until ``condition()``."""
-    end = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        driver.pump(2)
-    driver.pump(2)
-
 
 def to_the_forum(driver):
     """A 23 Knives game with Ann at the Forum, about to call a Vote to Exile."""
@@ -143,7 +135,7 @@ def test_an_exile_vote_taken_from_the_camera_screen(driver, recording):
     assert screen.calibrating
     assert driver.find(root=screen, text=tr("camera.calibration_heading"))
     gate.release(CAL_EXILE + CAL_REMAIN_12)
-    pump_until(driver, lambda: len((screen._report or {}).get("checked", [])) == 6, "six sides checked")
+    driver.pump_until(lambda: len((screen._report or {}).get("checked", [])) == 6, "six sides checked")
     texts = driver.visible_texts(screen)
     exile_read = tr("camera.face_checked", face=tr("camera.face.exile"))
     remain_read = tr("camera.face_checked", face=tr("camera.face.remain"))
@@ -152,7 +144,7 @@ def test_an_exile_vote_taken_from_the_camera_screen(driver, recording):
     assert tr("camera.calibration_progress", checked=6, total=8) in texts
     driver.screenshot("tokens/camera_calibration")
     gate.release(CAL_REMAIN_34)
-    pump_until(driver, lambda: screen.calibration_complete, "every side checked")
+    driver.pump_until(lambda: screen.calibration_complete, "every side checked")
     assert tr("camera.calibration_complete") in driver.visible_texts(screen)
     driver.tap(screen.ids.calibrate_button)  # Finish the check
     assert not screen.calibrating and not screen.source.calibrating()
@@ -167,7 +159,7 @@ def test_an_exile_vote_taken_from_the_camera_screen(driver, recording):
 
     # Ann, Bo and Cy lay their tokens down; Di still holds hers.
     gate.release(VOTE_3)
-    pump_until(driver, lambda: len(app.view["vote"]["voted"]) == 3 and screen.seen == [1, 2, 3],
+    driver.pump_until(lambda: len(app.view["vote"]["voted"]) == 3 and screen.seen == [1, 2, 3],
                "three ballots and three tokens seen")
     rows = seat_rows(driver, screen)
     seen_counted = f"{tr('camera.seen')} · {tr('camera.counted')}"
@@ -189,7 +181,7 @@ def test_an_exile_vote_taken_from_the_camera_screen(driver, recording):
 
     # Di flips hers: the last ballot reveals the vote at once, and Bo is exiled.
     gate.release(VOTE_4)
-    pump_until(driver, lambda: app.view.get("vote") is None and app.view["vote_history"], "the reveal")
+    driver.pump_until(lambda: app.view.get("vote") is None and app.view["vote_history"], "the reveal")
     revealed = app.view["vote_history"][-1]
     assert revealed["vote_id"] == vote_id and revealed["revealed"] and not revealed["missing"]
     assert revealed["ballots"] == {"Ann": "exile", "Bo": "remain", "Cy": "exile", "Di": "exile"}
@@ -233,12 +225,12 @@ def test_the_start_button_opens_a_recording_and_refuses_a_missing_one(driver, tm
     driver.type_into(screen.ids.where, str(video))
     driver.tap(screen.ids.start_button)
     assert screen.running and screen.error == ""
-    pump_until(driver, lambda: screen.source.ended and screen.seen == [2], "the recording read")
+    driver.pump_until(lambda: screen.source.ended and screen.seen == [2], "the recording read")
     rows = seat_rows(driver, screen)
     assert rows["2"] == tr("camera.seen") and rows["1"] == tr("camera.not_seen")
     assert screen.ids.preview.texture is not None
     ended = tr("camera.ended", name=screen.source.frames.name)
-    pump_until(driver, lambda: ended in driver.visible_texts(screen), "the camera's end said on the screen")
+    driver.pump_until(lambda: ended in driver.visible_texts(screen), "the camera's end said on the screen")
     # The devices panel lists the camera; its button leads back here.
     name = screen.source.frames.name
     driver.tap(driver.find(root=app.root, text=tr("app.devices")))
@@ -261,8 +253,8 @@ def test_the_tablet_camera_path_with_pushed_frames(driver):
     for frame in held(scene({3: "exile"}, 21), 3, 4):
         read = source.frames_read
         pushed.push(frame)
-        pump_until(driver, lambda: source.frames_read > read, "a pushed frame read")
-    pump_until(driver, lambda: screen.seen == [3], "seat 3 seen")
+        driver.pump_until(lambda: source.frames_read > read, "a pushed frame read")
+    driver.pump_until(lambda: screen.seen == [3], "seat 3 seen")
     # Both sides of Bo's token in view: a warning the table may read, naming no side.
     both = synth.make_scene(np.random.default_rng(6), "easy", players=4, faces={2: "exile"},
                             extra=((2, "remain"),), finger="none").image
@@ -272,14 +264,14 @@ def test_the_tablet_camera_path_with_pushed_frames(driver):
     for _ in range(6):
         read = source.frames_read
         pushed.push(both)
-        pump_until(driver, lambda: source.frames_read > read, "a pushed frame read")
+        driver.pump_until(lambda: source.frames_read > read, "a pushed frame read")
         if warning in lines_on(driver, screen):
             break
-    pump_until(driver, lambda: warning in lines_on(driver, screen), "the warning shown")
+    driver.pump_until(lambda: warning in lines_on(driver, screen), "the warning shown")
     assert not [t for t in driver.visible_texts(screen) if SIDE_WORDS.search(t)]
     pushed.push(np.zeros((4, 4), np.uint8))
     line = tr("camera.bad_frame", error="camera frame has shape (4, 4); expected at least 16×16 pixels, grey or colour")
-    pump_until(driver, lambda: line in lines_on(driver, screen), "the bad frame named")
+    driver.pump_until(lambda: line in lines_on(driver, screen), "the bad frame named")
     assert source.bad_frames == 1 and 2 in screen.seen  # the bad frame changed nothing
     thread = source._thread
     driver.tap(screen.ids.start_button)  # stop: its thread waits in read() for a push that never comes

@@ -14,14 +14,6 @@ from hardware.discovery import FakePortLister, PortInfo
 from hardware.sim import SimulatedBoxes
 
 
-def pump_until(driver, predicate, what, timeout=45.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        driver.pump(1)
-        if predicate():
-            return
-    raise AssertionError("timed out waiting for " + what)
-
 
 def boxes(app):
     return [d for d in app.devices() if d.kind == "box"]
@@ -52,7 +44,7 @@ def test_boxes_are_switched_on_and_off_and_given_ports_on_the_devices_panel(driv
         ids.boxes_on.state = "down"
         driver.type_into(ids.box_ports, sim.urls[0])
         driver.tap(ids.boxes_apply)
-        pump_until(driver, lambda: [b.connected for b in boxes(app)] == [True], "box 1")
+        driver.pump_until(lambda: [b.connected for b in boxes(app)] == [True], "box 1")
         saved = json.loads((app.data_dir / "settings.json").read_text())
         assert (saved["boxes_enabled"], saved["box_ports"]) == (True, sim.urls[0])
         assert app.boxes_arg is None
@@ -67,7 +59,7 @@ def test_boxes_are_switched_on_and_off_and_given_ports_on_the_devices_panel(driv
         # A port that is not there: named on the panel with the system's one-line reason.
         driver.type_into(ids.box_ports, "/dev/no-such-box")
         driver.tap(ids.boxes_apply)
-        pump_until(driver, lambda: ("/dev/no-such-box", "") not in app.box_source.port_status()
+        driver.pump_until(lambda: ("/dev/no-such-box", "") not in app.box_source.port_status()
                    and app.box_source.port_status(), "the port's problem")
         panel.refresh()
         driver.pump(2)
@@ -109,7 +101,7 @@ def test_auto_finds_a_box_plugged_in_while_the_app_runs(driver, sim, monkeypatch
         assert driver.find_all(contains=tr("devices.boxes_watching",
                                            ports=tr("devices.boxes_none_yet")))
         bus.plug(PortInfo(sim.urls[1], 0x2341, 0x0043, "Arduino Uno"))
-        pump_until(driver, lambda: [b.ident for b in boxes(app) if b.connected] == ["B0C50002"],
+        driver.pump_until(lambda: [b.ident for b in boxes(app) if b.connected] == ["B0C50002"],
                    "the plugged-in box")
         panel.refresh()
         driver.pump(4)

@@ -96,12 +96,6 @@ def serving_in_a_game(driver):
     return screen
 
 
-def pump_until(driver, condition, what, timeout=20.0):
-    end = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        driver.pump(1)
-
 
 def to_the_curia(driver):
     """The demo game, sent as commands, up to the first Curia card."""
@@ -163,7 +157,7 @@ def test_phones_scan_the_curia_with_tablet_taps_mixed_in(driver):
     assert reply["http"] == 403 and "waiting for the narrator" in reply["error"]
     assert app.view["end"]["revealed_count"] == 0
     waiting = f"Phone {ann_id}   waiting for you   0 scans"
-    pump_until(driver, lambda: waiting in lines_on(driver, screen), "the waiting phone's line")
+    driver.pump_until(lambda: waiting in lines_on(driver, screen), "the waiting phone's line")
     driver.screenshot("qr/phone_screen_waiting")
     for pid in (ann_id, bo_id):
         driver.pump(4)
@@ -201,7 +195,7 @@ def test_phones_scan_the_curia_with_tablet_taps_mixed_in(driver):
     assert (answer["status"], total) == ("duplicate", 13)
     # the table hears of it too, not only the phone that scanned
     toast = app.root.ids.toast
-    pump_until(driver, lambda: "already counted" in toast.message, "the duplicate's toast")
+    driver.pump_until(lambda: "already counted" in toast.message, "the duplicate's toast")
     assert toast.message == tr("phone.answer.duplicate", phone=f"Phone {ann_id}", card="5 Knives",
                                serial=serials[0])
     forged = payload.encode(Card("fate", "knives", 5, "199"), bytes(16))   # not this deck's key
@@ -257,7 +251,7 @@ def test_phones_scan_the_curia_with_tablet_taps_mixed_in(driver):
     assert len(faces) == 6
     assert faces[0] == f"1. [b]5 Knives[/b]\n#{serials[0]}" and faces[2].endswith("tapped")
     # refused scans are told at most every 4 s: the last summary line, then a clear picture
-    pump_until(driver, lambda: not source._unsaid, "the held-back refusals' toast")
+    driver.pump_until(lambda: not source._unsaid, "the held-back refusals' toast")
     toast._clear()  # it fades after 6 s of real time; not worth waiting for before the picture
     shot = driver.screenshot("qr/phone_screen")
     # the code on the screen, read back from the window's pixels, holds the join link

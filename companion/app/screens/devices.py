@@ -5,6 +5,7 @@ import dataclasses
 
 from kivy.clock import Clock
 from kivy.factory import Factory
+from kivy.metrics import sp
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
@@ -17,6 +18,11 @@ from hardware.discovery import parse_boxes
 
 load_kv(__file__)
 KINDS = ("tablet", "box", "camera", "phone")
+MAX_LINES = 32      # lines per kind of device: a faulty box must not fill the panel (8 seats)
+# Why a box's press was ignored (BoxManager's ``why``) -> words that never name the button:
+# while a vote is open, a press may be a player's secret ballot.
+IGNORED_WHY = {"duplicate": "devices.press_duplicate_id", "unpaired": "devices.press_unpaired_secret",
+               "not_option": "devices.press_not_an_option", "keypad": "devices.press_unknown_keypad"}
 
 
 def describe(info, now: float) -> str:
@@ -47,11 +53,19 @@ class DevicesScreen(Screen):
         self.app.listen("box_pressed", self.on_box_pressed)
 
     def on_box_pressed(self, command):
-        """A press that is not a ballot: a pairing press, or an unpaired box (ignored, shown)."""
+        """A press that is not a ballot: a pairing press, or an ignored one (shown with its real
+        reason). The button is named only when no vote is open (it helps find a box to pair);
+        while one is (``secret``, and by default), it may be the player's choice: never shown."""
         d = command.data
         box = d.get("box", command.source)
         if d.get("ignored") or not d.get("seat"):
-            self.last_press = tr("devices.press_ignored", box=box, button=d.get("button", "?"))
+            why, secret = d.get("why"), d.get("secret", True)
+            if why == "unpaired" and not secret:
+                self.last_press = tr("devices.press_ignored", box=box, button=d.get("button", "?"))
+            elif why == "no_vote" and not secret:
+                self.last_press = tr("devices.press_no_vote", box=box, button=d.get("button", "?"))
+            else:
+                self.last_press = tr(IGNORED_WHY.get(why, "devices.press_ignored_secret"), box=box)
             self.app.toast(self.last_press)
         else:
             self.last_press = tr("devices.press_paired", box=box, seat=d["seat"])
@@ -167,20 +181,19 @@ class DevicesScreen(Screen):
             b = Factory.BigButton(text=label)
             b.bind(on_release=lambda _b, seat=seat: self.pair(seat))
             grid.add_widget(b)
-        box.add_widget(Factory.DeviceLine(text=tr("devices.pairing_help")))
+        box.add_widget(_Line(text=tr("devices.pairing_help")))
         box.add_widget(grid)
 
     def _conflict_rows(self, box):
         """Two boxes claim one id: neither counts until the table says which is which (the
-        other is ignored until the app restarts)."""
+        other is ignored until the app restarts). One row per box and port (not per keypad)."""
         for src in self.pairing_sources():
-            for unit in src.manager.units():
-                if not unit.conflict:
-                    continue
+            twins = sorted({("%08X" % u.box, u.url) for u in src.manager.units() if u.conflict})
+            for ident, url in twins[:MAX_LINES]:
                 row = Factory.PairingRow()
-                row.ids.text.text = tr("devices.conflict_keep_text", box=unit.ident, port=unit.url)
+                row.ids.text.text = tr("devices.conflict_keep_text", box=ident, port=url)
                 row.ids.button.text = tr("devices.conflict_keep")
-                row.ids.button.bind(on_release=lambda *_, s=src, u=unit: self.keep(s, u.ident, u.url))
+                row.ids.button.bind(on_release=lambda *_, s=src, i=ident, u=url: self.keep(s, i, u))
                 box.add_widget(row)
 
     def keep(self, src, ident: str, url: str):
@@ -204,7 +217,7 @@ class DevicesScreen(Screen):
             return
         box.clear_widgets()
         for w in rows:
-            box.add_widget(w)
+            box.add_widget(w.make() if isinstance(w, _Line) else w)
         self._shape = shape
 
     def _build(self, box):
@@ -215,14 +228,17 @@ class DevicesScreen(Screen):
             box.add_widget(Factory.DeviceHeading(text=tr(f"devices.kind.{kind}")))
             mine = [d for d in devices if d.kind == kind]
             if not mine:
-                box.add_widget(Factory.DeviceLine(text=f"[color=#b3b3b8]{tr(f'devices.none.{kind}')}[/color]"))
-            for info in sorted(mine, key=lambda d: (d.seat is None, d.seat or 0, d.ident)):
-                box.add_widget(Factory.DeviceLine(text=describe(info, now)))
+                box.add_widget(_Line(text=f"[color=#b3b3b8]{tr(f'devices.none.{kind}')}[/color]"))
+            ordered = sorted(mine, key=lambda d: (d.seat is None, d.seat or 0, d.ident))
+            for info in ordered[:MAX_LINES]:     # seated ones first
+                box.add_widget(_Line(text=describe(info, now)))
+            if len(ordered) > MAX_LINES:
+                box.add_widget(_Line(text=tr("devices.more_not_shown", count=len(ordered) - MAX_LINES)))
             if kind == "box":
                 self._conflict_rows(box)
             if kind == "box":
-                status = Factory.DeviceLine(text=f"[color=#b3b3b8]{escape_markup(self.boxes_status)}[/color]",
-                                            font_size="22sp")
+                status = _Line(text=f"[color=#b3b3b8]{escape_markup(self.boxes_status)}[/color]",
+                               font_size=sp(22))
                 # Where the ports stand matters most when no box shows or a port fails: then
                 # above the pairing buttons, else below them.
                 src = self._box_source()
@@ -241,9 +257,22 @@ class _Rows(list):
         self.append(widget)
 
 
+class _Line:
+    """A DeviceLine's properties: most refreshes only change texts in place, so the label is
+    made only when the list's shape changes, not every second."""
+
+    def __init__(self, **props):
+        self.props = props
+
+    def make(self):
+        return Factory.DeviceLine(**self.props)
+
+
 def _shape(widget) -> tuple:
     """What makes a row the same row: its kind, and the words on its buttons and pairing rows
     (a line's text may change in place)."""
+    if isinstance(widget, _Line):
+        return ("DeviceLine",)
     if type(widget).__name__ == "PairingRow":
         return ("PairingRow", widget.ids.text.text, widget.ids.button.text)
     if type(widget).__name__ == "PairingGrid":
@@ -253,6 +282,11 @@ def _shape(widget) -> tuple:
 
 def _copy_texts(new, old) -> None:
     """A row shown already takes the words (and size) of the same row built now."""
+    if isinstance(new, _Line):
+        for name, value in new.props.items():
+            if getattr(old, name) != value:
+                setattr(old, name, value)
+        return
     for name in ("text", "font_size"):
         if hasattr(new, name) and getattr(old, name) != getattr(new, name):
             setattr(old, name, getattr(new, name))

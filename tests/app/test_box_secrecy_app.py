@@ -56,6 +56,7 @@ def test_no_screen_names_the_button_a_box_pressed_while_the_vote_is_open(driver,
         [line] = [t for t in texts if "Box %s" % victim in t]
         assert "pressed during a vote" in line
         assert not names_a_button(texts + driver.visible_texts())
+        driver.screenshot("hardware/devices_panel_secret_press")
 
         # Another box says it is the victim, on another port: the victim's next press is
         # ignored, and the toast says why without naming the button.
@@ -71,6 +72,7 @@ def test_no_screen_names_the_button_a_box_pressed_while_the_vote_is_open(driver,
         assert "button" not in expected and "not paired" not in expected
         texts = panel_texts(driver)
         assert not names_a_button(texts + driver.visible_texts())
+        driver.screenshot("hardware/devices_panel_duplicate_id_press")
         assert [c.data["choice"] for c in app.session.events if c.kind == "ballot_cast"] \
             == ["Bo"]                             # the ignored press counted for nothing
     finally:

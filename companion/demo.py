@@ -102,12 +102,12 @@ def _play(argv) -> int:
     # next to the earlier ones, and `python -m companion check --data DIR` can verify them all.
     lock = DataLock(out).acquire()
     try:
-        return _run(args, out, recorded)
+        return _run(args, out, recorded, lock)
     finally:
         lock.release()
 
 
-def _run(args, out: Path, recorded: Path | None) -> int:
+def _run(args, out: Path, recorded: Path | None, lock: DataLock) -> int:
     from companion.games.knives23 import demo as script
     from companion.games.knives23.rules import Knives23Rules
     clock = FakeClock(0.0)
@@ -118,7 +118,7 @@ def _run(args, out: Path, recorded: Path | None) -> int:
     rules = Knives23Rules()
     if recorded is not None:
         return _replay(recorded, rules, narrator, clock, audio, out, say)
-    journal = Journal(out / "journal.sqlite3")
+    journal = Journal(out / "journal.sqlite3", lock=lock)
     repair(journal)  # what the app mends on open (an older demo killed between its last event and its end)
     session = GameSession.start(journal, rules, script.SETUP)
 

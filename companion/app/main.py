@@ -193,13 +193,13 @@ class CompanionApp(App):
             return True
         try:
             try:
-                self.journal = Journal(path)
+                self.journal = Journal(path, lock=self._lock)
             except JournalDamaged as exc:
                 # Unreadable: keep it byte for byte under a dated name, start afresh, say so.
                 log.error("%s", exc)
                 self.damaged_journal = move_aside(path)
                 log.error("the unreadable journal is kept as %s", self.damaged_journal)
-                self.journal = Journal(path)
+                self.journal = Journal(path, lock=self._lock)
                 self.storage_notice = (i18n.tr("storage.damaged", name=self.damaged_journal.name), [
                     ("export_button", i18n.tr("storage.export"), self.export_damaged)])
         except (OSError, JournalError) as exc:

@@ -166,10 +166,12 @@ class Journal:
     Every storage failure raises a one-line :class:`JournalError`: :class:`JournalDamaged`,
     :class:`StorageFull`, :class:`StorageUnavailable`."""
 
-    def __init__(self, path: str | os.PathLike, *, wall_clock=time.time, readonly: bool = False):
+    def __init__(self, path: str | os.PathLike, *, wall_clock=time.time, readonly: bool = False,
+                 lock: "DataLock | None" = None):
         memory = str(path) == ":memory:"
         self.path = Path(path)
         self._wall = wall_clock
+        self._lock = lock  # the folder's, taken again with the journal if the folder is deleted
         self.readonly = readonly
         self._conn: sqlite3.Connection | None = None  # None only until connected
         self._file: tuple[int, int] | None = None  # (device, inode) of the file opened at path
@@ -334,7 +336,7 @@ class Journal:
         """Before each write: is the open file still the journal at our path? Deleted under the
         app (its data folder removed mid-game), SQLite would go on writing to the unlinked file
         and every event would be lost at close; it is put back instead, so nothing confirmed is
-        lost. A different file at the path is never overwritten. One stat per write."""
+        lost. A different file at the path is never overwritten. A stat per write, and the lock's."""
         if self._file is None:
             return
         try:
@@ -346,6 +348,8 @@ class Journal:
             raise StorageUnavailable(keyed("journal.vanished", path=str(self.path), why=reason_of(exc))) from None
         if now != self._file:
             raise StorageUnavailable(keyed("journal.replaced", path=str(self.path)))
+        if self._lock is not None:  # its file alone deleted: a second copy could take the folder
+            self._lock.keep()
 
     def _put_back(self) -> None:
         """Copy the deleted journal, still open, back to its path (SQLite's backup reads every
@@ -353,6 +357,8 @@ class Journal:
         tmp = self.path.with_name(self.path.name + ".restoring")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self._lock is not None:  # first, so that no second copy of the app opens the folder
+                self._lock.keep()
             copy = sqlite3.connect(str(tmp))
             try:
                 self._db.backup(copy)
@@ -626,6 +632,23 @@ class DataLock:
             raise _lock_error(self.folder, exc) from None
         self._fd = fd
         return self
+
+    def keep(self) -> None:
+        """Take the lock again if its file was deleted (the data folder removed under the app) or
+        replaced: a lock on a file no longer at the path keeps nobody out. :class:`DataInUse` if
+        another copy of the app took the new file first."""
+        if self._fd is None:
+            return
+        try:
+            if _identity(os.stat(self.path)) == _identity(os.fstat(self._fd)):
+                return
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise _lock_error(self.folder, exc) from None
+        old, self._fd = self._fd, None
+        os.close(old)  # its file is gone from the folder: holding it protects nothing
+        self.acquire()
 
     def held_elsewhere(self) -> bool:
         """True while another process holds the lock (without taking it)."""

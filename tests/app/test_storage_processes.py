@@ -3,6 +3,7 @@ one folder, a read-only folder (bind mount) and a full disk (tmpfs), each in a p
 namespace where one is needed. Screenshots: test-artifacts/storage/."""
 from __future__ import annotations
 
+import ast
 import os
 import signal
 import subprocess
@@ -122,6 +123,17 @@ def test_journal_problems_at_start_are_said_in_the_language_of_the_settings(tmp_
     notice = _built(data, "app.storage_notice[0], '|', app.storage_notice[1][0][1]")
     assert notice.startswith("Le journal n'a pas pu être lu, un nouveau a donc été commencé"), notice
     assert notice.endswith("| Exporter l'ancien journal"), notice
+
+
+def test_the_app_takes_its_lock_back_with_a_deleted_data_folder(tmp_path):
+    """The app's folder deleted under it: its next write puts the journal back and the lock with
+    it, so a copy of the app started afterwards is refused instead of sharing the journal."""
+    data = tmp_path / "data"
+    shown = _built(data, "(__import__('shutil').rmtree(app.data_dir), app.journal.new_game('knives23', {}),"
+                         " os.getpid(), __import__('tests.core.faults').core.faults.second_copy_tries(app.data_dir))[2:]")
+    pid, second = ast.literal_eval(shown)
+    assert second == f"Another copy of the app (process {pid}) is already using {data}; close it first"
+    assert (data / "journal.sqlite3").exists()
 
 
 @needs_unshare

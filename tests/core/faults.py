@@ -56,6 +56,16 @@ def lock_held_elsewhere(folder: Path):
         holder.stdout.close()
 
 
+def second_copy_tries(folder: Path) -> str:
+    """What a second copy of the app, in another process, is told when it takes the folder."""
+    return subprocess.run([sys.executable, "-c", (
+        "from companion.core.journal import DataLock, DataInUse\n"
+        "try:\n"
+        f"    DataLock({str(folder)!r}).acquire(); print('acquired')\n"
+        "except DataInUse as exc:\n"
+        "    print(exc)")], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout.strip()
+
+
 def python(*args: str) -> list[str]:
     return [sys.executable, *args]
 

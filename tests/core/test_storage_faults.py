@@ -20,7 +20,7 @@ from companion.core.session import GameSession, repair
 from companion.core.timers import Countdown
 from companion.core.clock import FakeClock
 
-from .faults import ROOT, in_namespace, lock_held_elsewhere, needs_unshare, python, read_only, tmpfs
+from .faults import ROOT, in_namespace, lock_held_elsewhere, needs_unshare, python, read_only, second_copy_tries, tmpfs
 from .toygame import ToyRules
 
 PLAYERS = {"players": ["Ann", "Ben", "Cy"]}
@@ -444,6 +444,45 @@ def test_the_data_folder_deleted_mid_game_is_put_back_with_every_confirmed_event
     assert [e.data.get("n") for e in again.events(s.game_id)] == [None, 1, 2, 3, 4, 5, 6]
     assert GameSession.resume(again, s.game_id, ToyRules()).state.counter == 21
     assert not list(data.glob("*.restoring*"))
+
+
+def _folder_deleted_mid_game(tmp_path):
+    """A game on a locked data folder, and the folder deleted under it."""
+    import shutil
+    data = tmp_path / "data"
+    lock = DataLock(data.mkdir() or data).acquire()
+    j = Journal(data / "journal.sqlite3", lock=lock)
+    s = GameSession.start(j, ToyRules(), PLAYERS)
+    shutil.rmtree(data)
+    return data, lock, j, s
+
+
+def test_the_data_folder_deleted_mid_game_gets_its_lock_back_so_a_second_copy_is_refused(tmp_path):
+    # Before, the journal was put back but not journal.lock: a second copy of the app started
+    # after the deletion made a fresh lock file, took it and wrote into the same journal.
+    data, lock, j, s = _folder_deleted_mid_game(tmp_path)
+    s.execute(Command("add", {"n": 1}))  # puts the journal back, and the lock with it
+    assert (data / "journal.lock").read_text().strip() == str(os.getpid())
+    assert f"Another copy of the app (process {os.getpid()})" in second_copy_tries(data)
+    s.execute(Command("add", {"n": 2}))  # still ours: the lock was kept, not taken again
+    (data / "journal.lock").unlink()  # the lock file alone
+    s.execute(Command("add", {"n": 3}))
+    assert f"Another copy of the app (process {os.getpid()})" in second_copy_tries(data)
+    j.close()
+    lock.release()
+    assert [e.data.get("n") for e in Journal(data / "journal.sqlite3").events(s.game_id)] == [None, 1, 2, 3]
+
+
+def test_a_second_copy_that_took_the_deleted_folder_first_is_never_written_over(tmp_path):
+    data, lock, j, s = _folder_deleted_mid_game(tmp_path)
+    data.mkdir()
+    with lock_held_elsewhere(data):
+        with pytest.raises(DataInUse) as e:
+            s.execute(Command("add", {"n": 1}))
+        assert "\n" not in str(e.value)
+    assert not (data / "journal.sqlite3").exists()  # the other copy's folder: nothing written
+    assert [ev.kind for ev in s.events] == ["game_started"]
+    lock.release()
 
 
 def test_a_journal_replaced_under_the_app_is_never_overwritten(tmp_path):

@@ -653,9 +653,24 @@ class CompanionApp(App):
                 self.toast(i18n.error_text(exc))
         refused = self.commands.drain(self._handle_device_command)
         for cmd, error in refused:
-            self.toast(f"{cmd.source}: {i18n.error_text(error)}")
+            if cmd.kind == "cast_ballot" and self._vote_open():
+                # The rules' reason may name the choice ("Ann cannot vote for themself"): while
+                # the vote is secret the table learns only that a ballot was not counted.
+                log.warning("%s: ballot refused: %s", cmd.source, error)
+                self.toast(f"{cmd.source}: {i18n.tr('app2.ballot_not_counted')}")
+            else:
+                self.toast(f"{cmd.source}: {i18n.error_text(error)}")
             for src in self.sources:
                 src.on_refused(cmd, error)
+
+    def _vote_open(self) -> bool:
+        """A vote opened and not yet revealed or cancelled (its ballots are secret)."""
+        if self.session is None:
+            return False
+        undone = undone_seqs(self.session.events)
+        last = next((e for e in reversed(self.session.events) if e.seq not in undone
+                     and e.kind in ("vote_opened", "vote_revealed", "vote_cancelled")), None)
+        return last is not None and last.kind == "vote_opened"
 
     def listen(self, kind: str, callback):
         """Device news that is not a game action (``tokens_seen``, ``tokens_calibration``,

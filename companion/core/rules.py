@@ -78,13 +78,16 @@ def fold_step(rules: GameRules, state: Any, event: Event) -> Any:
 
 def undone_seqs(events: Iterable[Event]) -> set[int]:
     """Seqs cancelled by an undo. An undo may itself be undone (that is a redo): latest first,
-    an undo that is undone cancels nothing."""
+    an undo that is undone cancels nothing. A ballot undone takes the voter's earlier ballots in
+    the same vote with it (:func:`votes.withdrawn_ballots`)."""
+    from .votes import withdrawn_ballots
+    events = list(events)
     undos = {ev.seq: int(ev.data["undoes"]) for ev in events if ev.kind == "undo"}
     undone: set[int] = set()
     for seq in sorted(undos, reverse=True):
         if seq not in undone:
             undone.add(undos[seq])
-    return undone
+    return undone | withdrawn_ballots(events, undone)
 
 
 def undo_target(rules: GameRules, events: list[Event]) -> Event:

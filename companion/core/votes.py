@@ -200,6 +200,24 @@ def cancel(book: VoteBook) -> list[tuple[str, dict]]:
 
 # -- folding (event -> state) --------------------------------------------------------------
 
+def withdrawn_ballots(events: list[Event], undone: set[int]) -> set[int]:
+    """The earlier ballots an undone ballot takes with it: the same voter's, in the same vote
+    (since it was last opened). A ballot may be changed until the reveal and only the last one
+    counts; undoing it must not bring back one the voter had replaced, which the table never
+    saw and which would be revealed as theirs. The voter is back to not having voted."""
+    out: set[int] = set()
+    for i, ev in enumerate(events):
+        if ev.kind != "ballot_cast" or ev.seq not in undone:
+            continue
+        for before in reversed(events[:i]):
+            if before.kind == "vote_opened" and before.data.get("vote_id") == ev.data.get("vote_id"):
+                break
+            if (before.kind == "ballot_cast" and before.data.get("vote_id") == ev.data.get("vote_id")
+                    and before.data.get("voter") == ev.data.get("voter")):
+                out.add(before.seq)
+    return out
+
+
 def apply_vote_event(book: VoteBook, event: Event) -> VoteBook:
     kind, d = event.kind, event.data
     if kind == "vote_opened":

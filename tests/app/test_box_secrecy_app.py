@@ -1,6 +1,7 @@
 """The real app under X with vote boxes on real pseudo-terminals: no screen tells which button a
-box pressed while a vote is open (the devices panel, the toast about an ignored press), the
-toast gives the real reason, and a box inventing ids does not fill the devices panel."""
+box pressed while a vote is open (the devices panel, the toast about an ignored press or a ballot
+the rules refused), the toast gives the real reason where it names no button, and a box inventing
+ids does not fill the devices panel."""
 import json
 import os
 import re
@@ -51,6 +52,14 @@ def test_no_screen_names_the_button_a_box_pressed_while_the_vote_is_open(driver,
         assert app.view["vote"] and not app.view["vote"].get("revealed")
         seq = honest.press(0, 1)                 # seat 1's secret ballot
         driver.pump_until(lambda: honest.boxes[0].is_acked(seq), "the ballot recorded")
+        # Ann's own seat: the rules refuse it, and their reason ("Ann cannot vote for themself")
+        # would tell the table what she pressed. The toast says only that it was not counted.
+        seq = honest.press(0, 0)
+        driver.pump_until(lambda: honest.boxes[0].is_acked(seq), "the self press answered")
+        expected = f"box:{victim}: " + tr("app2.ballot_not_counted")
+        driver.pump_until(lambda: app.root.ids.toast.message == expected, "the toast")
+        driver.screenshot("hardware/box_press_refused_during_vote")
+        assert not any("themself" in t for t in driver.visible_texts())
         app.goto("devices")
         texts = panel_texts(driver)
         [line] = [t for t in texts if "Box %s" % victim in t]

@@ -68,6 +68,16 @@ def send_votes(driver, ballots: dict):
     assert driver.app.sm.current == "reveal"
 
 
+def start_at_the_vote(driver):
+    """A new game, on to its pointing vote (no Vanguard used)."""
+    driver.start_game("masks", NAMES)
+    app = driver.app
+    for kind in ("start_hidden_phase", "end_hidden_phase", "end_discussion"):
+        app.send(kind)
+    driver.pump(4)
+    return app
+
+
 def spoken(driver) -> list[str]:
     return [e.text for e in driver.app.narrator.history]
 
@@ -238,11 +248,7 @@ def test_an_interrupted_round_resumes_in_the_discussion(driver):
 
 @pytest.mark.app
 def test_a_refused_entry_is_one_line_and_changes_nothing(driver):
-    driver.start_game("masks", NAMES)
-    app = driver.app
-    for kind in ("start_hidden_phase", "end_hidden_phase", "end_discussion"):
-        app.send(kind)
-    driver.pump(4)
+    app = start_at_the_vote(driver)
     send_votes(driver, {"Ann": "Ben", "Ben": "Ann", "Cat": "Ann", "Dan": "Ann", "Eve": "Ann"})
     driver.continue_reveal()
     app.send("executioner_check", player=None)
@@ -257,3 +263,21 @@ def test_a_refused_entry_is_one_line_and_changes_nothing(driver):
     toast = app.root.ids.toast.message
     assert "Spy appears twice" in toast and "\n" not in toast
     assert len(app.session.events) == before and app.sm.current == "masks.identities"
+
+
+@pytest.mark.app
+def test_undo_in_a_secret_vote_never_brings_back_a_ballot_that_was_changed(driver):
+    # Found by the secrecy audit: Ann voted Ben, changed to Cat; Undo on the top bar (enabled on
+    # the public voter list) brought "Ben" back and the reveal showed it as hers.
+    app = start_at_the_vote(driver)
+    cast_votes(driver, {"Ann": "Ben"})
+    cast_votes(driver, {"Ann": "Cat"})   # changed in secret
+    undo = app.root.ids.undo_button       # the top bar's
+    assert not undo.disabled
+    driver.tap(undo)
+    driver.pump(4)
+    assert app.view["vote"]["voted"] == []  # she is back to not having voted
+    assert "Ann" not in app.session.state.book.current.ballots
+    cast_votes(driver, {"Ann": "Dan"})
+    send_votes(driver, {"Ben": "Ann", "Cat": "Ann", "Dan": "Ann", "Eve": "Ann"})
+    assert app.view["vote_history"][-1]["ballots"]["Ann"] == "Dan"

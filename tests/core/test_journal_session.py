@@ -56,6 +56,42 @@ def test_undo_never_turns_a_revealed_vote_back_into_a_secret(tmp_path):
         s.undo()
 
 
+def test_undoing_a_changed_ballot_never_brings_back_the_one_it_replaced(tmp_path):
+    # Found by the secrecy audit: Ann voted exile, changed to remain; an Undo brought "exile"
+    # back, and the reveal showed a ballot she had replaced as hers. Now the undone ballot takes
+    # her earlier ones in this vote with it: she has not voted, and votes again.
+    j = Journal(tmp_path / "j.db")
+    s = GameSession.start(j, ToyRules(), PLAYERS)
+    s.execute(Command("call_exile", {"target": "Cy"}))
+    s.execute(Command("cast_ballot", {"voter": "Ann", "choice": "exile"}))
+    s.execute(Command("cast_ballot", {"voter": "Ann", "choice": "remain"}))
+    s.undo()
+    assert "Ann" not in s.state.book.current.ballots
+    s.redo()  # taking the undo back gives her last ballot, never the replaced one
+    assert s.state.book.current.ballots["Ann"].choice == "remain"
+    s.undo()
+    again = GameSession.resume(Journal(tmp_path / "j.db"), s.game_id, ToyRules())
+    assert "Ann" not in again.state.book.current.ballots
+    for p in PLAYERS["players"]:
+        s.execute(Command("cast_ballot", {"voter": p, "choice": "exile" if p == "Ann" else "remain"}))
+    assert s.state.book.last().revealed and s.state.book.last().ballots["Ann"].choice == "exile"
+
+
+def test_an_undone_ballot_leaves_the_voters_ballots_of_an_earlier_vote_of_the_same_id():
+    # Royals and Martyr Masks opens its pointing vote under one id each round.
+    from companion.core.events import Event
+    from companion.core.rules import undone_seqs
+
+    def ev(seq, kind, **data):
+        return Event(seq, kind, data, "tablet", float(seq))
+    events = [ev(1, "vote_opened", vote_id="point"), ev(2, "ballot_cast", vote_id="point", voter="Ann", choice="Bo"),
+              ev(3, "vote_revealed", vote_id="point"), ev(4, "vote_opened", vote_id="point"),
+              ev(5, "ballot_cast", vote_id="point", voter="Ann", choice="Cy"),
+              ev(6, "ballot_cast", vote_id="point", voter="Bo", choice="Ann"),
+              ev(7, "ballot_cast", vote_id="point", voter="Ann", choice="Bo"), ev(8, "undo", undoes=7)]
+    assert undone_seqs(events) == {7, 5}
+
+
 def test_finished_games_are_listed_with_their_winners(tmp_path):
     j = Journal(tmp_path / "j.db")
     s = GameSession.start(j, ToyRules(), PLAYERS)

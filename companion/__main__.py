@@ -10,15 +10,24 @@ import os
 import sys
 
 
+def _text(value: str) -> str:
+    """An option's value as text: a path or port name in an unknown encoding (bytes that are not
+    UTF-8) is refused in one line, before a label, the log or OpenCV fails on it."""
+    from companion.core.i18n import is_text
+    if not is_text(value):
+        raise argparse.ArgumentTypeError(f"{ascii(value)} holds bytes that are not text (UTF-8)")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m companion",
         description="The table companion: narration, timers, secret votes and board totals for "
                     "physical hidden-role games.")
-    ap.add_argument("--data", metavar="DIR",
+    ap.add_argument("--data", metavar="DIR", type=_text,
                     help="the data folder (journal, settings, keys); default: the platform's "
                          "user data folder")
-    ap.add_argument("--boxes", metavar="PORTS",
+    ap.add_argument("--boxes", metavar="PORTS", type=_text,
                     help="serial vote boxes: 'auto' (find plugged-in boxes and watch for more), "
                          "'off', or a comma-separated list of ports such as /dev/ttyUSB0,/dev/pts/3 "
                          "(default: the Devices setting)")
@@ -34,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("game_id", metavar="GAME_ID", type=int, help="the game's number (Past games, "
                         "or `python -m companion check`)")
     export.add_argument("--format", choices=("json", "csv"), default="json", help="default: json")
-    export.add_argument("--data", metavar="DIR", dest="export_data",
+    export.add_argument("--data", metavar="DIR", dest="export_data", type=_text,
                         help="the data folder (default: the app's)")
     return ap
 

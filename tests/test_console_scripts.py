@@ -36,3 +36,15 @@ def test_the_narration_checker_answers_help(capsys):
     with pytest.raises(SystemExit) as done:
         main(["--help"])
     assert done.value.code == 0 and capsys.readouterr().out.startswith("usage:")
+
+
+@pytest.mark.parametrize("option", ["--data", "--boxes"])
+def test_an_app_option_in_bytes_that_are_not_text_is_refused_in_one_line(option, capsys):
+    # Found by the input audit: `--data` a folder named in another encoding closed the app at
+    # start (its log line), `--boxes` when the Devices panel showed it.
+    from companion.__main__ import main
+    with pytest.raises(SystemExit) as done:
+        main([option, "/tmp/q\udcff"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.endswith(f"argument {option}: '/tmp/q\\udcff' holds bytes that are not text (UTF-8)")

@@ -94,6 +94,19 @@ def test_a_voice_espeak_lacks_is_refused_when_chosen(cache):
     assert "\n" not in message
 
 
+def test_an_espeak_that_hangs_its_voice_check_is_refused_in_one_line(cache, tmp_path, monkeypatch):
+    # Found by the input audit: TimeoutExpired escaped after 30 s and closed the app at start.
+    import companion.core.speakers as speakers
+    fake = tmp_path / "bin" / "espeak-ng"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexec sleep 1000\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(speakers, "CHECK_SECONDS", 0.5)
+    with pytest.raises(SpeechError) as err:
+        EspeakSpeaker(cache_dir=cache, voice="en", binary=str(fake))
+    assert "did not answer its voice check within 0.5 s" in str(err.value) and "\n" not in str(err.value)
+
+
 def test_pace_outside_the_range_is_refused_in_one_line(espeak):
     for bad in (0, 3, "fast"):
         with pytest.raises(BadInput) as err:

@@ -41,6 +41,29 @@ from companion.app import widgets  # noqa: F401  (registers the shared widgets w
 
 log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
+
+
+def _text_records() -> None:
+    """Log lines holding half a UTF-16 pair (a port or file name in an unknown encoding) are
+    written with it escaped: Kivy's log file refuses one, and that error closed the app."""
+    make = logging.getLogRecordFactory()
+    if getattr(make, "text_only", False):
+        return
+
+    def record(*args, **kwargs):
+        rec = make(*args, **kwargs)
+        plain = rec.getMessage
+
+        def message() -> str:
+            text = plain()
+            return text if i18n.is_text(text) else text.encode("utf-8", "backslashreplace").decode()
+        rec.getMessage = message
+        return rec
+    record.text_only = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(record)
+
+
+_text_records()
 SHELL_SCREENS = ("picker", "setup", "devices", "settings", "history", "past_games", "vote", "reveal")
 # Screens of play: a new table view may switch between these by itself. The utility screens
 # (settings, devices, history, …) are never pulled away from under the narrator's finger.
@@ -98,6 +121,7 @@ class CompanionApp(App):
         # two boxes claim one id: neither counts until the table keeps one (devices panel)
         self.listen("box_conflict", lambda command: self.toast(command.data["message"]))
         self.voice_problem = ""
+        self._voice_error_at: float | None = None  # when a failing line was last said on screen
         self.box_source = None     # the vote boxes' BoxSource while boxes are on
         self.refused = ""               # set when another copy of the app holds the data folder
         # (text, [(id, label, action)]) for the picker
@@ -387,6 +411,20 @@ class CompanionApp(App):
             return
         self.narration_paused = n.paused
         self._wake_engines(n.next_change_in())
+
+    # A voice that fails fails every line: the table is told once, then again after this long.
+    VOICE_ERROR_EVERY_S = 300.0
+
+    def on_narration_error(self, exc):
+        """A line the voice could not say is shown as a caption only; say so, once, not once a
+        line (espeak-ng failing every line, a full cache disk)."""
+        now = self.engine_clock.now()
+        last = self._voice_error_at
+        if last is not None and now - last < self.VOICE_ERROR_EVERY_S:
+            return
+        self._voice_error_at = now
+        said = i18n.tr("app2.voice_failed", problem=i18n.error_text(exc))
+        Clock.schedule_once(lambda dt: self.toast(said), 0)
 
     def on_narration_mark(self, name):
         hook = getattr(self.game_ui, "on_narration_mark", None)

@@ -217,4 +217,5 @@ def make_narrator(app, speaker=None, audio_out=None) -> Narrator:
         return narrator
     return Narrator(speaker, audio_out or KivyAudioOut(), app.engine_clock, on_caption=app.set_caption,
                     pace=s.pace, volume=s.volume, loop_volume=s.loop_volume, threaded=True,
-                    on_mark=app.on_narration_mark, on_change=app.on_narration_change)
+                    on_mark=app.on_narration_mark, on_change=app.on_narration_change,
+                    on_error=app.on_narration_error)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.core.events import BadInput
-from companion.core.i18n import keyed, reason_of
+from companion.core.i18n import is_text, keyed, reason_of
 
 VOICES = ("auto", "espeak", "plyer", "voicepack", "captions")
 LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:[_-][A-Za-z0-9]{2,8})*")   # en, fr, pt_BR: never a path
@@ -56,7 +56,7 @@ class Settings:
         elif isinstance(default, bool):
             if not isinstance(value, bool):  # "no" is not false: a string is never taken as a yes
                 return keyed("app2.settings.not_bool", name=name, value=shown)
-        elif not isinstance(value, str):
+        elif not isinstance(value, str) or not is_text(value):
             return keyed("app2.settings.not_text", name=name, value=shown)
         elif name == "voice" and value not in VOICES:
             return keyed("app2.settings.voice", value=shown)

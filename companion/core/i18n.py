@@ -173,6 +173,17 @@ def reason_of(exc: OSError) -> Any:
     return keyed(key) if key else (exc.strerror or str(exc))
 
 
+def is_text(value: str) -> bool:
+    """False for a str holding half a UTF-16 pair (a file name in an unknown encoding, decoded
+    with surrogateescape; JSON's "\\udcff"): Kivy's labels and log file, OpenCV and UTF-8 files
+    all fail on one, so it is refused where it comes in."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def joined(parts: Any, sep: str = " ") -> dict:
     """Messages said one after the other (``sep`` between them): still data, translated when
     shown. Empty parts are left out."""

@@ -422,8 +422,9 @@ class Narrator:
     def __init__(self, speaker: Speaker, audio_out: AudioOut, clock, on_caption=None,
                  rng_seed: int | None = None, on_mark=None, on_idle=None,
                  pace: float = 1.0, volume: float = 1.0, loop_volume: float = 0.3,
-                 threaded: bool = False, on_change=None):
+                 threaded: bool = False, on_change=None, on_error=None):
         self.speaker, self.audio_out, self.clock = speaker, audio_out, clock
+        self.on_error = on_error or (lambda exc: None)  # a line the voice could not say
         self.on_caption = on_caption or (lambda text: None)
         self.on_mark = on_mark or (lambda name: None)
         self.on_idle = on_idle or (lambda: None)
@@ -844,6 +845,7 @@ class Narrator:
         self.last_error = " ".join(f"line {step.line_id!r}: {exc}".split())
         self.errors.append(self.last_error)
         log.warning("narration: %s", self.last_error)
+        self.on_error(exc)
 
     def _done(self, cur: _Running, now: float) -> bool:
         if cur.end is None or now < cur.end - 1e-9:  # float sums of clock steps

@@ -112,6 +112,9 @@ class CaptionSpeaker(Speaker):
         return Utterance(line_id, text, None, estimate_duration(text, check_pace(pace), self.wpm))
 
 
+CHECK_SECONDS = 5  # espeak-ng's voice check at start
+
+
 class EspeakSpeaker(Speaker):
     """espeak-ng writes each line to a WAV in a cache folder; the header gives its length.
 
@@ -130,9 +133,14 @@ class EspeakSpeaker(Speaker):
         self.voice, self.wpm = voice, wpm
         self.cache_dir = os.path.join(cache_dir or default_cache_dir(), "espeak")
         os.makedirs(self.cache_dir, exist_ok=True)
-        # A settings screen wants "no such voice" now, not on the first line of a game.
-        check = subprocess.run([self.binary, "-q", "-v", voice, "x"], capture_output=True,
-                               timeout=30)
+        # A settings screen wants "no such voice" now, not on the first line of a game. A sound
+        # espeak-ng answers in well under a second; one that hangs must not hold the app's start.
+        try:
+            check = subprocess.run([self.binary, "-q", "-v", voice, "x"], capture_output=True,
+                                   timeout=CHECK_SECONDS)
+        except subprocess.TimeoutExpired:
+            raise SpeechError(i18n.keyed("speakers.check_hung", program=repr(found),
+                                         seconds=CHECK_SECONDS)) from None
         if check.returncode != 0:
             raise SpeechError(i18n.keyed("speakers.bad_voice", voice=repr(voice), problem=_last_line(check)))
 

@@ -328,6 +328,36 @@ def test_when_no_voice_can_speak_the_screen_says_so_plainly(driver, monkeypatch)
 
 
 @pytest.mark.app
+def test_a_voice_that_fails_every_line_is_said_on_screen_once(driver, tmp_path):
+    # Found by the input audit: an espeak-ng that passes its voice check and then fails every
+    # line (a full disk, say) left the table with captions and no word of why.
+    app = driver.app
+    fake = tmp_path / "espeak-ng"
+    fake.write_text('#!/bin/sh\ncase "$*" in *--stdin*) echo "No space left on device" >&2; exit 1;; esac\n')
+    fake.chmod(0o755)
+    saved, shown, real_toast = app.narrator.speaker, [], app.toast
+    app.toast = lambda message, *a, **k: (shown.append(message), real_toast(message, *a, **k))
+    try:
+        app.narrator.set_speaker(EspeakSpeaker(cache_dir=str(tmp_path / "cache"), binary=str(fake)))
+        driver.start_game("masks", MASKS_NAMES)
+        app.send("start_hidden_phase")
+        for _ in range(40):          # the engines' fake clock, and real time for the voice's thread
+            driver.advance(4, step=0.25)
+            time.sleep(0.05)
+        told = [m for m in shown if m.startswith(tr("app2.voice_failed", problem="").rstrip(": "))]
+        assert len(app.narrator.errors) > 1          # every line failed ...
+        assert len(told) == 1 and "No space left on device" in told[0], shown   # ... said once
+        assert "\n" not in told[0]
+        app.toast(told[0])
+        driver.pump(2)
+        driver.screenshot("narration/voice_failed")
+    finally:
+        del app.toast
+        app.narrator.cancel()
+        app.narrator.set_speaker(saved)
+
+
+@pytest.mark.app
 def test_a_hidden_phase_cut_short_resumes_at_the_step_it_reached(driver):
     """The app killed mid-Hidden-Phase: the game is resumed from the journal and "Start the
     narration" goes on from the step reached (kept in the game's journal as the narrator reached it)."""

@@ -97,13 +97,19 @@ def test_a_second_copy_on_the_same_folder_says_so_and_leaves_without_writing(tmp
         _stop(first)
 
 
-def _built(data: Path, shown: str) -> str:
+def _built(data: Path, shown: str, kivy_home: Path | None = None) -> str:
     """The app of a real process built on ``data`` (settings, storage, screens), and ``shown``
-    (an expression of ``app`` and its root widget ``w``) printed; the process leaves at once."""
+    (an expression of ``app`` and its root widget ``w``) printed; the process leaves at once.
+    ``kivy_home``: a fresh Kivy home, whose default config writes Kivy's log file as a first
+    start on a tablet does."""
     code = ("import os, sys; from companion.app.main import CompanionApp;"
             f"app = CompanionApp(data_dir={str(data)!r}); w = app.build();"
             f"print('SHOWN', {shown}, flush=True); os._exit(0)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(), capture_output=True,
+    env = _env()
+    if kivy_home is not None:
+        env["KIVY_HOME"] = str(kivy_home)
+        env.pop("KIVY_NO_FILELOG", None)  # the suite's own processes write no log file
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout.split("SHOWN ", 1)[1].strip()
@@ -134,6 +140,16 @@ def test_the_app_takes_its_lock_back_with_a_deleted_data_folder(tmp_path):
     pid, second = ast.literal_eval(shown)
     assert second == f"Another copy of the app (process {pid}) is already using {data}; close it first"
     assert (data / "journal.sqlite3").exists()
+
+
+def test_a_log_line_with_bytes_that_are_not_text_does_not_close_the_app(tmp_path):
+    """Found by the input audit: a path in an unknown encoding (a folder that could not be made,
+    a voice pack) logged by the app raised in Kivy's log file writer and closed the app."""
+    shown = _built(tmp_path / "data", "(__import__('logging').getLogger('companion.app.main')"
+                   ".error('cannot open %s', '/tmp/q\\udcff'), 'logged')[1]", kivy_home=tmp_path / "kivy")
+    assert shown == "logged"
+    [log_file] = (tmp_path / "kivy" / "logs").glob("*.txt")
+    assert "cannot open /tmp/q\\udcff" in log_file.read_text()
 
 
 @needs_unshare

@@ -42,6 +42,9 @@ def test_a_bad_settings_file_is_named_and_left_as_it_was(tmp_path, text, match):
     ("random_pauses", "yes", "random_pauses = 'yes' is not true or false"),
     ("caption_size", float("nan"), "caption_size = nan is outside"),
     ("volume", "x" * 10_000, "volume = 'xxxx"),
+    # half a UTF-16 pair (a file name in an unknown encoding): Kivy's text and log crashed on it
+    ("voice_pack", "/nope/\udcff", "voice_pack = '/nope/\\udcff' is not text"),
+    ("camera", "/dev/video\udcff", "camera = '/dev/video\\udcff' is not text"),
 ])
 def test_a_wrong_setting_falls_back_to_its_default_and_the_others_are_kept(tmp_path, name, value, words):
     path = tmp_path / "settings.json"

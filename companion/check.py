@@ -50,10 +50,17 @@ def check_game(journal: Journal, record) -> list[str]:
     return problems
 
 
-def run(data: Path, out=print) -> int:
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def run(data: Path, out=print, err=None) -> int:
+    """Check the journal in ``data``: its lines go to ``out``, what stops the check (no journal,
+    one that cannot be opened) to ``err`` (default: ``out`` too; the command line: stderr)."""
+    err = err or out
     path = data / JOURNAL
     if not path.exists():
-        out(f"no journal at {path}")
+        err(f"no journal at {path}")
         return 1
     lock = DataLock(data)
     readonly = None
@@ -72,7 +79,7 @@ def run(data: Path, out=print) -> int:
             journal = Journal(path, readonly=True)
     except JournalError as exc:
         lock.release()
-        out(f"journal {path}: {exc}")
+        err(f"journal {path}: {exc}")
         out("summary: the journal cannot be opened")
         return 1
     try:
@@ -104,7 +111,7 @@ def run(data: Path, out=print) -> int:
             f"{'ok' if integrity == ['ok'] else 'FAILED'}")
         return 0 if bad == 0 else 1
     except JournalError as exc:
-        out(f"journal {path}: {exc}")
+        err(f"journal {path}: {exc}")
         return 1
     finally:
         journal.close()
@@ -115,7 +122,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m companion check", description=__doc__.splitlines()[0])
     ap.add_argument("--data", metavar="DIR", help="the data folder (default: the app's)")
     args = ap.parse_args(argv)
-    return run(Path(args.data) if args.data else default_data_dir())
+    return run(Path(args.data) if args.data else default_data_dir(), err=_stderr)
 
 
 if __name__ == "__main__":

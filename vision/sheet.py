@@ -158,12 +158,23 @@ def write_sheet(out: str | Path, players: int, paper: str = "a4", kind: str = "t
     pages = render_pages(players, paper, kind)
     if ext == ".pdf":
         imgs = [Image.fromarray(p) for p in pages]
-        imgs[0].save(out, "PDF", resolution=DPI, save_all=True, append_images=imgs[1:])
+        # Our own title: Pillow's default is the file's name, which it cannot write into the
+        # PDF when the name is not valid text (bytes that are no UTF-8: a UnicodeEncodeError).
+        try:
+            imgs[0].save(out, "PDF", resolution=DPI, save_all=True, append_images=imgs[1:],
+                         title="Table companion marker sheet")
+        except ValueError as exc:  # Pillow's own refusal (an OSError: the caller names the file)
+            raise BadInput(f"could not write {str(out)!r}: {exc}") from None
         return [out]
     written = []
     for n, page in enumerate(pages, start=1):
         path = out if n == 1 else out.with_name(f"{out.stem}-{n}{out.suffix}")
-        if not cv2.imwrite(str(path), cv2.cvtColor(page, cv2.COLOR_RGB2BGR)):
+        # Encoded here and written by Python: a file name that is not valid text (undecodable
+        # bytes, kept as surrogates) crashes OpenCV's own imwrite (a segfault in OpenCV 5).
+        ok, png = cv2.imencode(".png", cv2.cvtColor(page, cv2.COLOR_RGB2BGR))
+        if not ok:
             raise BadInput(f"could not write {str(path)!r}")
+        with open(path, "wb") as f:   # an OSError: the caller names the file
+            f.write(png.tobytes())
         written.append(path)
     return written

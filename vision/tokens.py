@@ -18,6 +18,7 @@ import sys
 from companion.core.events import BadInput
 
 from . import markers
+from .cvlog import quiet_opencv
 
 
 def _players(text: str) -> int:
@@ -58,6 +59,7 @@ def _error(msg: str | Exception) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # Imported here so `--help` stays quick and a broken OpenCV install names itself once.
+    quiet_opencv()
     from .capture import load_image
     from .reader import TokenReader
     if args.command == "sheet":

@@ -9,6 +9,7 @@ assets). Standard library only, as everything in companion/core.
 from __future__ import annotations
 
 import abc
+import errno
 import logging
 import math
 import operator
@@ -167,9 +168,17 @@ def write_wav(path: str, samples, rate: int = DEFAULT_RATE) -> str:
         raise RuntimeError("array('h') is not 16-bit on this platform")
     if sys.byteorder == "big":  # WAV is little-endian
         pcm.byteswap()
+    if os.path.isdir(path):  # said before a temporary file is made beside it
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".wav", dir=folder)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except FileExistsError:  # a file where the folder should be
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), folder) from None
+    try:
+        fd, tmp = tempfile.mkstemp(suffix=".wav", dir=folder)
+    except OSError as exc:  # naming the WAV asked for, not the temporary file's name
+        raise OSError(exc.errno, exc.strerror, path) from None
     os.close(fd)
     try:
         with wave.open(tmp, "wb") as w:

@@ -953,6 +953,13 @@ def main(argv: list[str] | None = None) -> int:
             context[name] = value
         if args.lang in i18n.languages():  # its words for counts; a script may come before them
             i18n.set_language(args.lang)
+        elif script_path(args.script, args.lang) == args.script:
+            # neither a catalogue nor this script in that language: a language we do not have
+            # (the app refuses it the same way) — not English said as if it were asked for
+            raise BadInput(i18n.keyed("i18n.no_catalogue", lang=repr(args.lang),
+                                      folder=str(i18n.LOCALE_DIR / args.lang)))
+        if args.record and os.path.isdir(args.record):  # said now, not after the rendering
+            raise BadInput(i18n.keyed("cli.record_folder", path=args.record))
         script = load_script(args.script, args.lang)
         speaker = make_speaker(args.speaker, **({"voice": args.lang} if args.speaker == "espeak" else {}))
         timeline = script_timeline(script, context, speaker, args.pace, args.seed)
@@ -960,7 +967,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{start:8.2f} {end:8.2f}  {label}")
         print(f"total {timeline[-1][1]:.2f} s (waits not counted)")
         if args.record:
-            record_narration(script, context, speaker, args.record, args.pace, args.seed)
+            try:
+                record_narration(script, context, speaker, args.record, args.pace, args.seed)
+            except OSError as exc:  # a folder that cannot be written, /proc, a full disk
+                raise BadInput(i18n.keyed("cli.record_unwritable", path=args.record,
+                                          problem=i18n.reason_of(exc))) from None
             print(f"recorded {args.record}")
     except (BadInput, SpeechError) as exc:
         print(f"error: {exc}", file=sys.stderr)

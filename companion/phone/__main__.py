@@ -21,6 +21,17 @@ from companion.core.events import BadInput
 from vision.qr import payload as qrpayload
 
 
+def _port(text: str) -> int:
+    """A TCP port for --port: 0 (any free one) to 65535; argparse says anything else in one line."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535; 0: any free one)")
+    return port
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m companion.phone",
                                 description="The phone server of the table companion, headless.")
@@ -32,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="play the demo game (the only game headless: the app serves its own)")
     s.add_argument("--host", help="address to bind (default: this machine's LAN address, or "
                                   "127.0.0.1 without a network); a local-network address only")
-    s.add_argument("--port", type=int, default=0, help="port (default: any free one)")
+    s.add_argument("--port", type=_port, default=0, help="port (default: any free one)")
     s.add_argument("--key-file", type=Path,
                    help="deck key of printed stickers (default: a new key for this run)")
     s.add_argument("--https", action="store_true",

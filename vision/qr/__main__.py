@@ -12,11 +12,13 @@ import json
 import sys
 
 from companion.core.events import BadInput
+from vision.cvlog import quiet_opencv
 
 
 def _decode(args) -> int:
     from .decode import decode_file
 
+    quiet_opencv()
     status = 0
     for path in args.images:
         try:
@@ -35,12 +37,16 @@ def _stickers(args) -> int:
     layout = stickers.layout_named(args.layout)
     deck = payload.load_deck(args.deck)
     key_path = args.key_file or payload.default_key_path()
-    key = payload.load_or_create_key(key_path)
+    # Every path checked before anything is written: a bad --preview must not come after the PDF.
+    payload.check_writable(args.out, "sticker sheet")
+    if args.preview:
+        stickers.check_preview(args.preview)
+    key = payload.load_or_create_key(key_path)   # checks its own path before making one
     kinds = ("fate", "sway") if args.sway else ("fate",)
     cards = payload.deck_cards(deck, kinds)
     pages = stickers.write_pdf(cards, key, layout, args.out, outline=args.outline)
     if args.preview:
-        pages[0].save(args.preview)
+        stickers.write_preview(pages[0], args.preview)
     print(json.dumps({"pdf": args.out, "pages": len(pages), "stickers": len(cards),
                       "layout": layout.name, "paper": layout.paper, "key_file": str(key_path)}))
     return 0

@@ -14,6 +14,7 @@ Nothing read here is trusted as a card: the phone server still checks every text
 """
 from __future__ import annotations
 
+import io
 import os
 import threading
 import time
@@ -22,6 +23,7 @@ from typing import Callable
 
 import cv2
 import numpy as np
+from PIL import Image
 
 zxingcpp: ModuleType | None
 try:
@@ -33,6 +35,7 @@ from companion.core.events import BadInput
 from vision.capture import check_image_size
 
 WORK_SIDE = 1600          # long side photos are read at first (phones send 4000 px)
+MAX_SIDE = 65535          # zxing-cpp refuses a wider or taller image (a ValueError)
 
 _local = threading.local()  # OpenCV detectors are not safe to share between threads
 
@@ -107,6 +110,8 @@ def _quad_of(position) -> np.ndarray:
 def _zx(img: np.ndarray, found: "_Found", scale=1.0, offset=(0, 0), global_threshold: bool = False) -> None:
     """zxing-cpp on one image; codes it found but could not decode become ``unread`` quads."""
     assert zxingcpp is not None  # decode() reads with OpenCV alone without it
+    if max(img.shape[:2]) > MAX_SIDE:  # zxing-cpp's limit: such a strip holds no code anyway
+        return
     binarizer = zxingcpp.Binarizer.GlobalHistogram if global_threshold else zxingcpp.Binarizer.LocalAverage
     res = zxingcpp.read_barcodes(img, formats=zxingcpp.BarcodeFormat.QRCode, return_errors=True,
                                  binarizer=binarizer)
@@ -372,16 +377,33 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     return image_from_bytes(data, p)
 
 
+def _whole_png(data: bytes) -> bool:
+    """False for a PNG that is cut short or damaged (Pillow checks every chunk's CRC, a few ms
+    for a 36 MB file): OpenCV's libpng prints its own "libpng error: …" line to stderr for
+    one, which no log level silences. Other formats: True (OpenCV says nothing on them)."""
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return True
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            im.verify()
+    except Exception:  # Pillow's SyntaxError, OSError, struct.error… on a broken file
+        return False
+    return True
+
+
 def image_from_bytes(data: bytes, name: str = "upload") -> np.ndarray:
     """Decode JPEG/PNG/WebP bytes; BadInput if they are not an image or are too many pixels."""
     if not data:
         raise BadInput(f"{name}: empty file")
     # The header gives the size before the pixels are decoded: refuse bombs first.
-    if not check_image_size(data, name):
+    if not check_image_size(data, name) or not _whole_png(data):
         raise BadInput(f"{name}: not an image file (JPEG, PNG or WebP expected)")
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if img is None:
         raise BadInput(f"{name}: not an image file (JPEG, PNG or WebP expected)")
+    h, w = img.shape[:2]
+    if max(h, w) > MAX_SIDE:  # a 300000x1 strip: few pixels, but no reader takes it
+        raise BadInput(f"{name}: image is {w}x{h} pixels, more than {MAX_SIDE} a side")
     return img
 
 

@@ -194,14 +194,34 @@ def load_key(path: str | os.PathLike) -> bytes:
     return key
 
 
+def check_writable(path: str | os.PathLike, what: str) -> Path:
+    """``path`` as a Path, or BadInput naming it when no file can be written there: it is a
+    folder, or a file stands where one of its folders should be. Missing folders are fine (the
+    writers here make them); what only the write can tell (no permission, /proc) is its own
+    error then. Checks only: nothing is written."""
+    p = Path(path)
+    if p.is_dir():
+        raise BadInput(f"{what} {p} is a folder, not a file")
+    for folder in p.parents:
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                raise BadInput(f"{what} {p}: {folder} is not a folder")
+            break
+    return p
+
+
 def load_or_create_key(path: str | os.PathLike) -> bytes:
     """The key of an existing print run, or a new one written (owner-only) for a new run."""
     p = Path(path)
     if p.exists():
         return load_key(p)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    check_writable(p, "deck key file")
     key = new_key()
-    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise BadInput(f"cannot write deck key file {p}: {exc.strerror or exc}") from None
     with os.fdopen(fd, "w", encoding="ascii") as f:
         f.write(key.hex() + "\n")
     return key

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from companion.core.events import BadInput
 
-from .payload import Card, encode, printed
+from .payload import Card, check_writable, encode, printed
 
 DPI = 300
 QUIET_MODULES = 2  # the label's own white edge adds to this; 2 keeps the code large on small labels
@@ -157,12 +157,35 @@ def render_pages(cards: list[Card], key: bytes, layout: Layout, outline: bool = 
 def write_pdf(cards: list[Card], key: bytes, layout: Layout, out: str | os.PathLike,
               outline: bool = False) -> list[Image.Image]:
     """Write the sticker sheet PDF; returns the pages so a caller can also save a preview."""
+    out = check_writable(out, "sticker sheet")   # before the drawing: a bad path says so at once
     pages = render_pages(cards, key, layout, outline)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    pages[0].save(out, "PDF", save_all=True, append_images=pages[1:], resolution=DPI,
-                  title=f"23 Knives stickers ({layout.name}, {layout.paper})")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        pages[0].save(out, "PDF", save_all=True, append_images=pages[1:], resolution=DPI,
+                      title=f"23 Knives stickers ({layout.name}, {layout.paper})")
+    except OSError as exc:  # no permission, a read-only disk, /proc: one line naming the file
+        raise BadInput(f"cannot write sticker sheet {out}: {exc.strerror or exc}") from None
     return pages
+
+
+def check_preview(path: str | os.PathLike) -> Path:
+    """The preview image's path, checked before anything is written: BadInput naming it when
+    its extension is no image type Pillow writes, or no file can be written there."""
+    p = check_writable(path, "preview")
+    ext = p.suffix.lower()
+    if Image.registered_extensions().get(ext) not in Image.SAVE:
+        raise BadInput(f"preview {p}: {ext or 'no extension'} is not an image type that can be "
+                       "written (use .png)")
+    return p
+
+
+def write_preview(page: Image.Image, path: str | os.PathLike) -> None:
+    p = check_preview(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        page.save(p)
+    except (OSError, ValueError) as exc:  # Pillow: no write access, a mode it cannot save
+        raise BadInput(f"cannot write preview {p}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
 def layout_named(name: str) -> Layout:

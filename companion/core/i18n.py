@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import gettext
+import threading
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -247,15 +248,16 @@ _shipped: list[Catalogue] = []
 def _shipped_english() -> Catalogue:
     """The English catalogue as shipped, read once; empty when it cannot be read (or while it
     is being read: its own loader's error asks for it)."""
-    if not _shipped and "shipped" not in _loading:
-        _loading.add("shipped")
-        try:
-            _shipped.append(load_catalogue("en", _SHIPPED_DIR))
-        except BadInput:
-            return Catalogue()
-        finally:
-            _loading.discard("shipped")
-    return _shipped[0] if _shipped else Catalogue()
+    with _loading_lock:
+        if not _shipped and "shipped" not in _loading:
+            _loading.add("shipped")
+            try:
+                _shipped.append(load_catalogue("en", _SHIPPED_DIR))
+            except BadInput:
+                return Catalogue()
+            finally:
+                _loading.discard("shipped")
+        return _shipped[0] if _shipped else Catalogue()
 
 
 def format_when(timestamp: float, with_year: bool = False) -> str:
@@ -286,17 +288,26 @@ def error_text(exc: BaseException) -> str:
 
 
 _loading: set[str] = set()
+# One catalogue read at a time. Another thread asking for a language being read waits for it
+# (a phone's request thread and the tablet's main thread both say words: the one that came
+# second got an empty catalogue, hence English, on a French phone); the reading thread itself,
+# re-entering for its own error's words, finds the language in _loading.
+_loading_lock = threading.RLock()
 
 
 def _cat(lang: str) -> Catalogue:
-    if lang not in _catalogues:
-        if lang in _loading:
-            # the loader's own error is keyed and asks for its words while the catalogue is
-            # being read: none yet (text_of then uses the shipped English: _unlisted)
-            return Catalogue()
-        _loading.add(lang)
-        try:
-            _catalogues[lang] = load_catalogue(lang)
-        finally:
-            _loading.discard(lang)
-    return _catalogues[lang]
+    found = _catalogues.get(lang)
+    if found is not None:
+        return found
+    with _loading_lock:
+        if lang not in _catalogues:
+            if lang in _loading:
+                # the loader's own error is keyed and asks for its words while the catalogue is
+                # being read: none yet (text_of then uses the shipped English: _unlisted)
+                return Catalogue()
+            _loading.add(lang)
+            try:
+                _catalogues[lang] = load_catalogue(lang)
+            finally:
+                _loading.discard(lang)
+        return _catalogues[lang]

@@ -61,3 +61,30 @@ def test_broken_catalogues_are_named_in_one_line(tmp_path):
         i18n.load_catalogue("en", tmp_path)
     with pytest.raises(BadInput, match="no catalogue for language 'xx'"):
         i18n.load_catalogue("xx", tmp_path)
+
+
+def test_a_language_being_read_by_one_thread_is_waited_for_by_another(monkeypatch):
+    # Found through a flaky test: a phone's request thread began reading the French catalogue,
+    # the tablet's main thread asked for French meanwhile, got an empty catalogue and said the
+    # vote's question in English on a French phone.
+    import threading
+    monkeypatch.setattr(i18n, "_catalogues", {"en": i18n._cat("en")})
+    real, started, go = i18n.load_catalogue, threading.Event(), threading.Event()
+
+    def slow(lang, directory=None):
+        started.set()
+        assert go.wait(30)
+        return real(lang, directory)
+    monkeypatch.setattr(i18n, "load_catalogue", slow)
+    said = {}
+    first = threading.Thread(target=lambda: said.setdefault("first", i18n._cat("fr").get("vote.option.exile")))
+    first.start()
+    assert started.wait(30)
+    second = threading.Thread(target=lambda: said.setdefault(
+        "second", i18n.text_of(i18n.keyed("vote.option.exile"), "fr")))
+    second.start()
+    second.join(0.5)   # it waits for the first thread's reading (before: answered in English)
+    go.set()
+    first.join(30)
+    second.join(30)
+    assert said == {"first": "Exil", "second": "Exil"}

@@ -22,6 +22,7 @@ from PIL import Image
 
 from companion.core.clock import MonotonicClock
 from companion.core.events import BadInput
+from companion.core.i18n import is_text
 
 VIDEO_SUFFIXES = {".avi", ".mp4", ".mkv", ".mov", ".webm", ".mjpg", ".mjpeg"}
 MAX_PIXELS = 40_000_000   # refuse bigger images before decoding them (decompression bombs)
@@ -31,6 +32,12 @@ class FrameSource:
     """One interface for every frame supplier."""
 
     name: str = "frames"
+
+    @property
+    def blocked_in_read(self) -> bool:
+        """True while read() is blocked somewhere close() cannot wake (a silent camera stream):
+        whoever stops the reading thread then must not wait for it."""
+        return False
 
     def read(self) -> np.ndarray | None:
         raise NotImplementedError
@@ -88,14 +95,42 @@ def load_image(path: str | Path) -> np.ndarray:
     return img
 
 
+MAX_CAMERA_INDEX = 2**31 - 1   # cv2.VideoCapture takes a C int; a bigger number is no camera
+
+
+def camera_where(where: int | str) -> int | str:
+    """What ``cv2.VideoCapture`` is given for ``where`` (a camera number, a stream URL or a
+    video file), or BadInput naming the value in one line. Only ASCII digits make a camera number
+    ("²".isdigit() is True, but it is no number); a number too big for OpenCV, a text with
+    characters that are not text (lone surrogates, from a file name in an unknown encoding:
+    OpenCV crashes on them) or with a NUL or line break is refused before OpenCV sees it."""
+    if isinstance(where, bool) or not isinstance(where, (int, str)):
+        raise BadInput(f"camera {where!r} is neither a camera number nor a text")
+    if isinstance(where, str):
+        if not is_text(where):
+            raise BadInput(f"camera {where!r} is not a valid name (it holds bytes that are not text)")
+        if any(c in where for c in "\0\r\n"):
+            raise BadInput(f"camera {where!r} is not a valid name (it holds a control character)")
+        if where.isascii() and where.isdigit():
+            where = int(where)
+    if isinstance(where, int) and not 0 <= where <= MAX_CAMERA_INDEX:
+        shown = str(where) if len(str(where)) <= 24 else str(where)[:20] + "…"
+        raise BadInput(f"camera number {shown} is not a camera (0 is the first webcam)")
+    return where
+
+
 class CameraCapture(FrameSource):
-    """``cv2.VideoCapture`` on a camera index (0 = the first webcam), a stream URL or a video file."""
+    """``cv2.VideoCapture`` on a camera index (0 = the first webcam), a stream URL or a video file.
+
+    Opening may take long (a stream that connects but never answers: OpenCV waits ~30 s), so an
+    app opens it off its UI thread. ``close()`` never waits for a ``read()`` blocked inside
+    ``VideoCapture.read`` (a stream gone silent): it marks the capture closed and the reading
+    thread releases it when its read returns, so ``release`` never runs during a ``read``."""
 
     def __init__(self, where: int | str = 0, width: int = 1280, height: int = 720):
         self.where = where
         self.name = f"camera {where}"
-        if isinstance(where, str) and where.isdigit():
-            where = int(where)
+        where = camera_where(where)
         # OpenCV logs each backend it tries and fails with; our one-line BadInput says it better.
         quiet = getattr(getattr(cv2, "utils", None), "logging", None)
         level = quiet.getLogLevel() if quiet else None
@@ -104,6 +139,9 @@ class CameraCapture(FrameSource):
         self._cap: cv2.VideoCapture | None
         try:
             self._cap = cv2.VideoCapture(where)
+        except cv2.error as exc:   # an argument OpenCV refuses: its first line names the reason
+            detail = str(exc).strip().splitlines()[-1].lstrip("> -").strip() if str(exc).strip() else "refused"
+            raise BadInput(f"camera {self.where!r} could not be opened ({detail})") from None
         finally:
             if quiet:
                 quiet.setLogLevel(level)
@@ -117,26 +155,59 @@ class CameraCapture(FrameSource):
             # Keep only the newest frame: a reader slower than the camera then reads the table as
             # it is now, not as it was several frames ago.
             self._cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()       # guards the state below; never held during a read
+        self._read_lock = threading.Lock()  # one read at a time
+        self._closed = False
+        self._reading = False
 
     @property
     def fps(self) -> float:
-        if self._cap is None:  # closed
+        cap = self._cap
+        if cap is None or self._closed:
             return 0.0
-        return float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
+        return float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def blocked_in_read(self) -> bool:
+        """True while a read() is inside VideoCapture.read and close() could not wake it."""
+        with self._lock:
+            return self._reading
 
     def read(self) -> np.ndarray | None:
-        with self._lock:
-            if self._cap is None:
+        with self._read_lock:
+            with self._lock:
+                cap = self._cap
+                if cap is None or self._closed:
+                    return None
+                self._reading = True
+            try:
+                ok, frame = cap.read()
+            finally:
+                with self._lock:
+                    self._reading = False
+                    release = self._closed and self._cap is not None
+                    if release:
+                        self._cap = None
+                if release:
+                    cap.release()   # closed while this read was blocked: the reader releases it
+            if release:
                 return None
-            ok, frame = self._cap.read()
         return frame if ok and frame is not None and frame.size else None
 
     def close(self) -> None:
+        """Returns at once. A read blocked in VideoCapture.read releases the capture itself when
+        it returns; otherwise it is released here."""
         with self._lock:
-            if self._cap is not None:
-                self._cap.release()
-                self._cap = None
+            self._closed = True
+            if self._reading:
+                return
+            cap, self._cap = self._cap, None
+        if cap is not None:
+            cap.release()
 
 
 class FileFrames(FrameSource):

@@ -36,6 +36,8 @@ from .stabiliser import Stabiliser
 
 log = logging.getLogger(__name__)
 
+SILENT_S = 3.0  # a camera with no frame for this long is said to be silent (a stream gone quiet)
+
 
 def ballot_data(seat: int, face: str, spec=None) -> dict | None:
     """The cast_ballot data for what seat ``seat`` shows, or None when ``face`` is no ballot of
@@ -117,6 +119,7 @@ class CameraSource(InputSource):
         self.bad_frames = 0
         self.last_error: str | None = None
         self.last_seen: float | None = None
+        self.started_at: float | None = None
         self.ended = False
 
     # -- what the app calls -----------------------------------------------------------------
@@ -194,17 +197,33 @@ class CameraSource(InputSource):
             return
         self._post = post
         self._stop.clear()
+        self.started_at = self.clock.now()
         self._thread = threading.Thread(target=self._run, name="camera-tokens", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        """Stops reading; returns at once (the app calls it on its UI thread). Closing the frames
+        wakes a read() that waits for a frame (PushedFrames waits for the app's next push); a
+        camera stream gone silent keeps its read blocked inside OpenCV, and that thread is left
+        to finish on its own: it releases the capture and ends when the read returns."""
         self._stop.set()
-        # Close first: it wakes a read() that waits for a frame (PushedFrames waits for the
-        # app's next push, which may never come), so the join below does not hang.
         self.frames.close()
         t, self._thread = self._thread, None
-        if t is not None and t is not threading.current_thread():
-            t.join(timeout=5)
+        if t is None or t is threading.current_thread():
+            return
+        if self.frames.blocked_in_read:
+            log.info("camera: left %s to finish its blocked read", self.frames.name)
+            return
+        # Any read from now on returns None at once: the thread ends after its current frame.
+        t.join(timeout=5)
+
+    def silent_for(self) -> float | None:
+        """Seconds since the last frame read (since the start when none came yet); None when
+        the source is not running or its frames ended."""
+        if self._thread is None or self.ended:
+            return None
+        since = self.last_seen if self.last_seen is not None else self.started_at
+        return None if since is None else max(0.0, self.clock.now() - since)
 
     def join(self, timeout: float | None = None) -> None:
         """Waits for the frames to run out (recorded frames end; a camera does not)."""
@@ -212,7 +231,11 @@ class CameraSource(InputSource):
             self._thread.join(timeout)
 
     def devices(self) -> list[DeviceInfo]:
-        detail = self.last_error or f"{len(self._seen)} of {self.players} seats in view"
+        silent = self.silent_for()
+        if silent is not None and silent >= SILENT_S:
+            detail = f"no picture from the camera for {int(silent)} s"
+        else:
+            detail = self.last_error or f"{len(self._seen)} of {self.players} seats in view"
         return [DeviceInfo("camera", str(getattr(self.frames, "where", self.frames.name)), self.frames.name,
                            connected=not self.ended, last_seen=self.last_seen, detail=detail)]
 

@@ -55,8 +55,7 @@ def _text_records() -> None:
         plain = rec.getMessage
 
         def message() -> str:
-            text = plain()
-            return text if i18n.is_text(text) else text.encode("utf-8", "backslashreplace").decode()
+            return i18n.escaped(plain())
         rec.getMessage = message
         return rec
     record.text_only = True  # type: ignore[attr-defined]

@@ -185,6 +185,12 @@ def is_text(value: str) -> bool:
     return True
 
 
+def escaped(value: str) -> str:
+    """``value`` with any half UTF-16 pair written as an escape (``\\udcff``): what a label
+    or a log line can hold."""
+    return value if is_text(value) else value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def joined(parts: Any, sep: str = " ") -> dict:
     """Messages said one after the other (``sep`` between them): still data, translated when
     shown. Empty parts are left out."""

@@ -216,21 +216,27 @@ def test_the_start_button_opens_a_recording_and_refuses_a_missing_one(driver, tm
     missing = tmp_path / "no-such-video.avi"
     driver.type_into(screen.ids.where, str(missing))
     driver.tap(screen.ids.start_button)
+    driver.pump_until(lambda: not screen.opening, "the camera opened or refused")   # opened off the UI thread
     assert not screen.running and app.sources == []
-    assert screen.error == f"camera {str(missing)!r} could not be opened (no such device, stream or video file)"
+    said = f"camera {str(missing)!r} could not be opened (no such device, stream or video file)"
+    assert app.root.ids.toast.message == said
+    # On the screen's line the long path gives way (shortened in its middle), never the reason.
+    assert screen.error.endswith("no-such-video.avi' could not be opened (no such device, stream or video file)")
     assert "\n" not in screen.error and screen.error in driver.visible_texts(screen)
 
     frames = synth.vote_frames({2: "remain"}, 2, hidden=0, shown=6, seed=11, level="easy")
     video = write_video(tmp_path / "seat2.avi", frames)
     driver.type_into(screen.ids.where, str(video))
     driver.tap(screen.ids.start_button)
+    driver.pump_until(lambda: not screen.opening, "the camera opened or refused")
     assert screen.running and screen.error == ""
     driver.pump_until(lambda: screen.source.ended and screen.seen == [2], "the recording read")
     rows = seat_rows(driver, screen)
     assert rows["2"] == tr("camera.seen") and rows["1"] == tr("camera.not_seen")
     assert screen.ids.preview.texture is not None
-    ended = tr("camera.ended", name=screen.source.frames.name)
-    driver.pump_until(lambda: ended in driver.visible_texts(screen), "the camera's end said on the screen")
+    ended = tr("camera.ended", name="")   # the long path before it may be shortened, never this
+    driver.pump_until(lambda: screen.ids.status.text.endswith(ended) and screen.ids.status.text in driver.visible_texts(screen),
+                      "the camera's end said on the screen")
     # The devices panel lists the camera; its button leads back here.
     name = screen.source.frames.name
     driver.tap(driver.find(root=app.root, text=tr("app.devices")))
@@ -337,3 +343,181 @@ def test_the_camera_source_follows_the_votes_the_app_records(tmp_path):
     source.on_events([event("undo", {"undoes": 9, "kind": "vote_opened"})])
     source.frames = FileFrames([shows["exile"]], repeat=3)
     assert [c for _ in range(3) for c in source.step(source.frames.read()) if c.kind == "cast_ballot"] == []
+
+
+# -- bad camera values, stalled streams, long paths (the camera screen stays up and says why) --
+
+from kivy.clock import Clock  # noqa: E402
+from kivy.core.text import Label as CoreLabel  # noqa: E402
+
+from tests.vision.stream_servers import MjpegServer, StalledServer  # noqa: E402
+from vision import capture  # noqa: E402
+from vision.source import SILENT_S  # noqa: E402
+
+GUARD = 60.0  # failure guard only
+
+
+def start_from_field(driver, screen, where):
+    driver.type_into(screen.ids.where, where)
+    driver.tap(screen.ids.start_button)
+    driver.pump_until(lambda: not screen.opening, "the camera opened or refused", timeout=GUARD)
+
+
+def fits_its_line(label) -> bool:
+    """The label's whole text fits its one line (Kivy's own shortening did not cut it)."""
+    measure = CoreLabel(font_size=label.font_size, bold=label.bold, font_name=label.font_name)
+    # Kivy's own rule (kivy.core.text.LabelBase.shorten): wider than this, it cuts the middle.
+    room = int(label.text_size[0] - label.padding[0] - label.padding[2] - 2)
+    return measure.get_extents(label.text)[0] <= room and "..." not in label._label.text
+
+
+@pytest.mark.app
+def test_a_camera_value_no_camera_can_be_is_one_line_and_the_app_stays_up(driver, monkeypatch):
+    app = driver.app
+    screen = open_camera_screen(driver)
+    start_from_field(driver, screen, "²")   # "²".isdigit() is True; int("²") raised, the app closed
+    assert screen.error == "camera '²' could not be opened (no such device, stream or video file)"
+    assert screen.error in driver.visible_texts(screen) and not screen.running and app.sources == []
+    start_from_field(driver, screen, "99999999999999999999")   # cv2.error "int too large", the app closed
+    assert screen.error == "camera number 99999999999999999999 is not a camera (0 is the first webcam)"
+    assert screen.error in driver.visible_texts(screen) and app.root.ids.toast.message == screen.error
+    assert app.sm.current == "camera" and app.sources == []
+
+    # A settings.json holding a name with lone surrogates: OpenCV 5 crashes on it, so it never
+    # gets it. The field shows it escaped, the line says why, Start refuses it the same way.
+    opened = []
+    real = capture.cv2.VideoCapture
+    monkeypatch.setattr(capture.cv2, "VideoCapture", lambda *a: opened.append(a) or real(*a))
+    app.settings.camera = "/dev/video\udcff"
+    try:
+        driver.tap(driver.find(root=app.root, text=tr("app.devices")))
+        driver.tap(app.screen("devices").ids.camera_button)
+        refused = r"camera '/dev/video\udcff' is not a valid name (it holds bytes that are not text)"
+        assert screen.ids.where.text == r"/dev/video\udcff" and screen.error == refused
+        assert refused in driver.visible_texts(screen)
+        driver.tap(screen.ids.start_button)
+        driver.pump_until(lambda: not screen.opening, "the camera refused", timeout=GUARD)
+        assert screen.error == refused and not screen.running and app.sources == []
+        assert opened == []
+        driver.screenshot("camera/refused_setting")
+    finally:
+        app.settings.camera = ""
+
+
+@pytest.mark.app
+def test_a_stream_that_never_answers_is_opened_off_the_ui_thread(driver):
+    app = driver.app
+    screen = open_camera_screen(driver)
+    server = StalledServer(then_frames=20)   # answers only when the test lets it
+    try:
+        driver.type_into(screen.ids.where, server.url)
+        driver.tap(screen.ids.start_button)   # before: OpenCV waited ~30 s on the UI thread
+        assert server.connected.wait(GUARD) and not server.release.is_set()
+        assert screen.opening and not screen.running
+        name = f"camera {server.url}"
+        assert screen.status == tr("camera.opening", name=name)
+        assert screen.status in driver.visible_texts(screen) and tr("camera.opening_short") in driver.visible_texts(screen)
+        assert screen.ids.start_button.text == tr("camera.stop") and screen.ids.where.disabled
+        # The UI's clock goes on while the stream keeps OpenCV waiting.
+        ticked = []
+        Clock.schedule_once(lambda dt: ticked.append(dt), 0)
+        driver.pump_until(lambda: ticked, "a clock callback while the camera opens", timeout=GUARD)
+        assert screen.opening and not server.release.is_set()
+        driver.screenshot("camera/opening")
+        server.release.set()   # the camera answers: it runs
+        driver.pump_until(lambda: screen.running and screen.source.frames_read > 0, "frames from the stream",
+                          timeout=GUARD)
+        assert screen.error == "" and screen.source in app.sources
+        driver.tap(screen.ids.start_button)
+        assert not screen.running and app.sources == []
+    finally:
+        server.close()
+
+    # A stream that never answers, then hangs up: one line, the app up.
+    server = StalledServer(then_frames=0)
+    try:
+        driver.type_into(screen.ids.where, server.url)
+        driver.tap(screen.ids.start_button)
+        assert server.connected.wait(GUARD) and screen.opening
+        server.release.set()
+        driver.pump_until(lambda: not screen.opening, "the open refused", timeout=GUARD)
+        assert screen.error == f"camera {server.url!r} could not be opened (no such device, stream or video file)"
+        assert screen.error in driver.visible_texts(screen) and not screen.running and app.sources == []
+    finally:
+        server.close()
+
+    # Stop pressed while a camera opens: the screen forgets it; the stream opening later is closed.
+    server = StalledServer(then_frames=20)
+    try:
+        driver.type_into(screen.ids.where, server.url)
+        driver.tap(screen.ids.start_button)
+        assert server.connected.wait(GUARD) and screen.opening
+        driver.tap(screen.ids.start_button)
+        assert not screen.opening and not screen.running and screen.status == tr("camera.off")
+        server.release.set()
+        assert server.released.wait(GUARD)
+        driver.pump(10)
+        assert not screen.running and app.sources == []
+    finally:
+        server.close()
+
+
+@pytest.mark.app
+def test_a_stream_gone_silent_is_said_and_stop_returns_at_once(driver):
+    app = driver.app
+    screen = open_camera_screen(driver)
+    server = MjpegServer(20)   # 20 frames, then connected and silent until released
+    try:
+        start_from_field(driver, screen, server.url)
+        source = screen.source
+        driver.pump_until(lambda: source.frames_read == 20 and source.frames.blocked_in_read,
+                          "every frame read, the next read blocked", timeout=GUARD)
+        name = source.frames.name
+        driver.pump_until(lambda: screen.status == tr("camera.status", name=name, frames=20), "20 frames said",
+                          timeout=GUARD)
+        driver.advance(SILENT_S + 2)   # the app's clock: no frame for 5 s
+        silent = tr("camera.silent", name="", seconds=int(SILENT_S + 2))   # ": no picture … for 5 s"
+        status = screen.ids.status
+        driver.pump_until(lambda: status.text.endswith(silent) and status.text in driver.visible_texts(screen),
+                          "the silence said", timeout=GUARD)
+        assert fits_its_line(status) and status.text.startswith("camera ")
+        driver.screenshot("camera/silent_stream")
+        thread = source._thread
+        driver.tap(screen.ids.start_button)   # Stop: before, the UI waited ~27 s for the read
+        assert not screen.running and source not in app.sources
+        assert not server.release.is_set() and thread.is_alive()   # it returned before the stream let go
+        assert tr("camera.off") in driver.visible_texts(screen)
+        server.release.set()
+        thread.join(GUARD)
+        assert not thread.is_alive() and source.frames._cap is None   # the reader released it
+    finally:
+        server.close()
+
+
+@pytest.mark.app
+def test_a_long_path_is_shortened_on_the_status_line_not_the_reason(driver, tmp_path):
+    screen = open_camera_screen(driver)
+    deep = tmp_path.joinpath(*["a-rather-long-folder-name"] * 4)
+    deep.mkdir(parents=True)
+    video = write_video(deep / "the-table-recording.avi", synth.vote_frames({2: "remain"}, 2, hidden=0, shown=2, seed=3))
+    start_from_field(driver, screen, str(video))
+    source = screen.source
+    reason = tr("camera.ended", name="")   # ": no more frames (…)"
+    driver.pump_until(lambda: source.ended and screen.status.endswith(reason), "the end said", timeout=GUARD)
+    status = screen.ids.status
+    driver.screenshot("camera/long_path_status")
+    # The reason takes most of the line: of the path, what room is left (its end) stays.
+    assert fits_its_line(status) and status.text.startswith("…") and status.text.endswith(reason)
+    assert source.frames.name.endswith(status.text[1:-len(reason)])
+    driver.tap(screen.ids.start_button)
+
+    missing = str(deep / "no-such-recording.avi")
+    start_from_field(driver, screen, missing)
+    error = screen.ids.error
+    assert fits_its_line(error) and "…" in error.text
+    assert error.text.endswith("no-such-recording.avi' could not be opened (no such device, stream or video file)")
+    driver.set_size(800, 1280)   # upright: a narrower line, shortened again
+    driver.pump(3)
+    assert fits_its_line(error) and error.text.endswith("could not be opened (no such device, stream or video file)")
+    driver.screenshot("camera/long_path_error_portrait")
+    driver.set_size(1280, 800)

@@ -13,10 +13,12 @@ app's queue, recorded with source "camera".
 from __future__ import annotations
 
 import logging
+import threading
 
 import cv2
 import numpy as np
-from kivy.clock import Clock
+from kivy.clock import Clock, mainthread
+from kivy.core.text import Label as CoreLabel
 from kivy.factory import Factory
 from kivy.graphics.texture import Texture
 from kivy.properties import (BooleanProperty, ColorProperty, ListProperty, NumericProperty, ObjectProperty,
@@ -27,11 +29,11 @@ from kivy.utils import platform
 
 from companion.app.screens import load_kv
 from companion.core.events import BadInput
-from companion.core.i18n import keyed, tr
+from companion.core.i18n import escaped, keyed, tr
 from companion.core.votes import VoteSpec
 from vision import markers
-from vision.capture import CameraCapture, FrameSource, PushedFrames
-from vision.source import CameraSource
+from vision.capture import CameraCapture, FrameSource, PushedFrames, camera_where
+from vision.source import SILENT_S, CameraSource
 
 # What opening the tablet's camera can raise: no camera provider (Kivy's CoreCamera is None ->
 # TypeError), a device that will not open, and on Android the Java side's refusal.
@@ -44,6 +46,53 @@ log = logging.getLogger(__name__)
 load_kv(__file__)
 
 POLL_HZ = 10  # preview refreshes a second: enough to aim a camera, cheap on a tablet
+
+
+def shorten_middle(part: str, keep: int) -> str:
+    """``part`` cut to ``keep`` characters plus "…", most of them from its end (a path's file
+    name, an address's last part), a few from its start ("camera ", the kind of thing it is)."""
+    if keep >= len(part):
+        return part
+    head = 0 if keep < 14 else max(keep // 4, 7)   # a tight line keeps the file name's end
+    return part[:head] + "…" + (part[len(part) - (keep - head):] if keep > head else "")
+
+
+_fits: dict[tuple, str] = {}
+
+
+def fit_line(text: str, part: str, label) -> str:
+    """``text`` as it fits on ``label``'s single line: when it is too wide, ``part`` (the long
+    path or address it names) is shortened in the middle, never the words that say what is
+    wrong. ``text`` as it is when it fits, or when ``part`` is not in it."""
+    pad = list(label.padding) if label.padding else [0]
+    left, right = (pad[0], pad[2]) if len(pad) == 4 else (pad[0], pad[0])
+    # Kivy shortens a line wider than int(width - padding - 2): a few pixels to spare below that.
+    width = int(float(label.width) - left - right - 2) - 4
+    if not part or part not in text or width <= 0:
+        return text
+    key = (text, part, round(width), float(label.font_size), bool(label.bold), label.font_name)
+    if key in _fits:
+        return _fits[key]
+    measure = CoreLabel(font_size=label.font_size, bold=label.bold, font_name=label.font_name)
+
+    def fits(candidate: str) -> bool:
+        return measure.get_extents(candidate)[0] <= width
+
+    best = text
+    if not fits(text):
+        lo, hi = 0, len(part) - 1   # the most characters of part kept that still fit
+        best = text.replace(part, shorten_middle(part, 0), 1)
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            candidate = text.replace(part, shorten_middle(part, mid), 1)
+            if fits(candidate):
+                best, lo = candidate, mid + 1
+            else:
+                hi = mid - 1
+    if len(_fits) > 128:
+        _fits.clear()
+    _fits[key] = best
+    return best
 
 
 def seat_rgba(seat: int) -> tuple[float, float, float, float]:
@@ -142,6 +191,7 @@ class CameraScreen(Screen):
     source = ObjectProperty(None, allownone=True)
     tablet = ObjectProperty(None, allownone=True)
     running = BooleanProperty(False)
+    opening = BooleanProperty(False)  # a camera being opened on a thread of its own
     calibrating = BooleanProperty(False)
     calibration_complete = BooleanProperty(False)
     vote_open = BooleanProperty(False)
@@ -160,6 +210,14 @@ class CameraScreen(Screen):
         self._texture = None
         self._shown_frame = None
         self._report: dict | None = None
+        self._attempt = 0                 # the camera opening the screen waits for
+        self._opening_where = ""
+        self._chosen = ""                 # the camera setting the field was filled from
+        self._error_part = ""             # the path or address in self.error, shortened to fit
+        self._error_text = ""
+        # A line that grows or shrinks (a turned tablet) is fitted again: paths shortened anew.
+        self.ids.error.bind(width=lambda *_: self._refit_error())
+        self.ids.status.bind(width=lambda *_: self._refresh_status())
         self.app.listen("tokens_seen", self._on_tokens_seen)
         self.app.listen("tokens_calibration", self._on_calibration)
         self.app.bind(state_version=lambda *_: self.refresh())
@@ -168,8 +226,15 @@ class CameraScreen(Screen):
     def on_pre_enter(self, *_):
         if self.source is not None and self.source not in self.app.sources:
             self._forget_source()  # the app stopped it (a reset, another screen): start afresh
-        if not self.running and self.app.settings.camera:
-            self.ids.where.text = self.app.settings.camera   # the camera chosen in Settings
+        if not self.running and not self.opening and self.app.settings.camera:
+            chosen = self.app.settings.camera   # the camera chosen in Settings
+            self._chosen = chosen
+            self.ids.where.text = escaped(chosen)
+            if escaped(chosen) != chosen:
+                try:
+                    camera_where(chosen)
+                except BadInput as exc:
+                    self._fail(str(exc), repr(chosen), toast=False)
         self.refresh()
         self._poll_ev = Clock.schedule_interval(self._poll, 1 / POLL_HZ)
 
@@ -191,22 +256,72 @@ class CameraScreen(Screen):
 
     # -- starting and stopping -----------------------------------------------------------
     def toggle_camera(self):
-        if self.running:
+        if self.opening:
+            self.cancel_opening()
+        elif self.running:
             self.stop_camera()
         elif self.on_android:
             self.start_tablet_camera()
         else:
-            self.start_camera(self.ids.where.text)
+            where = self.ids.where.text
+            if self._chosen and where == escaped(self._chosen):
+                where = self._chosen   # the setting itself, not its escaped display
+            self.start_camera(where)
 
-    def start_camera(self, where: str):
-        """A webcam by number, a stream URL or a recorded video: all through cv2.VideoCapture."""
+    def start_camera(self, where: str) -> bool:
+        """A webcam by number, a stream URL or a recorded video: all through cv2.VideoCapture,
+        opened on a thread of its own (a stream that never answers keeps OpenCV waiting ~30 s;
+        the UI goes on meanwhile). The screen says "opening…", then runs the camera or shows
+        why it could not. False when ``where`` is refused at once (no camera could be that)."""
         where = (where or "").strip() or "0"
+        try:
+            camera_where(where)   # never hand OpenCV a value it crashes on
+        except BadInput as exc:
+            self._fail(str(exc), repr(where))
+            return False
+        if self.running:
+            self.stop_camera()
+        self._attempt += 1
+        attempt = self._attempt
+        self._opening_where = where
+        self.opening = True
+        self._clear_error()
+        self.refresh()
+        threading.Thread(target=self._open, args=(attempt, where), name="camera-open", daemon=True).start()
+        return True
+
+    def _open(self, attempt: int, where: str) -> None:
+        """The opening thread: whatever happens reaches the screen through the Kivy clock."""
+        frames: CameraCapture | None = None
+        error = ""
         try:
             frames = CameraCapture(where)
         except BadInput as exc:
-            self._fail(str(exc))
-            return False
-        return self.start_frames(frames)
+            error = str(exc)
+        except Exception as exc:   # whatever OpenCV raises: one line on the screen, the app up
+            log.exception("camera %r", where)
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            error = tr("camera.open_failed", where=repr(where), error=detail)
+        self._opened(attempt, where, frames, error)
+
+    @mainthread
+    def _opened(self, attempt: int, where: str, frames: CameraCapture | None, error: str) -> None:
+        if attempt != self._attempt or not self.opening:
+            if frames is not None:   # stopped or started again meanwhile: nobody wants it
+                threading.Thread(target=frames.close, name="camera-close", daemon=True).start()
+            return
+        self.opening = False
+        if frames is None:
+            self._fail(error, repr(where))
+            self.refresh()
+            return
+        self.start_frames(frames)
+
+    def cancel_opening(self) -> None:
+        """Stop pressed while a camera opens: the screen forgets it (the thread closes it)."""
+        self._attempt += 1
+        self.opening = False
+        self.refresh()
 
     def start_tablet_camera(self, index: int = 0):
         if platform == "android" and not self._camera_permitted():
@@ -235,7 +350,9 @@ class CameraScreen(Screen):
             self.stop_camera()
         names = self.seat_names()
         try:
-            source = CameraSource(frames, players=min(len(names), markers.MAX_SEATS))
+            # The app's clock: "no picture for N s" counts on the clock the devices panel uses.
+            source = CameraSource(frames, players=min(len(names), markers.MAX_SEATS),
+                                  clock=self.app.engine_clock)
         except ValueError as exc:
             frames.close()
             self._fail(str(exc))
@@ -247,7 +364,7 @@ class CameraScreen(Screen):
             source.expect(VoteSpec.from_dict(vote))
         else:
             source.idle()
-        self.error = ""
+        self._clear_error()
         self.seen = []
         self._shown_frame = None
         where = getattr(frames, "where", None)  # a camera's index or address, when it has one
@@ -279,9 +396,18 @@ class CameraScreen(Screen):
         self._shown_frame = None
         self.ids.preview.texture = None
 
-    def _fail(self, message: str):
-        self.error = message
-        self.app.toast(message)
+    def _fail(self, message: str, part: str = "", toast: bool = True):
+        """One line under the preview (``part``, the path or address it names, is shortened to
+        fit, not the reason), and a toast."""
+        message = " ".join(message.split())
+        self._error_text, self._error_part = message, part
+        self.error = fit_line(message, part, self.ids.error)
+        if toast:
+            self.app.toast(message)
+
+    def _clear_error(self):
+        self._error_text = self._error_part = ""
+        self.error = ""
 
     # -- calibration ---------------------------------------------------------------------
     def toggle_calibration(self):
@@ -345,19 +471,31 @@ class CameraScreen(Screen):
             self.app.toast(tr("camera.calibration_stopped"))
         self._refresh_status()
 
+    def _refit_error(self):
+        if self._error_text:
+            self.error = fit_line(self._error_text, self._error_part, self.ids.error)
+
     def _refresh_status(self):
         source = self.source
         if source is None:
-            self.status = tr("camera.off")
+            if self.opening:
+                name = f"camera {self._opening_where}"
+                self.status = fit_line(tr("camera.opening", name=name), name, self.ids.status)
+            else:
+                self.status = tr("camera.off")
             self.warning_text = ""
             return
         name = str(source.frames.name)
+        silent = source.silent_for()
         if source.ended:
-            self.status = tr("camera.ended", name=name)
+            text = tr("camera.ended", name=name)
+        elif silent is not None and silent >= SILENT_S:
+            text = tr("camera.silent", name=name, seconds=int(silent))
         elif source.frames_read == 0:
-            self.status = tr("camera.waiting", name=name)
+            text = tr("camera.waiting", name=name)
         else:
-            self.status = tr("camera.status", name=name, frames=source.frames_read)
+            text = tr("camera.status", name=name, frames=source.frames_read)
+        self.status = fit_line(text, name, self.ids.status)
         lines = list(source.warnings())
         if source.last_error:
             lines.append(tr("camera.bad_frame", error=source.last_error))

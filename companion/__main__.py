@@ -13,9 +13,9 @@ import sys
 def _text(value: str) -> str:
     """An option's value as text: a path or port name in an unknown encoding (bytes that are not
     UTF-8) is refused in one line, before a label, the log or OpenCV fails on it."""
-    from companion.core.i18n import is_text
+    from companion.core.i18n import is_text, tr
     if not is_text(value):
-        raise argparse.ArgumentTypeError(f"{ascii(value)} holds bytes that are not text (UTF-8)")
+        raise argparse.ArgumentTypeError(tr("cli.not_text", value=ascii(value)))
     return value
 
 

@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from companion.core import i18n
 from companion.core.events import BadInput
 from vision.qr import payload as qrpayload
 
@@ -26,9 +27,9 @@ def _port(text: str) -> int:
     try:
         port = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(i18n.tr("cli.not_whole_number", value=repr(text))) from None
     if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535; 0: any free one)")
+        raise argparse.ArgumentTypeError(i18n.tr("cli.not_a_port", port=port))
     return port
 
 

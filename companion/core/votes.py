@@ -237,6 +237,28 @@ def apply_vote_event(book: VoteBook, event: Event) -> VoteBook:
     return book
 
 
+def amend_revealed(book: VoteBook, vote_id: str, voter: str, choice: str | None,
+                   source: str) -> VoteBook:
+    """The book with one ballot of a *revealed* vote set right: a game's public correction
+    (the table saw the voter's real choice, so nothing secret is shown). The vote stays revealed
+    and keeps its place in the history; its other ballots and every other vote are untouched.
+    A game calls this from its own correction event (no vote event kind changes); deciding
+    when a correction is allowed is the game's rule. A vote not revealed, or a voter not in
+    it: the book unchanged (a fold never raises)."""
+    for i in range(len(book.history) - 1, -1, -1):
+        vote = book.history[i]
+        if vote.spec.vote_id != vote_id:
+            continue
+        if voter not in vote.spec.voters:
+            return book
+        ballots = dict(vote.ballots)
+        ballots[voter] = Ballot(choice, source)
+        amended = replace(vote, ballots=ballots, missing=tuple(m for m in vote.missing if m != voter))
+        history = book.history[:i] + (amended,) + book.history[i + 1:]
+        return replace(book, history=history)
+    return book
+
+
 # -- views ---------------------------------------------------------------------------------
 
 def table_view(vote: VoteState | None) -> dict | None:

@@ -112,7 +112,9 @@ class Driver:
         from companion.core.speakers import CaptionSpeaker
         if app.settings != Settings() or i18n.language() != "en":
             app.settings = Settings()
-            i18n.set_language("en")
+            if i18n.language() != "en":
+                i18n.set_language("en")
+                app._rebuild_screens()   # as Settings does: the top bar and the shell in English too
         app._speaker_override = CaptionSpeaker()
         app._make_narrator()
         app.narrator.cancel()

@@ -110,7 +110,7 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
     tap_text(driver, tr("cicero.ui.reveal_card"))
     assert app.view["cicero"]["influences"] == ["Insidiator", "Mercatores", "Belligerator", "Belligerator"]
     assert "What the spaces give" in screen.ids.effect_heading.text  # before the first Servant
-    assert "Each other player: either +1 the zone's Caste influence" in screen.ids.effect.text
+    assert "Each other player: either +1 in that Caste or draw one Action card of that Caste" in screen.ids.effect.text
     tap_value(driver, "senate_1")
     assert "Marcus: draw 4 Senator cards from pile 1 and recruit up to 2" in screen.ids.effect.text
     assert "Each other player: draw 2 from that pile and may recruit 1" in screen.ids.effect.text
@@ -355,3 +355,97 @@ def test_the_economy_option_tracks_influence_within_the_limits(driver):
     driver.tap(panel.ids.close_button)
     driver.pump(4)
     assert not any(type(w).__name__ == "EconomyPanel" for w in app.root_window.children)
+
+
+@pytest.mark.app
+def test_a_senate_total_entered_wrong_is_corrected_after_the_reveal(driver):
+    """The audit's round 2: Marcus announced 4, the narrator entered 14, and the reveal made Marcus
+    Princeps. From the board's election result the narrator corrects Marcus's total with a reason;
+    Octavia, the true winner, becomes Princeps and places first. After a Servant, it is refused."""
+    app = driver.app
+    driver.start_game("cicero", PLAYERS, seat_values=AGES)
+    quick(driver, "election", 2)
+    on(driver, "cicero.election")
+    set_steppers(driver, {"Livia": 6, "Marcus": 14, "Octavia": 7})
+    tap_text(driver, tr("cicero.ui.start_debate"))
+    tap_text(driver, tr("cicero.ui.open_ballot"))
+    driver.pump(4)
+    driver.vote({"Livia": "Livia", "Marcus": "Marcus", "Octavia": "Octavia"})
+    driver.continue_reveal()
+    screen = on(driver, "cicero.board")
+    assert app.view["princeps"] == "Marcus"
+    assert "Marcus is Princeps (Marcus 14, Octavia 7, Livia 6)" in screen.ids.election.text
+    assert not app.session.can_undo()  # the reveal cannot be taken back: the correction is the way
+
+    button = screen.ids.correct_votes_button
+    assert not button.disabled and button.text == "Correct the announced votes"
+    shot(driver, "correct_senate_votes_board")
+    driver.tap(button)
+    panel = next(w for w in driver.app.root_window.children if type(w).__name__ == "VotesCorrection")
+    assert "Marcus is Princeps" in panel.ids.now.text
+    tap_value(driver, "Marcus", root=panel)
+    stepper = panel.ids.true_total
+    assert stepper.number == 14 and stepper.label == "Marcus announced"
+    stepper.number = 5
+    minus = [b for b in stepper.walk(restrict=True) if getattr(b, "text", "") == "−"][0]
+    driver.tap(minus)
+    assert stepper.number == 4
+    driver.tap(panel.ids.record_button)       # no reason yet: asked for, nothing recorded
+    assert panel.message == tr("cicero.ui.reason_needed") and app.view["princeps"] == "Marcus"
+    driver.type_into(panel.ids.reason, "Marcus said 4, not 14")
+    shot(driver, "correct_senate_votes_entered")
+    driver.tap(panel.ids.record_button)
+    assert app.view["princeps"] == "Octavia"
+    assert "Octavia is Princeps (Octavia 7, Livia 6, Marcus 4)" in panel.ids.now.text
+    assert "Corrected: Marcus announced 4, not 14 (Marcus said 4, not 14)" in panel.ids.now.text
+    shot(driver, "correct_senate_votes")
+    driver.tap(panel.ids.close_button)
+    assert panel.get_parent_window() is None
+    assert "Octavia is Princeps" in screen.ids.election.text
+
+    # Cicero's card, then Octavia places first: the turn order follows the corrected Princeps
+    for c in ("Insidiator", "Mercatores", "Belligerator", "Belligerator"):
+        tap_value(driver, c, root=driver.find(cls="GridLayout", role="influences"))
+    for c in ("Mercatores", "Pontifex"):
+        tap_value(driver, c, root=driver.find(cls="GridLayout", role="senator_castes"))
+    tap_text(driver, tr("cicero.ui.reveal_card"))
+    assert app.view["next_to_place"] == "Octavia"
+    assert "Marcus: draw" not in screen.ids.effect.text and "from that space's pile" in screen.ids.effect.text
+    assert "pile its pile" not in screen.ids.effect.text and "the the" not in screen.ids.effect.text
+    assert not screen.ids.correct_votes_button.disabled   # still: nobody has placed
+    tap_value(driver, "Oratores_1")
+    assert app.view["placements"] == [["Octavia", "Oratores_1"]]
+    assert screen.ids.correct_votes_button.disabled        # the table has played in Octavia's order
+    refused = app.send("correct_senate_votes", player="Livia", votes=9, reason="late")
+    assert not refused and "Undo them first" in app.root.ids.toast.message
+    # undone, the placement can be corrected again: the correction itself is undoable too
+    app.undo()
+    driver.pump(4)
+    assert app.view["placements"] == [] and not screen.ids.correct_votes_button.disabled
+
+
+@pytest.mark.app
+def test_a_wrong_majority_card_holder_is_corrected_on_the_prestige_screen(driver):
+    app = driver.app
+    driver.start_game("cicero", PLAYERS, seat_values=AGES)
+    quick(driver, "prestige", 1)
+    on(driver, "cicero.prestige")
+    held = dict(app.view["castes"][0])
+    tap_text(driver, tr("cicero.ui.correct_cards"))
+    panel = next(w for w in driver.app.root_window.children if type(w).__name__ == "CardsCorrection")
+    card = driver.find(root=panel, cls="CButton", value="Oratores:primus")
+    order = [None] + PLAYERS
+    want = order[(order.index(held["primus"]) + 1) % len(order)]
+    driver.tap(card)
+    if want is not None and want == held["secundus"]:   # one player never holds both: pass it on
+        driver.tap(driver.find(root=panel, cls="CButton", value="Oratores:primus"))
+        want = order[(order.index(want) + 1) % len(order)]
+    if want is None and held["secundus"] is not None:
+        driver.tap(driver.find(root=panel, cls="CButton", value="Oratores:primus"))
+        want = order[1] if order[1] != held["secundus"] else order[2]
+    driver.type_into(panel.ids.reason, "the Primus card went elsewhere")
+    driver.tap(panel.ids.record_button)
+    assert app.view["castes"][0]["primus"] == want, panel.message
+    assert "the Primus card went elsewhere" in panel.ids.last.text
+    shot(driver, "correct_majority_cards")
+    driver.tap(panel.ids.close_button)

@@ -600,3 +600,89 @@ def test_the_curia_reveal_takes_the_real_last_card_after_a_correction(driver):
     tap_text(driver, card_label(K(3)))
     assert app.view["phase"] == "tableaux" and app.view["end"]["revealed_count"] == 3
     assert app.view["end"]["running_total"] == 13
+
+
+def round_one_with_ann_tapped_on_the_forum(driver):
+    """The audit's table: Ann's pawn goes to the Baths but the narrator's finger hits "Forum";
+    the round's Issue vote is revealed (undo never goes past it) and round 2 begins with Ann."""
+    driver.start_game("knives23", NAMES, first="Ann", options={"kalends_spaces": 4, "dagger_start": 2})
+    app = driver.app
+    begin_by_commands(app)
+    driver.pump(4)
+    tap_text(driver, tr("knives23.location.forum"))
+    assert app.view["locations"]["Ann"] == "forum"
+    finish_turn(app, "Ann")
+    for p, where in (("Bo", "baths"), ("Cy", "tiber"), ("Di", "gardens")):
+        send_turn(app, where)
+        finish_turn(app, p)
+    issue_vote(driver, "Ides of March", "Vestal Virgins", "red")
+    driver.tap(driver.screen.ids.kalends_no)
+    assert app.view["round"] == 2 and app.view["turn"]["player"] == "Ann"
+    assert app.sm.current == "knives23.board"
+    return app
+
+
+def seat_button(screen, text):
+    return next(b for b in screen.ids.who.children if b.text == text)
+
+
+def where_button(screen, text):
+    return next(b for b in screen.ids.where.children if b.text == text)
+
+
+@pytest.mark.app
+def test_a_pawn_tapped_on_the_wrong_location_is_corrected_from_the_screen(driver):
+    """Round 2: Ann (really on the Baths) may move to the Forum only once the tablet knows where
+    her pawn stands; "Correct the board" sets it, with a reason, past the revealed vote."""
+    app = round_one_with_ann_tapped_on_the_forum(driver)
+    board = driver.screen
+    forum = driver.find(cls="K23Button", text=tr("knives23.location.forum"))
+    assert forum.disabled                                 # "You MUST move to a new Location"
+    assert "Ann · Forum" in board.player_line
+    driver.tap(board.ids.correct_button)
+    correct = driver.screen
+    assert correct.name == "knives23.correct"
+    assert "Turn: Ann · Tribune: Cy" in correct.summary
+    driver.tap(seat_button(correct, "Ann\nForum"))
+    assert where_button(correct, "Forum").selected
+    driver.tap(where_button(correct, "Baths"))
+    assert seat_button(correct, "Ann\nBaths").selected and where_button(correct, "Baths").selected
+    assert app.view["locations"]["Ann"] == "forum"        # nothing sent before the record
+    driver.type_into(correct.ids.reason, "Ann went to the Baths")
+    driver.screenshot("knives23/20_correct_location")
+    driver.tap(correct.ids.record_button)
+    assert app.view["locations"]["Ann"] == "baths"
+    assert correct.last_note == "Recorded: Ann's pawn corrected (Ann went to the Baths): from Forum to Baths"
+    driver.tap(correct.ids.back_button)
+    board = driver.screen
+    assert board.name == "knives23.board" and "Ann · Baths" in board.player_line   # shown on the board
+    assert driver.find(cls="K23Button", text=tr("knives23.location.baths")).disabled
+    tap_text(driver, tr("knives23.location.forum"))      # the legal move, accepted
+    assert app.view["locations"]["Ann"] == "forum" and app.view["turn"]["step"] == "action"
+    kinds = [e.kind for e in app.session.events]
+    assert kinds.count("board_corrected") == 1 and kinds[-1] == "moved"
+
+
+@pytest.mark.app
+def test_the_turn_and_the_tribune_are_put_right_from_the_correction_screen(driver):
+    """Cy played out of turn and the Issue deck went to Bo: both set from the screen, then undone."""
+    app = round_one_with_ann_tapped_on_the_forum(driver)
+    driver.tap(driver.screen.ids.correct_button)
+    correct = driver.screen
+    driver.tap(seat_button(correct, "Cy\nTiber River"))
+    driver.tap(correct.turn_button)
+    assert correct.turn_button.text == "Cy's turn" and correct.turn_button.selected
+    driver.tap(seat_button(correct, "Bo\nBaths"))
+    assert not correct.turn_button.selected and correct.tribune_button.text == "Bo is Tribune"
+    driver.tap(correct.tribune_button)
+    driver.tap(correct.ids.record_button)
+    assert "Say why first" in app.root.ids.toast.message and app.view["tribune"] == "Cy"   # no reason, nothing
+    driver.type_into(correct.ids.reason, "Cy played before Ann")
+    driver.tap(correct.ids.record_button)
+    assert app.view["turn"]["player"] == "Cy" and app.view["turn"]["step"] == "move"
+    assert app.view["tribune"] == "Bo"
+    assert "Turn: Cy · Tribune: Bo" in correct.summary
+    app.undo()
+    assert app.view["turn"]["player"] == "Ann" and app.view["tribune"] == "Bo"
+    app.undo()
+    assert app.view["tribune"] == "Cy"

@@ -281,3 +281,133 @@ def test_undo_in_a_secret_vote_never_brings_back_a_ballot_that_was_changed(drive
     cast_votes(driver, {"Ann": "Dan"})
     send_votes(driver, {"Ben": "Ann", "Cat": "Ann", "Dan": "Ann", "Eve": "Ann"})
     assert app.view["vote_history"][-1]["ballots"]["Ann"] == "Dan"
+
+
+@pytest.mark.app
+def test_a_mistapped_pointing_is_corrected_after_the_reveal_through_the_screens(driver):
+    # Found by the corrections audit: Ann meant Cat but tapped Ben; the reveal showed "A tie: Ben,
+    # Cat", both were eliminated, and Undo could not help ("a revealed vote cannot be taken back
+    # into a secret"). The pointing is public, so the table sets it right after the reveal.
+    app = start_at_the_vote(driver)
+    cast_votes(driver, {"Ann": "Ben", "Ben": "Cat", "Cat": "Ben", "Dan": "Cat", "Eve": "Dan"})
+    assert app.sm.current == "reveal"
+    driver.continue_reveal()
+    assert app.sm.current == "masks.executioner" and app.view["most_voted"] == ["Ben", "Cat"]
+    check = driver.screen
+    button = check.ids.correct_button
+    assert not button.disabled and button.opacity == 1 and button.text == "Correct a pointing"
+    driver.tap(button)
+
+    # --- the correct screen: whose pointing, what they really pointed at, why
+    assert app.sm.current == "masks.correct"
+    correct = driver.screen
+    voters = {b.value: b.text for b in driver.find_all(root=correct, cls="MasksCorrectToggle")}
+    assert voters == {"Ann": "Ann: Ben", "Ben": "Ben: Cat", "Cat": "Cat: Ben", "Dan": "Dan: Cat",
+                      "Eve": "Eve: Dan"}   # as the tablet has them
+    driver.tap(correct.ids.record_button)   # nothing picked yet: said, nothing recorded
+    assert app.root.ids.toast.message == "First tap whose pointing is wrong."
+    driver.tap(driver.find(root=correct.ids.voters, cls="MasksCorrectToggle", value="Ann"))
+    assert correct.really == "What did Ann really point at?"
+    offered = [b.value for b in driver.find_all(root=correct.ids.choices, cls="MasksCorrectToggle")]
+    assert sorted(offered) == sorted(["Cat", "Dan", "Eve", "center"])   # not herself, not Ben again
+    assert driver.find(root=correct.ids.choices, cls="MasksCorrectToggle", value="center").text == "Bystanders"
+    driver.tap(driver.find(root=correct.ids.choices, cls="MasksCorrectToggle", value="Cat"))
+    before = len(app.session.events)
+    driver.tap(correct.ids.record_button)   # no reason yet: asked for, nothing recorded
+    assert app.root.ids.toast.message == "Say why first (one line)."
+    assert len(app.session.events) == before and app.sm.current == "masks.correct"
+    driver.type_into(correct.ids.reason, "Ann tapped Ben by mistake")
+    app.root.ids.toast.message = ""   # the toast fades by itself after a few seconds
+    driver.screenshot("masks/11_correct_a_pointing")
+    driver.tap(correct.ids.record_button)
+
+    # --- back on the check, decided again: Cat alone has the most votes
+    assert app.sm.current == "masks.executioner"
+    view = app.view
+    assert view["most_voted"] == ["Cat"] and view["vote_history"][-1]["ballots"]["Ann"] == "Cat"
+    assert "Most votes: Cat." in check.prompt and "Ben" not in check.prompt
+    assert check.corrections == "Corrected: Ann pointed at Cat, not Ben (Ann tapped Ben by mistake)."
+    assert driver.find(contains="Corrected: Ann pointed at Cat")
+    assert [b.player for b in driver.find_all(root=check, cls="MasksTargetButton")] == ["Cat", ""]
+    for _ in range(12):   # said after the lines queued before it (the vote's script, the count-in)
+        if any(t.startswith("Correction: Ann pointed at Cat.") for t in spoken(driver)):
+            break
+        driver.advance(10)
+    said = [t for t in spoken(driver) if t.startswith("Correction: Ann pointed at Cat.")]
+    assert said and "Most votes: Cat." in said[0], spoken(driver)
+    driver.screenshot("masks/12_corrected_check")
+
+    # the correction is a table action: Undo names it and takes it back, Redo puts it back
+    assert app.can_undo
+    driver.tap(app.root.ids.undo_button)
+    assert app.view["most_voted"] == ["Ben", "Cat"]
+    app.redo()
+    driver.pump(4)
+    assert app.view["most_voted"] == ["Cat"]
+
+    # --- once the check is answered the count is settled: the button is gone
+    hold(driver, driver.find(cls="MasksTargetButton", player=""))   # Cat does not hold it
+    assert app.sm.current == "masks.identities"
+    ids = driver.screen
+    assert not ids.can_correct and ids.ids.correct_button.opacity == 0
+    assert not app.send("correct_pointing", voter="Eve", choice="Cat", reason="late")
+    assert "Too late to correct a pointing" in app.root.ids.toast.message
+    for name, identity in zip(NAMES, ["Queen", "King", "Spy", "Pamphleteer", "Martyr"]):
+        ids.pick(name, identity)
+    ids.submit()
+    driver.pump(4)
+    assert app.sm.current == "masks.result"
+    assert app.view["eliminated"] == ["Cat"]   # not "Ben, Cat": the tie was a mis-tap
+    assert "Corrected: Ann pointed at Cat, not Ben" in driver.screen.readings
+    app.root.ids.toast.message = ""   # the "too late" toast fades by itself
+    driver.screenshot("masks/13_result_after_correction")
+
+
+@pytest.mark.app
+def test_the_correction_is_offered_on_the_identities_screen_when_nobody_checks(driver):
+    app = start_at_the_vote(driver)
+    send_votes(driver, {"Ann": "center", "Ben": "center", "Cat": "Dan", "Dan": "Ann", "Eve": "center"})
+    driver.continue_reveal()
+    assert app.sm.current == "masks.identities"
+    ids = driver.screen
+    assert ids.can_correct and ids.ids.correct_button.opacity == 1
+    driver.tap(ids.ids.correct_button)
+    assert app.sm.current == "masks.correct"
+    correct = driver.screen
+    driver.tap(correct.ids.back_button)   # Back: nothing changed
+    assert app.sm.current == "masks.identities"
+    driver.tap(driver.screen.ids.correct_button)
+    driver.tap(driver.find(root=correct.ids.voters, cls="MasksCorrectToggle", value="Eve"))
+    driver.tap(driver.find(root=correct.ids.choices, cls="MasksCorrectToggle", value="Dan"))
+    driver.type_into(correct.ids.reason, "Eve pointed at Dan")
+    driver.tap(correct.ids.record_button)
+    # Dan is now on top with the center: Dan looks for the Executioner first
+    assert app.sm.current == "masks.executioner" and app.view["top_players"] == ["Dan"]
+
+
+@pytest.mark.app
+def test_the_correct_screen_in_german_fits(driver):
+    # (the driver's reset puts the app back in English for the next test)
+    app = start_at_the_vote(driver)
+    send_votes(driver, {"Ann": "Ben", "Ben": "Cat", "Cat": "Ben", "Dan": "Cat", "Eve": "Dan"})
+    driver.continue_reveal()
+    driver.tap(driver.find(root=app.root, text=tr("app.settings")))
+    app.screen("settings").ids.language.text = "Deutsch"
+    driver.pump(2)
+    driver.tap(app.screen("settings").ids.save)
+    driver.pump(6)
+    app.go_home()
+    driver.pump(4)
+    assert app.sm.current == "masks.executioner"
+    driver.tap(driver.screen.ids.correct_button)
+    correct = driver.screen
+    assert app.sm.current == "masks.correct"
+    driver.tap(driver.find(root=correct.ids.voters, cls="MasksCorrectToggle", value="Ann"))
+    driver.tap(driver.find(root=correct.ids.choices, cls="MasksCorrectToggle", value="center"))
+    assert "Eine Stimme korrigieren" in driver.visible_texts()
+    assert "Worauf hat Ann wirklich gezeigt?" in driver.visible_texts()
+    driver.screenshot("masks/14_correct_a_pointing_de")
+    driver.set_size(800, 1280)   # a portrait tablet: 3 buttons a row
+    driver.pump(6)
+    assert correct.ids.voters.cols == 3
+    driver.screenshot("masks/15_correct_a_pointing_de_portrait")

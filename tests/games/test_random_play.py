@@ -44,9 +44,13 @@ GAMES = {
 }
 
 
-SIDE = {"cicero": frozenset({"economy", "adjust_prestige"}),
+SIDE = {"cicero": frozenset({"economy", "adjust_prestige", "correct_senate_votes", "correct_caste_cards",
+                             "correct_guild_card"}),
         "knives23": frozenset({"correct_forum", "correct_dagger", "correct_curia", "discard_forum",
-                               "sabinus_dove", "servilia_swap"})}
+                               "sabinus_dove", "servilia_swap", "correct_location", "correct_turn",
+                               "correct_tribune"}),
+        "masks": frozenset({"correct_pointing"}),
+        "sevenknights": frozenset({"correct_arrow"})}
 
 
 # The tracked economy ignores a Caste or a player where the item has none (the Legions).

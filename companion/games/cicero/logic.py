@@ -37,6 +37,8 @@ R_CASTE_TIE = ("In case of a tie, the Princeps breaks the tie and decides which 
                "Princeps may choose to break the tie in their own favour).")
 R_GUILD_TIE = ("The most influential player takes the card of that Guild (there is no second place, unlike with "
                "the Castes). In case of a tie, the Princeps again breaks the tie.")
+R_PRIMUS = ("The player who is most influential in a Caste takes the Primus card of that Caste; the second "
+            "player takes the Secundus card.")
 R_KEEP_CARDS = ("The Primus and Secundus cards remain the property of the players who acquired them until they "
                 "lose their majority at a later count. The majority card that is lost is then transferred to the "
                 "player who took it.")
@@ -191,7 +193,8 @@ class Election:
 
 def elect_princeps(names: Sequence[str], senate_votes: Mapping[str, int], ballots: Mapping[str, str | None],
                    outgoing: str, outgoing_choice: str | None = None,
-                   automatii_prestige: Mapping[str, int] | None = None) -> Election:
+                   automatii_prestige: Mapping[str, int] | None = None,
+                   automatii_to: str | None = None) -> Election:
     """Each player gives all their Senate votes to one player; the most votes wins; "In case of a
     tie, the outgoing Princeps decides the winner from among the tied players." In the 2-player
     game the Automatii add 5 votes for the player with the fewest PP.
@@ -199,6 +202,10 @@ def elect_princeps(names: Sequence[str], senate_votes: Mapping[str, int], ballot
     Raises NeedsTieBreak (chooser: the outgoing Princeps) on a tie with no choice given, BadInput
     when the choice names someone not tied, RuleError when a player gave no ballot: "each player
     ... clearly indicates the player to whom they give all of their votes" (no abstaining).
+
+    ``automatii_to`` names the Automatii's beneficiary already decided for this election (a
+    correction of the announced totals decides the same election again: the PP it looked at may
+    have moved since).
     """
     missing = [p for p in names if ballots.get(p) is None]
     if missing:
@@ -210,9 +217,10 @@ def elect_princeps(names: Sequence[str], senate_votes: Mapping[str, int], ballot
     known(outgoing, names, "outgoing Princeps")
     weights = dict(senate_votes)
     given = {v: c for v, c in ballots.items() if c is not None}
-    automatii_to = None
-    if automatii_prestige is not None:
+    if automatii_to is None and automatii_prestige is not None:
         automatii_to = automatii_beneficiary(automatii_prestige, outgoing)
+    if automatii_to is not None:
+        known(automatii_to, names, "Automatii's beneficiary")
         weights[AUTOMATII] = AUTOMATII_VOTES
         given[AUTOMATII] = automatii_to
     tally = WeightedPlurality(tie_breaker=outgoing, rule=R_ELECTION_TIE)
@@ -391,10 +399,10 @@ def space_effect_text(space: str, placer: str | None = None) -> dict[str, dict]:
 
 
 def space_kind_texts() -> list[dict[str, dict]]:
-    """The three kinds of space (Senate, first, second) in general words, for a legend."""
-    params = {"player": keyed("cicero.effect.you"), "pile": keyed("cicero.effect.any_pile"),
-              "caste": keyed("cicero.effect.zone_caste"), "zone": ""}
-    return [{"placer": keyed(f"cicero.effect.{k}.placer", **params), "others": keyed(f"cicero.effect.{k}.others", **params)}
+    """The three kinds of space (Senate, first, second) in general words, for a legend: sentences
+    of their own (cicero.effect.kind.*), since no pile or Caste is named before a Servant is placed."""
+    you = keyed("cicero.effect.you")
+    return [{"placer": keyed(f"cicero.effect.kind.{k}.placer", player=you), "others": keyed(f"cicero.effect.kind.{k}.others")}
             for k in ("senate", "first", "second")]
 
 

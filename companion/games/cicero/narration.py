@@ -75,6 +75,9 @@ def cues(before, after, events) -> list[tuple[Script, dict]]:
             out += [("shared:count_of_three", {}), ("ballot", {})]
         elif kind in ("princeps_elected", "princeps_chosen"):
             out.append(("princeps_elected", {"princeps": d["princeps"], "votes": d["tally"].get(d["princeps"], 0)}))
+        elif kind == "senate_votes_corrected" and d["princeps"] != d["princeps_before"]:
+            # the corrected totals gave another Princeps: the table hears who leads now
+            out.append(("princeps_elected", {"princeps": d["princeps"], "votes": d["tally"].get(d["princeps"], 0)}))
         elif kind == "princeps_tied":
             out.append(("princeps_tied", {"names": and_list(d["tied"]), "outgoing": d["outgoing"]}))
         elif kind == "prestige_scored" and d.get("last"):

@@ -46,6 +46,12 @@ R_MAJORITIES = "Use the aid sheet to call out the 6 Castes and the 6 Guilds."
 R_GUILD_CHOICE = ("The winner reads their card and must immediately choose whether to use the power of the Guild "
                   "for the next round, or to score the Prestige Points of that card during the next phase.")
 R_ROUND = "A round is played in 7 successive phases."
+# A correction sets the tablet's record to what the table knows, with the reason on the record.
+# The announced totals were said aloud ("each player announces aloud the total number of votes
+# they hold in the Senate"): correcting one reveals nothing.
+R_CORRECT_VOTES = R_ANNOUNCE
+# The longest correction reason the table may type (one line).
+MAX_REASON = 80
 R_END = ("After the last Prestige phase of the last round, the most prestigious Family is declared the winner "
          "and takes control of Roman politics.")
 
@@ -99,6 +105,8 @@ class CiceroState:
     carried: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     # The table option "economy" (off by default): influence, cenacle, Action cards, Legions.
     economy: Mapping[str, Any] | None = None
+    # Majority cards set right by hand (each with its reason), for the screens' record.
+    card_corrections: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def two_player(self) -> bool:
@@ -295,6 +303,13 @@ class CiceroRules(GameRules):
         return logic.elect_princeps(state.players, state.votes_this_round(), ballots, state.princeps, choice,
                                     dict(state.prestige) if state.two_player else None)
 
+    def _elect_again(self, state, senate, choice=None):
+        """This round's election decided again by the same rule (``logic.elect_princeps``) from the
+        revealed ballots, its outgoing Princeps and Automatii, with other announced totals."""
+        held = state.elections[state.round]
+        return logic.elect_princeps(state.players, senate, state.book.last().choices(), held["outgoing"], choice,
+                                    automatii_to=held["automatii_to"])
+
     def _elected(self, state, result, by_tie_break):
         return ("princeps_elected", {"round": state.round, "princeps": result.princeps, "tally": dict(result.tally),
                                      "tie": result.tie, "tied": list(result.tied), "outgoing": state.princeps,
@@ -306,6 +321,69 @@ class CiceroRules(GameRules):
         known(choice, state.players, keyed("cicero.word.tie_choice"))
         result = self._elect(state, state.book.last().choices(), choice)
         return [("princeps_chosen", self._elected(state, result, by_tie_break=True)[1])]
+
+    # -- corrections: the tablet set right when the table knows better, the reason recorded ----
+    def _cmd_correct_senate_votes(self, state, d, command):
+        """{player, votes: the true total announced, reason, choice?}: the Princeps decided again."""
+        check_election_correctable(state)
+        player = known(d.get("player"), state.players, keyed("cicero.word.player"))
+        after = whole(d.get("votes"), keyed("cicero.word.of_player", what=keyed("cicero.word.senate_votes"),
+                                            player=player))
+        reason = reason_text(d.get("reason"))
+        before = state.votes_this_round()[player]
+        require(after != before, keyed("cicero.err.correct_same", player=player, votes=before), R_CORRECT_VOTES)
+        choice = d.get("choice")
+        if choice is not None:
+            known(choice, state.players, keyed("cicero.word.tie_choice"))
+        senate = {**state.votes_this_round(), player: after}
+        held = state.elections[state.round]
+        try:
+            result = self._elect_again(state, senate, choice)
+        except NeedsTieBreak as tie:
+            # The outgoing Princeps broke this very tie already (the same players tied): kept.
+            if not (held["tie"] and tuple(tie.among) == tuple(held["tied"])):
+                tie.field = "choice"
+                raise
+            result = self._elect_again(state, senate, held["princeps"])
+        data = self._elected(state, result, by_tie_break=result.tie)[1]
+        data.update({"player": player, "before": before, "after": after, "reason": reason,
+                     "votes": senate, "outgoing": held["outgoing"], "princeps_before": state.princeps})
+        return [("senate_votes_corrected", data)]
+
+    def _cmd_correct_caste_cards(self, state, d, command):
+        """{caste, primus, secundus, reason}: who holds a Caste's majority cards, as the table sees
+        them. "The Primus and Secundus cards remain the property of the players who acquired them"
+        and score each Prestige phase: a wrong holder would go on scoring. Allowed whenever the game
+        is on; PP already scored stay as they are (a change of Prestige by hand mends them)."""
+        require(state.round >= 1, keyed("cicero.err.not_started"), R_ROUND)
+        caste = check_caste(d.get("caste"))
+        after = tuple(None if d.get(k) is None else known(d.get(k), state.players, keyed(f"cicero.word.{k}_holder"))
+                      for k in ("primus", "secundus"))
+        reason = reason_text(d.get("reason"))
+        require(after[0] is None or after[0] != after[1], keyed("cicero.err.both_cards", player=after[0], caste=caste),
+                logic.R_PRIMUS)
+        require(after[1] is None or after[0] is not None, keyed("cicero.err.secundus_alone", caste=caste),
+                logic.R_PRIMUS)
+        before = tuple(state.caste_cards.get(caste, (None, None)))
+        require(after != before, keyed("cicero.err.correct_cards_same"), logic.R_KEEP_CARDS)
+        return [("majority_cards_corrected", {"what": "caste", "name": caste, "before": list(before),
+                                              "after": list(after), "reason": reason})]
+
+    def _cmd_correct_guild_card(self, state, d, command):
+        """{guild, holder, reason}: who holds a Guild card, as the table sees it (the same reading)."""
+        require(state.round >= 1, keyed("cicero.err.not_started"), R_ROUND)
+        guild = check_guild(d.get("guild"))
+        holder = d.get("holder")
+        if holder is not None:
+            known(holder, state.players, keyed("cicero.word.guild_holder"))
+        reason = reason_text(d.get("reason"))
+        require(state.pending_guild != guild,
+                keyed("cicero.err.guild_choice_first", guild=guild, holder=state.guild_cards.get(guild)),
+                R_GUILD_CHOICE)
+        before = state.guild_cards.get(guild)
+        require(holder != before, keyed("cicero.err.correct_cards_same"), logic.R_KEEP_CARDS)
+        return [("majority_cards_corrected", {"what": "guild", "name": guild, "before": before, "after": holder,
+                                              "reason": reason})]
 
     def _cmd_cicero_card(self, state, d, command):
         self._phase(state, "accusation")
@@ -489,6 +567,34 @@ class CiceroRules(GameRules):
 
     _on_princeps_chosen = _on_princeps_elected
 
+    def _on_senate_votes_corrected(self, s, d):
+        r = int(d["round"])
+        table = dict(s.senate_votes)
+        table[r] = {p: int(d["votes"][p]) for p in s.players}
+        corrections = tuple(s.elections[r].get("corrections", ())) + (
+            {"player": d["player"], "before": d["before"], "after": d["after"], "reason": d["reason"]},)
+        elections = dict(s.elections)
+        elections[r] = {"princeps": d["princeps"], "tally": dict(d["tally"]), "tie": d["tie"], "tied": tuple(d["tied"]),
+                        "outgoing": d["outgoing"], "automatii_to": d["automatii_to"], "corrections": corrections}
+        # The revealed vote's weights follow, so the vote history counts what the table announced.
+        book = s.book
+        last = book.last()
+        if last is not None and last.spec.vote_id == f"princeps-{r}":
+            fixed = replace(last, spec=replace(last.spec, weights=dict(table[r])))
+            book = replace(book, history=book.history[:-1] + (fixed,))
+        return replace(s, senate_votes=table, elections=elections, princeps=d["princeps"], book=book)
+
+    def _on_majority_cards_corrected(self, s, d):
+        note = {"round": s.round, **{k: d[k] for k in ("what", "name", "before", "after", "reason")}}
+        s = replace(s, card_corrections=s.card_corrections + (note,))
+        if d["what"] == "caste":
+            cards = dict(s.caste_cards)
+            cards[d["name"]] = (d["after"][0], d["after"][1])
+            return replace(s, caste_cards=cards)
+        guilds = dict(s.guild_cards)
+        guilds[d["name"]] = d["after"]
+        return replace(s, guild_cards=guilds)
+
     def _on_cicero_revealed(self, s, d):
         return replace(s, cicero={"influences": tuple(d["influences"]), "senator_castes": tuple(d["senator_castes"])},
                        phase="servants")
@@ -571,6 +677,38 @@ class CiceroRules(GameRules):
         return table_view(state, viewer)
 
 
+def check_election_correctable(state: CiceroState) -> None:
+    """The announced totals of this round's election may be corrected from its reveal until
+    the first Servant is placed. Cicero's pleading (II) and collecting the origin influences
+    do not depend on who is Princeps; placing the Servants does ("Starting with the Princeps,
+    each player in turn sends one of their Servants"): once one is placed, the table has
+    played in the recorded Princeps' order, and a new Princeps would contradict it (the
+    placements are undone first). The Caste and Guild tie-breaks come later still."""
+    held = state.elections.get(state.round)
+    vote = state.book.last()
+    require(held is not None and vote is not None and vote.spec.vote_id == f"princeps-{state.round}"
+            and state.phase not in ELECTION_PHASES,
+            keyed("cicero.err.correct_no_election", round=state.round), logic.R_ELECTION)
+    require(state.phase == "accusation" or (state.phase == "servants" and not state.placements),
+            keyed("cicero.err.correct_after_servants", princeps=state.princeps), R_PLACE_ORDER)
+
+
+def election_correctable(state: CiceroState) -> bool:
+    """Whether this round's announced Senate votes may be corrected now."""
+    try:
+        check_election_correctable(state)
+    except RuleError:
+        return False
+    return True
+
+
+def reason_text(value: Any) -> str:
+    """A correction's reason: one line the table types, never empty."""
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_REASON or "\n" in value:
+        raise BadInput(keyed("cicero.err.reason", most=MAX_REASON))
+    return value.strip()
+
+
 def _after_guild(s: CiceroState) -> CiceroState:
     if s.pending_guild is None and len(s.guild_counts) == len(GUILDS):
         return replace(s, phase="prestige")
@@ -614,6 +752,7 @@ def _castes(k, distinct=False):
 # the game's words (translated); the tables' ``values`` list them for legal_commands.
 NUMBERS = Numbers()
 CASTE = Text()
+REASON = Arg("reason", Text(), doc="why the record is corrected", sample=lambda s, rng: "misheard")
 
 COMMANDS = CommandTable("cicero", [
     _cmd("draft_pick", CiceroRules._cmd_draft_pick, R_DRAFT,
@@ -641,6 +780,23 @@ COMMANDS = CommandTable("cicero", [
     _cmd("tie_break", CiceroRules._cmd_tie_break, logic.R_ELECTION_TIE,
          Arg("choice", Text(), doc="whom the outgoing Princeps chooses", values=_players),
          doc="the outgoing Princeps breaks a tie"),
+    _cmd("correct_senate_votes", CiceroRules._cmd_correct_senate_votes, R_CORRECT_VOTES,
+         Arg("player", Text(), doc="whose announced total was entered wrong", values=_players),
+         Arg("votes", Int(None, None), doc="the total they announced", sample=lambda s, rng: rng.randint(0, 15)),
+         REASON,
+         Arg("choice", Null(Text()), False, "the outgoing Princeps' choice when the corrected totals tie",
+             values=_or_nobody),
+         doc="after the election's reveal, until the first Servant: an announced total set right; "
+             "the Princeps is decided again"),
+    _cmd("correct_caste_cards", CiceroRules._cmd_correct_caste_cards, logic.R_KEEP_CARDS,
+         Arg("caste", CASTE, doc="the Caste", values=lambda s: CASTES),
+         Arg("primus", Null(Text()), False, "who holds its Primus card (none: in the supply)", values=_or_nobody),
+         Arg("secundus", Null(Text()), False, "who holds its Secundus card (none: in the supply)", values=_or_nobody),
+         REASON, doc="a Caste's Primus and Secundus holders set to what the table sees"),
+    _cmd("correct_guild_card", CiceroRules._cmd_correct_guild_card, logic.R_KEEP_CARDS,
+         Arg("guild", Text(), doc="the Guild", values=lambda s: GUILDS),
+         Arg("holder", Null(Text()), False, "who holds its card (none: in the supply)", values=_or_nobody),
+         REASON, doc="a Guild card's holder set to what the table sees"),
     _cmd("cicero_card", CiceroRules._cmd_cicero_card, R_TRIBUTE,
          Arg("influences", List(CASTE), doc="the 4 influences on the Cicero card", sample=_castes(4)),
          Arg("senator_castes", List(CASTE), doc="the 2 Senator Castes on it", sample=_castes(2, True)),

@@ -12,7 +12,7 @@ from companion.core.i18n import joined, keyed
 from companion.core.rules import NARRATOR, TABLE
 
 from . import economy, logic
-from .rules import CHECKLIST, PHASE_ITEM, CiceroState, card_points, space_name
+from .rules import CHECKLIST, PHASE_ITEM, CiceroState, card_points, election_correctable, space_name
 from .tables import AUTOMATII_VOTES, CASTES, GUILDS, SPACES, ZONES
 
 
@@ -51,6 +51,8 @@ def table_view(s: CiceroState, viewer: str) -> dict:
         "automatii_to": logic.automatii_beneficiary(s.prestige, s.princeps)
         if s.two_player and s.princeps else None,
         "automatii_votes": AUTOMATII_VOTES if s.two_player else 0,
+        # the announced totals may be set right from the reveal until the first Servant
+        "correctable": election_correctable(s),
     }
     view["automatii"] = _jsonable(s.automatii) if s.automatii else None
     view["cicero"] = _jsonable(s.cicero) if s.cicero else None
@@ -77,6 +79,7 @@ def table_view(s: CiceroState, viewer: str) -> dict:
                        "votes": dict(s.caste_counts[c]) if c in s.caste_counts else None} for c in CASTES]
     view["guilds"] = [{"guild": g, "holder": s.guild_cards.get(g), "use": s.guild_use.get(g),
                        "symbols": dict(s.guild_counts[g]) if g in s.guild_counts else None} for g in GUILDS]
+    view["card_corrections"] = [_jsonable(dict(c)) for c in s.card_corrections]
     view["count_next"] = s.count_next()
     view["pending_guild"] = s.pending_guild
     view["card_points"] = card_points(s)

@@ -434,6 +434,56 @@ class Knives23Rules(GameRules):
         require(count != state.curia_count, keyed("knives23.error.correct_same"))
         return [("board_corrected", {"what": "curia", "before": state.curia_count, "after": count, "reason": reason})]
 
+    def _correct_who(self, state, data) -> str:
+        """The player a correction names: one at the table (its own refusal, listing them)."""
+        player = data.get("player")
+        if player not in state.players:
+            raise BadInput(keyed("knives23.error.correct_who", name=player, players=", ".join(state.players)))
+        return player
+
+    def _do_correct_location(self, state, data, source):
+        """A pawn's Location as the table sees it (a Location tapped wrong): the Move, the Forum's
+        action and the Sway step check the Location from then on."""
+        self._correctable(state, "location")
+        reason = note_text(data.get("reason"), keyed("refusals.k23.correction_reason"))
+        player = self._correct_who(state, data)
+        to = data.get("location")
+        places = tables()["locations"]
+        if to not in places:
+            raise BadInput(keyed("knives23.error.correct_where", place=to,
+                                 places=joined([keyed(f"knives23.location.{x}") for x in places], ", ")))
+        here = state.locations[player]
+        require(to != here, keyed("knives23.error.correct_same"))
+        return [("board_corrected", {"what": "location", "player": player, "before": here, "after": to,
+                                     "reason": reason})]
+
+    def _seats_correctable(self, state, *phases: str) -> None:
+        """Whose turn and who holds the Issue deck may be put right between actions, not while
+        the Issues are on the Voting board for this turn."""
+        self._phase(state, *phases)
+        require(state.issues is None or state.issues.get("held_over", False),
+                keyed("knives23.error.correct_issues_out"), R_TRIBUNE)
+
+    def _do_correct_turn(self, state, data, source):
+        """The table played out of turn: whose turn it is now (that turn starts at its Move)."""
+        self._seats_correctable(state, "turn")
+        reason = note_text(data.get("reason"), keyed("refusals.k23.correction_reason"))
+        player = self._correct_who(state, data)
+        assert state.turn is not None  # phase "turn" has one
+        require(player != state.turn.player, keyed("knives23.error.correct_same"))
+        return [("board_corrected", {"what": "turn", "before": state.turn.player, "after": player,
+                                     "reason": reason})]
+
+    def _do_correct_tribune(self, state, data, source):
+        """The Issue deck is in other hands than the tablet thinks: "If you have the Issue deck,
+        you are the Tribune"."""
+        self._seats_correctable(state, "turn", "exile_called")
+        reason = note_text(data.get("reason"), keyed("refusals.k23.correction_reason"))
+        player = self._correct_who(state, data)
+        require(player != state.tribune, keyed("knives23.error.correct_same"))
+        return [("board_corrected", {"what": "tribune", "before": state.tribune, "after": player,
+                                     "reason": reason})]
+
     def _do_confirm_board(self, state, data, source):
         """Setup I against the table's own board: the Kalends track's length, its black spaces,
         the Dagger's start and the Forum's icons (the rulebook prints none of them)."""
@@ -756,6 +806,15 @@ class Knives23Rules(GameRules):
                            forum_extra=tuple(forum_card(c, "Forum") for c in after["extra"]))
         if what == "dagger":
             return replace(s, dagger=after)
+        if what == "location":
+            return replace(s, locations={**s.locations, d["player"]: after})
+        if what == "turn":   # that player's turn, from its Move
+            return replace(s, phase="turn", turn=Turn(after))
+        if what == "tribune":
+            turn = s.turn
+            if turn is not None and turn.step == "issue" and turn.player != after:
+                turn = replace(turn, step="discard")   # no longer the Tribune: the turn's last step
+            return replace(s, tribune=after, turn=turn)
         s = replace(s, curia_count=after)
         if s.phase in ("curia_reveal", "tableaux"):  # the real number of cards decides when the reveal ends
             s = replace(s, phase="curia_reveal" if len(s.curia_revealed) < after else "tableaux")
@@ -1073,6 +1132,9 @@ def note_line(n: Mapping[str, Any]) -> dict:
     if k == "dove_on_knife":
         return keyed("knives23.note.dove", player=n["player"], space=n["space"], card=card_words(n))
     what, before, after = n["what"], n["before"], n["after"]
+    if what == "location":
+        return keyed("knives23.note.corrected_location", player=n["player"], reason=n["reason"],
+                     before=keyed(f"knives23.location.{before}"), after=keyed(f"knives23.location.{after}"))
     if what == "forum":
         def words(f):
             return joined([joined([card_words(c) for c in f["spaces"]], "; ")]
@@ -1107,6 +1169,10 @@ R_TABLEAU = "IV. All players reveal their Citizens and the Sway in their tableau
 R_OPPORTUNISTS = ("V. Now is the time for Opportunists to act: Opportunists may all play any number of Fate "
                   "cards from their hands. If they can change the Fate of Caesar, they win as a team.")
 R_CORRECT = R_CURIA  # a correction sets the board to what the table sees
+R_PAWN = ("I. MOVE: You MUST move to a new Location. When placing your pawn in a new Location, be sure to "
+          "place it in the open area of the Locations so that you do not cover the icons.")
+R_TURNS = ("The game plays out continuously as players take turns traveling to different Locations, "
+           "performing actions, and Swaying Allegiances.")
 
 
 _cmd = partial(command, passes="source")
@@ -1193,6 +1259,17 @@ COMMANDS = CommandTable("knives23", [
     _cmd("correct_curia", Knives23Rules._do_correct_curia, R_CORRECT,
          Arg("count", Int(None, None), doc="the Curia's count", sample=lambda s, rng: rng.randint(0, 20)),
          REASON, doc="the Curia's count is set to what the table counted"),
+    _cmd("correct_location", Knives23Rules._do_correct_location, R_PAWN,
+         Arg("player", Text(), doc="whose pawn", values=_players),
+         Arg("location", Text(), doc="the Location where the pawn really is",
+             values=lambda s: tuple(tables()["locations"])),
+         REASON, doc="a pawn's Location is set to where the table sees it"),
+    _cmd("correct_turn", Knives23Rules._do_correct_turn, R_TURNS,
+         Arg("player", Text(), doc="whose turn it really is (from its Move)", values=_players),
+         REASON, doc="the turn is set to the player whose turn it really is"),
+    _cmd("correct_tribune", Knives23Rules._do_correct_tribune, R_TRIBUNE,
+         Arg("player", Text(), doc="who really holds the Issue deck", values=_players),
+         REASON, doc="the Tribune is set to who holds the Issue deck"),
     _cmd("call_exile", Knives23Rules._do_call_exile, R_FORUM,
          Arg("target", Text(), doc="the Citizen to exile", values=_players),
          Arg("caller", Text(), False, "who calls it (the current player)"),

@@ -29,6 +29,13 @@ Readings where the rulebook is silent (each is shown to the table when it applie
   since "choose another player to be eliminated instead" is a choice made without seeing them.
 - The Royalist is entered as tapped; final Identities may differ (the Gambler, the Fugitive, the
   Harlot move cards), so a Royalist the Royalist rule would not allow is warned about, not refused.
+- A pointing the tablet got wrong may be corrected after the reveal: "On the count of 3, everyone
+  points to one other player" is done in the open, so the table saw what each player really
+  pointed at and the correction shows nothing secret. It is allowed from the reveal until the
+  most-voted players answer the Executioner's check (or, when no player needs the check, until
+  the Identities are entered): that check is made by "the most votes", so once a player has
+  looked for the Executioner because of the count, the count is settled (undo the answer to
+  correct it). The vote is then decided again by the same code as the reveal.
 """
 from __future__ import annotations
 
@@ -90,6 +97,8 @@ RULE_ROYALIST_NEIGHBOUR = ("that Royal will tap the shoulder of an adjacent play
 RULE_ROYALIST_MARTYR = "The Martyr cannot be selected as a Royalist."
 RULE_REVEAL = "Once all votes are cast, players reveal their Identity Cards to determine who won."
 RULE_DISCUSSION = "Players have 7 minutes to talk."
+# The longest reason the table may give for a correction (one line under the vote).
+MAX_REASON = 80
 
 
 # --- checking input (shared by the app's commands and the referee) ------------------------
@@ -356,6 +365,10 @@ class MasksState:
     checked: bool = False
     executioner: str | None = None
     executioner_target: str | None = None
+    # A revealed pointing may still be corrected (from the reveal until the Executioner's check
+    # is answered or the Identities are entered), and the corrections made, for the table.
+    correctable: bool = False
+    corrections: tuple[Mapping[str, Any], ...] = ()
 
 
 def _seconds(value: Any) -> int:
@@ -444,6 +457,35 @@ class MasksRules(GameRules):
         require(not waiting, keyed("masks.refusal.waiting", players=", ".join(waiting)), RULE_NO_ABSTAIN)
         return votes.reveal(state.book, False)
 
+    def _do_correct_pointing(self, state, data):
+        """A revealed pointing set to what the table saw (``voter`` really pointed at
+        ``choice``), with the table's ``reason``. The pointing is public ("On the count of 3,
+        everyone points to one other player"), so correcting it reveals nothing. Allowed from the
+        reveal until the Executioner's check is answered (see the module's readings)."""
+        if state.identities is not None:
+            raise RuleError(keyed("masks.refusal.correct_after_identities"), RULE_REVEAL)
+        if state.ballots is None:
+            raise RuleError(keyed("masks.refusal.correct_not_revealed"), RULE_POINT)
+        require(state.correctable, keyed("masks.refusal.correct_after_check"), RULE_EXECUTIONER)
+        vote = state.book.find(VOTE_ID)
+        assert vote is not None and vote.revealed  # the ballots came from it
+        # Read it leniently first, as a ballot is, so a refusal quotes this rulebook's words.
+        lenient = replace(vote.spec, allow_self=True, allow_abstain=True)
+        voter, choice = votes.normalise_ballot(lenient, {"voter": data.get("voter"),
+                                                         "choice": data.get("choice")})
+        require(voter != state.vanguard, keyed("masks.refusal.correct_vanguard", voter=voter), RULE_VANGUARD)
+        require(choice is not None, keyed("masks.refusal.no_abstain", voter=voter), RULE_NO_ABSTAIN)
+        require(choice != voter, keyed("masks.refusal.not_self", voter=voter), RULE_POINT)
+        before = state.ballots.get(voter)
+        require(choice != before, keyed("masks.refusal.correct_same", voter=voter,
+                                        choice=choice_words(choice)))
+        reason = data.get("reason")
+        if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > MAX_REASON \
+                or "\n" in reason:
+            raise BadInput(keyed("masks.error.correction_reason", most=MAX_REASON))
+        return [("pointing_corrected", {"vote_id": VOTE_ID, "voter": voter, "before": before,
+                                        "choice": choice, "reason": reason.strip()})]
+
     def _do_executioner_check(self, state, data):
         """Which most-voted player showed the Executioner (``player``), or nobody (null)."""
         self._phase(state, EXECUTIONER_CHECK, what="masks.doing.executioner_check")
@@ -493,12 +535,13 @@ class MasksRules(GameRules):
             book = votes.apply_vote_event(state.book, event)
             state = replace(state, book=book)
             if kind == "vote_revealed" and book.current is None and book.history:
-                ballots = book.history[-1].choices()
-                # A player on top may hold the Executioner: they check before anyone reveals.
-                check = bool(top_players(state.players, ballots))
-                state = replace(state, ballots=ballots, checked=not check,
-                                phase=EXECUTIONER_CHECK if check else IDENTITIES_PHASE)
+                return self._decided(state)
             return state
+        if kind == "pointing_corrected":
+            book = votes.amend_revealed(state.book, d["vote_id"], d["voter"], d["choice"], event.source)
+            note = {k: d.get(k) for k in ("voter", "before", "choice", "reason")}
+            # decided again, by the very code the reveal ran
+            return self._decided(replace(state, book=book, corrections=state.corrections + (note,)))
         if kind == "hidden_phase_started":
             return replace(state, phase=HIDDEN)
         if kind == "discussion_started":
@@ -508,12 +551,13 @@ class MasksRules(GameRules):
         if kind == "discussion_ended":
             return replace(state, phase=VOTING)
         if kind == "no_executioner_shown":
-            return replace(state, phase=IDENTITIES_PHASE, checked=True)
+            return replace(state, phase=IDENTITIES_PHASE, checked=True, correctable=False)
         if kind == "executioner_shown":
-            return replace(state, phase=EXECUTIONER, checked=True, executioner=d["player"])
+            return replace(state, phase=EXECUTIONER, checked=True, executioner=d["player"],
+                           correctable=False)
         if kind == "identities_revealed":
             state = replace(state, identities=dict(d["identities"]), center=tuple(d["center"]),
-                            royalist=d.get("royalist"))
+                            royalist=d.get("royalist"), correctable=False)
             if state.checked:
                 return self._judged(state, state.executioner_target)
             # A journal from before the check: the Executioner chose after the reveal.
@@ -526,6 +570,17 @@ class MasksRules(GameRules):
                 return replace(state, phase=IDENTITIES_PHASE, executioner_target=d["target"])
             return self._judged(state, d["target"])
         return state  # an event kind this version does not know: nothing to fold
+
+    def _decided(self, state: MasksState) -> MasksState:
+        """The revealed vote (as revealed, or as corrected since) decides who is on top; a
+        player on top may hold the Executioner: they check before anyone reveals."""
+        vote = state.book.find(VOTE_ID)
+        if vote is None or not vote.revealed:
+            return state  # a correction of a vote this journal never revealed: nothing to fold
+        ballots = vote.choices()
+        check = bool(top_players(state.players, ballots))
+        return replace(state, ballots=ballots, checked=not check, correctable=True,
+                       phase=EXECUTIONER_CHECK if check else IDENTITIES_PHASE)
 
     def _judged(self, state: MasksState, target: str | None) -> MasksState:
         assert state.identities is not None and state.ballots is not None  # judged after both
@@ -548,6 +603,9 @@ class MasksRules(GameRules):
             v["counts"] = vote_counts(state.players, state.ballots)
             v["most_voted"] = list(most_voted(state.players, state.ballots).leaders)
             v["top_players"] = list(top_players(state.players, state.ballots))
+        v["can_correct"] = state.correctable
+        if state.corrections:
+            v["corrections"] = [correction_text(c) for c in state.corrections]
         if state.executioner_target is not None and state.verdict is None:
             v["executioner_target"] = state.executioner_target
         if state.identities is not None:
@@ -605,6 +663,17 @@ def _vote_view(vote: votes.VoteState | None) -> dict | None:
     return view
 
 
+def choice_words(choice: str | None) -> Any:
+    """A pointing in words: a player's name, or the Bystanders in the center."""
+    return keyed("masks.correction.center") if choice == CENTER else choice
+
+
+def correction_text(note: Mapping[str, Any]) -> dict:
+    """One corrected pointing, for the table: who, what the tablet had, what it is now, why."""
+    return keyed("masks.correction.note", voter=note["voter"], choice=choice_words(note["choice"]),
+                 before=choice_words(note["before"]), reason=note["reason"])
+
+
 def result_text(verdict: Verdict) -> dict:
     """One sentence for the table: who was eliminated and which faction won (said when shown)."""
     winners = ", ".join(verdict.winners) or keyed("masks.result.no_one")
@@ -646,6 +715,13 @@ COMMANDS = CommandTable("masks", [
          who=(SEAT, DEVICE, TABLE), seat_arg="voter", doc="one secret vote (it may be changed until the reveal)"),
     _cmd("reveal_vote", MasksRules._do_reveal_vote, RULE_NO_ABSTAIN, force_arg(),
          doc="every vote is in: reveal them at once"),
+    _cmd("correct_pointing", MasksRules._do_correct_pointing, RULE_POINT,
+         Arg("voter", Player(), values=_players, doc="whose pointing the tablet got wrong"),
+         Arg("choice", Player(extra=(CENTER,)), values=_choices,
+             doc="what they really pointed at: another player or \"center\""),
+         Arg("reason", Text(), doc="why it is corrected (one line)",
+             sample=lambda s, rng: "tapped the wrong name"),
+         doc="a revealed pointing set to what the table saw (until the Executioner's check is answered)"),
     _cmd("executioner_check", MasksRules._do_executioner_check, RULE_EXECUTIONER,
          Arg("player", Null(Player()), doc="the most-voted player who showed the Executioner, or null",
              values=lambda s: (None,) + tuple(top_players(s.players, s.ballots or {}))),

@@ -28,7 +28,7 @@ from companion.core.schema import Bool, Either, Int, Null, Player, Text
 from companion.core.tally import CaptainRule
 
 from .phases import Phase
-from .setup import MODES, SET_ASIDE, WITCH, Mode, round_points
+from .setup import CENTER, MODES, SET_ASIDE, WITCH, Mode, round_points
 
 # The rulebook's sentences that the refusals quote.
 R_SEARCH = ("Starting with the First player and moving clockwise, each player looks at one "
@@ -53,6 +53,8 @@ R_NEXT_FIRST = ("the player who had the \"1 Eins\" tile (or, if none, the player
 R_END = "The game ends after 3 rounds."
 R_TUTORIAL_END = "When playing as a tutorial, it ends after one round, and there are no points."
 R_TORIKO = "If you see Witch Myrmamius, you immediately become TORIKO (join the Witch Team)."
+R_ARROW = ("Place your Player Card (Arrow) pointing at the tile you've looked at so that everyone knows "
+           "which tile you saw.")
 R_WITCH_NO_TORIKO = "Witch Myrmamius cannot recommend TORIKO."
 R_TORIKO_NO_WITCH = "TORIKO cannot recommend Witch Myrmamius."
 
@@ -68,6 +70,12 @@ NEEDS_N = frozenset({"at_least", "is_number", "other_is"})
 NEEDS_OTHER = frozenset({"larger_than", "other_is"})
 ABOUT_TARGET = frozenset({"odd", "at_least", "is_number", "larger_than"})
 MAX_QUESTION_CHARS = 200
+# An Arrow may be corrected (the Player Cards lie face up: correcting one reveals nothing) from
+# the moment it is placed until the round's result is entered; after that, Undo takes the result
+# back first. The reason is the table's own words, one line on the history.
+CORRECTABLE: tuple[Phase, ...] = ("search", "questions", "recommendation", "order_question", "captain_reveal",
+                                  "formation")
+MAX_REASON = 80
 RESERVED_NAMES = frozenset({"center", "center 1", "center 2", "center 3", SET_ASIDE, WITCH, "table", "narrator"})
 
 
@@ -78,6 +86,16 @@ class Arrow:
     looker: str
     at: str          # a player's name, "center", "center 1".. 3
     search: int      # which Search pass (1, or 2 for the center pass in Groping in the Dark)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """An Arrow the tablet had wrong, set to where the card on the table points."""
+    looker: str
+    search: int
+    before: str
+    after: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -116,6 +134,7 @@ class Round:
     result: Result | None = None
     next_first: str | None = None
     recommended: tuple[tuple[str, str], ...] = ()  # who recommended whom, once revealed
+    corrections: tuple[Correction, ...] = ()       # Arrows corrected this round, with the reasons
 
 
 @dataclass(frozen=True)
@@ -206,6 +225,40 @@ def witch_places(state: SevenKnightsState) -> tuple[str, ...]:
     if mode.set_aside(n) > 0:
         places += (SET_ASIDE,)
     return places
+
+
+def placed_arrow(rnd: "Round", looker: str, search: int) -> Arrow | None:
+    """``looker``'s Arrow of Search pass ``search`` this round, once placed."""
+    return next((a for a in rnd.arrows if a.looker == looker and a.search == search), None)
+
+
+def place_text(place: str) -> dict | str:
+    """A tile place as a message: a player's name, or the center / set-aside key."""
+    if place == CENTER:
+        return keyed("sevenknights.place.center")
+    if place.startswith(CENTER + " "):
+        return keyed("sevenknights.place.center_n", n=place.split()[1])
+    if place == SET_ASIDE:
+        return keyed("sevenknights.place.set_aside")
+    return place
+
+
+def correction_text(c: Correction, searches: int) -> dict:
+    """One correction for the history: whose Arrow, from where to where, and why."""
+    key = "sevenknights.note.arrow_corrected" if searches == 1 else "sevenknights.note.arrow_corrected_nth"
+    return keyed(key, player=c.looker, search=c.search, before=place_text(c.before), after=place_text(c.after),
+                 reason=c.reason)
+
+
+def correctable_arrows(state: "SevenKnightsState") -> list[dict]:
+    """Each Arrow placed this round and the tiles it may be set to (the Search rules, as for a
+    look), while corrections are open; none once the round's result is entered."""
+    if state.phase not in CORRECTABLE:
+        return []
+    mode = state.rules_mode
+    return [{"looker": a.looker, "search": a.search, "at": a.at,
+             "options": list(search_targets(mode, state.players, a.looker, a.search))}
+            for a in state.round.arrows]
 
 
 def toriko_of(arrows, witch_place: str | None, players) -> tuple[str, ...]:
@@ -377,6 +430,41 @@ class SevenKnightsRules(GameRules):
             raise RuleError(keyed("sevenknights.err.no_such_tile", at=at, choices=", ".join(targets)), rule)
         return [("tile_looked", {"round": state.round.number, "search": state.search, "looker": looker, "at": at})]
 
+    def _correct_arrow(self, state, d, source):
+        """The tablet's Arrow set to where the Player Card (Arrow) on the table points: "Place
+        your Player Card (Arrow) pointing at the tile you've looked at so that everyone knows
+        which tile you saw." The cards are public, so this reveals nothing; TORIKO and the points
+        follow the corrected Arrows when the result is entered."""
+        if state.phase not in CORRECTABLE:
+            raise RuleError(keyed("sevenknights.err.correct_after_result"), R_ARROW)
+        reason = d.get("reason")
+        if not isinstance(reason, str) or not reason.strip() or "\n" in reason or len(reason.strip()) > MAX_REASON:
+            raise BadInput(keyed("sevenknights.err.correction_reason", most=MAX_REASON))
+        looker = d.get("looker")
+        self._player(looker, keyed("sevenknights.what.arrow_of"))
+        if looker not in state.players:
+            raise BadInput(keyed("refusals.not_at_table", name=looker))
+        mode = state.rules_mode
+        search = d.get("search", 1)
+        if not isinstance(search, int) or isinstance(search, bool) or not 1 <= search <= len(mode.searches):
+            raise BadInput(keyed("sevenknights.err.search_pass", search=search))
+        arrow = placed_arrow(state.round, looker, search)
+        if arrow is None:
+            raise RuleError(keyed("sevenknights.err.no_arrow_yet", player=looker), search_rule(mode, search))
+        at = d.get("at")
+        self._player(at, keyed("sevenknights.what.tile_looked_at"))
+        targets = search_targets(mode, state.players, looker, search)
+        if at not in targets:
+            rule = search_rule(mode, search)
+            if at == looker:
+                raise RuleError(keyed("sevenknights.err.arrow_own_tile", player=looker), rule)
+            raise RuleError(keyed("sevenknights.err.arrow_not_there", player=looker, at=at,
+                                  choices=", ".join(targets)), rule)
+        if at == arrow.at:
+            raise RuleError(keyed("sevenknights.err.arrow_same", player=looker, at=place_text(at)), R_ARROW)
+        return [("arrow_corrected", {"round": state.round.number, "looker": looker, "search": search,
+                                     "before": arrow.at, "after": at, "reason": reason.strip()})]
+
     def _ask(self, state, d, source):
         self._phase(state, "questions", "order_question", rule=R_QUESTION)
         by_captain = state.phase == "order_question"
@@ -529,6 +617,11 @@ class SevenKnightsRules(GameRules):
                 else:
                     phase = "questions"
             return replace(state, round=rnd, turn=turn, search=search, phase=phase)
+        if k == "arrow_corrected":
+            arrows = tuple(replace(a, at=d["after"]) if (a.looker, a.search) == (d["looker"], d["search"]) else a
+                           for a in rnd.arrows)
+            fix = Correction(d["looker"], d["search"], d["before"], d["after"], d["reason"])
+            return replace(state, round=replace(rnd, arrows=arrows, corrections=rnd.corrections + (fix,)))
         if k == "question_asked":
             q = Question(d["asker"], d["target"], d["template"], d["answer"], d.get("n"), d.get("other"),
                          d.get("text", ""), bool(d.get("by_captain")))
@@ -589,6 +682,11 @@ class SevenKnightsRules(GameRules):
                             for r in state.past],
             "flags": [f.text() for f in round_flags(state.players, mode, rnd)],
             "header_flags": header_flags(state),
+            "corrections": [correction_text(c, len(mode.searches)) for c in rnd.corrections],
+            "correctable_arrows": correctable_arrows(state),
+            "history_notes": [keyed("sevenknights.note.in_round", round=r.number,
+                                    text=correction_text(c, len(mode.searches)))
+                              for r in state.past + (rnd,) for c in r.corrections],
             "reminders": [keyed("sevenknights.reminder.forbidden"), keyed("sevenknights.reminder.recommend")],
             "vote": votes.table_view(state.book.current),
             "vote_history": [votes.table_view(x) for x in state.book.history],
@@ -720,6 +818,15 @@ def _look_at(state):
     return look_targets(state, state.order[state.turn])
 
 
+def _lookers(state):
+    return tuple(dict.fromkeys(a.looker for a in state.round.arrows)) or state.players
+
+
+def _places(state):
+    mode, n = state.rules_mode, len(state.players)
+    return state.players + mode.centers(n)
+
+
 KNIGHTS = tuple(range(1, 8))
 
 COMMANDS = CommandTable("sevenknights", [
@@ -727,6 +834,13 @@ COMMANDS = CommandTable("sevenknights", [
          Arg("at", Text(), doc="the player (or center tile) whose tile is looked at", values=_look_at),
          Arg("looker", Text(), False, "who looks (the player whose turn it is)"),
          doc="the player whose turn it is looks at one tile"),
+    _cmd("correct_arrow", SevenKnightsRules._correct_arrow, R_ARROW,
+         Arg("looker", Player(), doc="whose Arrow the tablet has wrong", values=_lookers),
+         Arg("at", Text(), doc="the player (or center tile) the Arrow on the table points at", values=_places),
+         Arg("search", Int(1, 2), False, "which Arrow: the Search pass (default 1; 2 is the center pass of "
+             "Groping in the Dark)", values=lambda s: tuple(range(1, len(s.rules_mode.searches) + 1))),
+         Arg("reason", Text(), doc="why the Arrow is corrected", sample=lambda s, rng: "tapped the wrong tile"),
+         doc="an Arrow of this round is set to where the card on the table points (until the result is entered)"),
     _cmd("ask_question", SevenKnightsRules._ask, R_QUESTION,
          Arg("target", Player(), doc="the player asked", values=_players),
          Arg("template", Text(choices=TEMPLATES), False, "the kind of question (default free)", values=lambda s: TEMPLATES),

@@ -30,6 +30,9 @@ def election_text(view: dict) -> str:
         text += "\n" + tr("cicero.ui.automatii_gave", player=result["automatii_to"])
     if result.get("tie"):
         text += "\n" + tr("cicero.ui.tie_broken_by", outgoing=result["outgoing"])
+    for c in result.get("corrections") or ():
+        text += "\n" + tr("cicero.ui.corrected", player=c["player"], before=c["before"], after=c["after"],
+                          reason=c["reason"])
     return text
 
 
@@ -57,11 +60,17 @@ class BoardScreen(CiceroScreen):
             return
         self.ids.demand.text = demand_text(v.get("cicero"))
         self.ids.election.text = election_text(v)
+        self.ids.correct_votes_button.disabled = not (v.get("election") or {}).get("correctable")
         self.ids.effect_heading.text, self.ids.effect.text = effect_text(v)
         if v["phase"] == "accusation":
             self._card()
         else:
             self._board()
+
+    def correct_votes(self):
+        """The announced Senate votes set right (the election's result screen's way back)."""
+        from companion.app.games.cicero.correct import open_votes
+        return open_votes(self)
 
     # Cicero's card ---------------------------------------------------------------------------
     def _card(self):

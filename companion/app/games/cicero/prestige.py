@@ -38,6 +38,8 @@ class PrestigeScreen(CiceroScreen):
                 self._steppers.append(s)
                 body.add_widget(row)
             body.add_widget(Factory.Widget())
+            body.add_widget(self.button(tr("cicero.ui.correct_cards"), lambda b: self.correct_cards(), height="64dp",
+                                        font_size="22sp"))
             body.add_widget(self.button(tr("cicero.ui.score"), lambda b: self._score(), height="80dp"))
         else:
             score = v.get("last_score") or {}
@@ -48,10 +50,17 @@ class PrestigeScreen(CiceroScreen):
                                                       total=v["prestige"][p]), font_size="26sp"))
             body.add_widget(Factory.Widget())
             if phase == "round_end":
+                body.add_widget(self.button(tr("cicero.ui.correct_cards"), lambda b: self.correct_cards(),
+                                            height="64dp", font_size="22sp"))
                 body.add_widget(self.button(tr("cicero.ui.next_round", round=v["round"] + 1),
                                             lambda b: self.app.send("next_step"), height="80dp"))
             else:
                 self.ids.winner.text = tr("cicero.ui.winner", winners=tr("cicero.word.and").join(v["winners"]))
+
+    def correct_cards(self):
+        """Who holds the majority cards, set to what the table sees (they score every round)."""
+        from companion.app.games.cicero.correct import open_cards
+        return open_cards(self)
 
     def _score(self):
         self.app.send("score_prestige", senators={s.key: int(s.number) for s in self._steppers})

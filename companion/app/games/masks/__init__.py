@@ -4,6 +4,10 @@ Screens of play (the shell adds its own vote and reveal screens in between):
 deal -> hidden (narrated) -> discussion (timer) -> [vote, reveal] -> executioner (the
 most-voted players check for the Executioner, who shows that card alone and chooses) ->
 identities (everyone reveals) -> result.
+
+After the reveal, until the Executioner's check is answered (or the Identities are entered when
+nobody needs the check), "Correct a pointing" opens the correct screen over the screen of play:
+the table sets a pointing the tablet got wrong to what everyone saw, and the vote is decided again.
 """
 from __future__ import annotations
 
@@ -13,16 +17,16 @@ from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
-from companion.core.i18n import ntr, tr
+from companion.core.i18n import ntr, text_of, tr
 from companion.core.narration import Say
 from companion.core.timers import Countdown
 from companion.games.masks import narration
-from companion.games.masks.rules import DISCUSSION_SECONDS, MasksRules
+from companion.games.masks.rules import DISCUSSION_SECONDS, MasksRules, choice_words
 
 # Spoken near the end of the Discussion ("Once the 7 minutes are up, proceed immediately to the
 # Voting Phase").
 WARNINGS = (120, 60, 30, 10)
-SCREENS = ("deal", "hidden", "discussion", "identities", "executioner", "result")
+SCREENS = ("deal", "hidden", "discussion", "identities", "executioner", "result", "correct")
 PHASE_SCREEN = {"deal": "deal", "hidden": "hidden", "discussion": "discussion",
                 "voting": "discussion", "identities": "identities", "executioner_check": "executioner",
                 "executioner": "executioner", "over": "result"}
@@ -38,20 +42,35 @@ class MasksUI(GameUI):
         self.hidden: narration.HiddenPhase | None = None
         self.countdown: Countdown | None = None
         self._countdown_game = None
+        self.correcting = False   # the table opened "Correct a pointing" (while the rules allow it)
 
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
         minutes = options.get("discussion_minutes", DISCUSSION_SECONDS // 60)
         return {**table, "options": dict(options), "discussion_seconds": int(minutes) * 60}
 
     def build_screens(self, app) -> list:
-        from companion.app.games.masks import deal, discussion, executioner, hidden, identities, result
+        from companion.app.games.masks import (correct, deal, discussion, executioner, hidden, identities,
+                                               result)
         if self.hidden is not None:
             self.hidden.detach()
         self.hidden, self.countdown, self._countdown_game = None, None, None
-        return [m.make(app) for m in (deal, hidden, discussion, identities, executioner, result)]
+        self.correcting = False
+        return [m.make(app) for m in (deal, hidden, discussion, identities, executioner, result, correct)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
+        if self.correcting and view.get("can_correct"):
+            return "masks.correct"
+        self.correcting = False   # the game moved on (or was undone past the reveal): it closes
         return "masks." + PHASE_SCREEN.get(view.get("phase") or "", "deal")
+
+    def open_correction(self, app) -> None:
+        """"Correct a pointing": over the screen of play, while the rules allow it."""
+        self.correcting = True
+        app.go_home()
+
+    def close_correction(self, app) -> None:
+        self.correcting = False
+        app.go_home()
 
     # narration and timer ---------------------------------------------------------------
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
@@ -74,6 +93,11 @@ class MasksUI(GameUI):
             elif ev.kind == "vote_revealed" and view.get("phase") == "executioner_check":
                 app.narrator.say("masks_executioner_check", tr(
                     "masks.say.executioner_check", names=", ".join(view.get("top_players", []))))
+            elif ev.kind == "pointing_corrected":
+                # the correction, then what the corrected count asks of the table now
+                choice = text_of(choice_words(ev.data["choice"]))
+                app.narrator.say("masks_pointing_corrected", " ".join(
+                    [tr("masks.say.corrected", voter=ev.data["voter"], choice=choice), view.get("prompt", "")]))
             elif ev.kind in ("executioner_shown", "executioner_chose", "no_executioner_shown"):
                 # who chooses now, then "everyone reveals": said as well as shown
                 app.narrator.say(f"masks_{ev.kind}", view.get("prompt", ""))

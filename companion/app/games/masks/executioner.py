@@ -4,7 +4,7 @@ eliminated instead" (the executioner phase). Only then is every Identity turned 
 from __future__ import annotations
 
 from kivy.factory import Factory
-from kivy.properties import StringProperty
+from kivy.properties import BooleanProperty, StringProperty
 
 from companion.app.gamescreen import GameScreen
 from companion.app.screens import load_kv
@@ -19,11 +19,15 @@ class MasksExecutionerScreen(GameScreen):
     executioner = StringProperty("")
     prompt = StringProperty("")
     hint = StringProperty("")
+    corrections = StringProperty("")   # pointings corrected since the reveal, one a line
+    can_correct = BooleanProperty(False)
 
     def refresh(self):
         view = self.app.view or {}
         self.executioner = view.get("executioner") or ""
         self.prompt = view.get("prompt", "")
+        self.corrections = "\n".join(view.get("corrections", []))
+        self.can_correct = bool(view.get("can_correct"))
         box = self.ids.targets
         box.clear_widgets()
         if view.get("phase") == "executioner_check":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kivy.factory import Factory
 from kivy.core.window import Window
 from kivy.metrics import dp
-from kivy.properties import DictProperty, ObjectProperty, StringProperty
+from kivy.properties import BooleanProperty, DictProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
@@ -23,11 +23,16 @@ class MasksIdentitiesScreen(Screen):
     center_text = StringProperty("")
     prompt = StringProperty("")
     warnings = StringProperty("")  # the Royalist rule's warnings, live as cards are picked
+    corrections = StringProperty("")   # pointings corrected since the reveal, one a line
+    can_correct = BooleanProperty(False)  # nobody needed the Executioner's check: still correctable
 
     def on_pre_enter(self, *_):
         self.chosen = {}
         self.royalist = ""
-        self.prompt = (self.app.view or {}).get("prompt", "")
+        view = self.app.view or {}
+        self.prompt = view.get("prompt", "")
+        self.corrections = "\n".join(view.get("corrections", []))
+        self.can_correct = bool(view.get("can_correct"))
         self.build()
         shown = (self.app.view or {}).get("executioner")
         if shown:  # already face up: the card the Executioner showed alone

@@ -1,5 +1,5 @@
-"""The result: who is eliminated, which faction won, every final Identity, the votes, and the
-reading the app applied where the rulebook is silent."""
+"""The result: who is eliminated, which faction won, every final Identity, the votes, the
+pointings corrected after the reveal, and the reading the app applied where the rulebook is silent."""
 from __future__ import annotations
 
 from kivy.factory import Factory
@@ -24,7 +24,9 @@ class MasksResultScreen(ResultScreen):
     def show(self, view: dict):
         self.headline = tr(f"masks.result.headline.{view['result']}")
         self.detail = view.get("result_text", "")
-        self.readings = "\n".join(view.get("warnings", []) + view.get("readings", []))
+        # a pointing corrected after the reveal is on the record with its reason
+        self.readings = "\n".join(view.get("corrections", []) + view.get("warnings", [])
+                                  + view.get("readings", []))
         rows = self.ids.rows
         rows.clear_widgets()
         counts = view.get("counts", {})

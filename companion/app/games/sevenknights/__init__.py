@@ -2,7 +2,8 @@
 
 Screens: search (round setup + Search Phase), questions (the shared Question log, also for the
 Captain's additional question, reached from the captain screen), recommend (before the secret vote; the vote itself and its
-reveal are the shell's shared screens), captain (Order Phase), score (Cleanup and the end).
+reveal are the shell's shared screens), captain (Order Phase), score (Cleanup and the end), and
+correct (Correct an Arrow: a panel the table opens from the search, captain or score screen).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from companion.core.narration import Mark, WaitFor
 from companion.games.sevenknights import SevenKnightsRules
 from companion.games.sevenknights.narration import cues, script, start_cues
 from companion.games.sevenknights.phases import Phase
+from companion.games.sevenknights.rules import CORRECTABLE
 
 SCREENS: dict[Phase, str] = {
     "search": "search", "questions": "questions", "order_question": "captain",
@@ -31,20 +33,42 @@ class SevenKnightsUI(GameUI):
                                  choices=("basic", "groping", "advanced", "unity"),
                                  help="sevenknights.option.mode_help")])
         self._last: Any = None
+        self.correcting = False   # the Correct an Arrow panel is open
 
     def make_setup(self, table, options):
         return {"players": list(table["players"]), "first": table["first"],
                 "colours": list(table.get("colours") or []), "mode": options.get("mode", "basic")}
 
     def build_screens(self, app):
-        from . import captain, questions, recommend, score, search
+        from . import captain, correct, questions, recommend, score, search
         self._last = app.session.state if app.session is not None else None
+        self.correcting = False
         if app.session is not None and len(app.session.events) <= 1 and app.narrator is not None:
             self._speak(app, start_cues(app.session.state))  # a new game, not a resumed one
-        return [m.make(app) for m in (search, questions, recommend, captain, score)]
+        return [m.make(app) for m in (search, questions, recommend, captain, score, correct)]
 
     def screen_for(self, view):
+        if self.correcting and view.get("phase") in CORRECTABLE:
+            return "sevenknights.correct"
+        self.correcting = False   # the round's result is in (or a new round): the panel closes
         return "sevenknights." + SCREENS.get(view.get("phase"), "search")
+
+    # -- Correct an Arrow ------------------------------------------------------------------
+    def open_correct(self, app) -> None:
+        """The Correct an Arrow panel, over the screen of play. Once the round's result is
+        entered, corrections are closed: the result is taken back first (the shell's Undo, with
+        its toast and Redo), so the narrator corrects and enters it again."""
+        view = app.view or {}
+        if view.get("phase") not in CORRECTABLE:
+            app.undo()
+            if (app.view or {}).get("phase") not in CORRECTABLE:
+                return   # Undo said why it could not
+        self.correcting = True
+        app.go_home()
+
+    def close_correct(self, app) -> None:
+        self.correcting = False
+        app.go_home()
 
     def on_events(self, app, events, view):
         before, after = self._last, app.session.state

@@ -1,0 +1,246 @@
+"""Setting Cicero's tablet right when the table knows better: an announced Senate total entered
+wrong (the Princeps decided again by the election's own rule, until the first Servant), and who
+holds the majority cards. Each correction is one event with its reason, undoable."""
+from __future__ import annotations
+
+import pytest
+
+from companion.core.events import BadInput, Command, NeedsTieBreak, RuleError
+from companion.core.i18n import texts
+from companion.games.cicero import CiceroRules, logic
+from companion.games.cicero import rules as cicero_rules
+from companion.games.cicero.demo import THREE_PLAYERS, TWO_PLAYERS, execute_breaking_ties, table_move
+from tests.games.test_cicero_rules import Table
+
+RULES = CiceroRules()
+
+
+def wrong_total(votes=None, ballots=None):
+    """The audit's round 2: Marcus announced 4, the narrator entered 14; each votes for themself."""
+    t = Table(THREE_PLAYERS).until("election", 2)
+    t.do("senate_votes", votes=votes or {"Livia": 6, "Marcus": 14, "Octavia": 7})
+    t.do("open_ballot")
+    for voter, choice in (ballots or {p: p for p in t.state.players}).items():
+        t.do("cast_ballot", voter=voter, choice=choice)
+    return t
+
+
+def test_a_wrong_total_corrected_after_the_reveal_decides_the_princeps_again():
+    """"The player who receives the most votes becomes Princeps." — with the total announced aloud."""
+    t = wrong_total()
+    assert t.state.princeps == "Marcus" and t.state.phase == "accusation"
+    (ev,) = t.do("correct_senate_votes", player="Marcus", votes=4, reason="Marcus said 4, not 14")
+    assert ev.kind == "senate_votes_corrected"
+    assert ev.data["before"] == 14 and ev.data["after"] == 4 and ev.data["princeps_before"] == "Marcus"
+    assert ev.data["reason"] == "Marcus said 4, not 14"   # the table's words, not a sentence of ours
+    assert t.state.princeps == "Octavia" and t.state.senate_votes[2]["Marcus"] == 4
+    result = t.view()["election"]["result"]
+    assert result["princeps"] == "Octavia" and result["tally"] == {"Livia": 6, "Marcus": 4, "Octavia": 7}
+    assert result["corrections"] == [{"player": "Marcus", "before": 14, "after": 4,
+                                      "reason": "Marcus said 4, not 14"}]
+    # the revealed vote's weights follow: the vote history counts the announced totals
+    assert t.view()["vote_history"][-1]["counts"] == {"Livia": 6, "Marcus": 4, "Octavia": 7}
+
+
+def test_the_corrected_princeps_places_first_and_breaks_the_majority_ties():
+    """"Starting with the Princeps, each player in turn sends one of their Servants" and "In case of
+    a tie, the Princeps breaks the tie"."""
+    t = wrong_total()
+    t.do("correct_senate_votes", player="Marcus", votes=4, reason="misheard")
+    t.until("servants", 2)
+    assert t.state.next_to_place() == "Octavia"
+    with pytest.raises(RuleError, match="it is Octavia's turn"):
+        t.do("place_servant", player="Marcus", space="Oratores_1")
+    t.do("place_servant", player="Octavia", space="Oratores_1")
+    t.until("castes", 2)
+    with pytest.raises(NeedsTieBreak) as tie:
+        t.do("count_caste", votes={"Livia": 3, "Marcus": 3, "Octavia": 0})
+    assert tie.value.chooser == "Octavia"
+
+
+def test_the_correction_uses_the_elections_own_rule():
+    """Not a copy: the correction calls logic.elect_princeps, as the reveal does."""
+    t = wrong_total()
+    calls = []
+    real = logic.elect_princeps
+
+    def spy(*a, **k):
+        calls.append((a, k))
+        return real(*a, **k)
+
+    logic.elect_princeps = spy
+    try:
+        t.do("correct_senate_votes", player="Marcus", votes=4, reason="misheard")
+    finally:
+        logic.elect_princeps = real
+    (args, kw), = calls
+    assert args[1] == {"Livia": 6, "Marcus": 4, "Octavia": 7} and args[3] == "Marcus"  # the outgoing
+
+
+def test_a_correction_that_ties_is_the_outgoing_princeps_to_decide():
+    """"In case of a tie, the outgoing Princeps decides the winner from among the tied players.\""""
+    t = wrong_total()
+    outgoing = t.state.elections[2]["outgoing"]
+    with pytest.raises(NeedsTieBreak) as tie:
+        t.do("correct_senate_votes", player="Marcus", votes=7, reason="said 7")
+    assert tie.value.chooser == outgoing and set(tie.value.among) == {"Marcus", "Octavia"}
+    assert tie.value.field == "choice" and tie.value.rule == logic.R_ELECTION_TIE
+    with pytest.raises(BadInput):
+        t.do("correct_senate_votes", player="Marcus", votes=7, reason="said 7", choice="Livia")
+    ev, = t.do("correct_senate_votes", player="Marcus", votes=7, reason="said 7", choice="Octavia")
+    assert ev.data["tie"] is True and t.state.princeps == "Octavia"
+    # correcting Livia's total leaves the same tie: the outgoing Princeps' choice stands
+    t.do("correct_senate_votes", player="Livia", votes=5, reason="said 5")
+    assert t.state.princeps == "Octavia" and t.state.elections[2]["tie"] is True
+
+
+def test_the_correction_is_allowed_until_the_first_servant_then_refused_with_the_rule():
+    t = wrong_total()
+    t.do("cicero_card", influences=["Oratores"] * 4, senator_castes=["Oratores", "Pontifex"])
+    assert t.view()["election"]["correctable"] is True        # phase III, nobody placed yet
+    t.do("place_servant", space="Oratores_1")
+    assert t.view()["election"]["correctable"] is False
+    with pytest.raises(RuleError, match="Servants have been placed starting with Marcus") as refused:
+        t.do("correct_senate_votes", player="Marcus", votes=4, reason="misheard")
+    assert refused.value.rule == cicero_rules.R_PLACE_ORDER
+    assert refused.value.key == "cicero.err.correct_after_servants"
+
+
+def test_no_correction_before_the_reveal_nor_in_round_1():
+    t = Table(THREE_PLAYERS).until("accusation", 1)
+    with pytest.raises(RuleError) as refused:
+        t.do("correct_senate_votes", player="Livia", votes=3, reason="x")
+    assert refused.value.key == "cicero.err.correct_no_election"
+    t = Table(THREE_PLAYERS).until("election", 2)
+    t.do("senate_votes", votes={"Livia": 6, "Marcus": 14, "Octavia": 7})
+    t.do("open_ballot")
+    with pytest.raises(RuleError) as refused:
+        t.do("correct_senate_votes", player="Marcus", votes=4, reason="x")
+    assert refused.value.key == "cicero.err.correct_no_election"
+
+
+@pytest.mark.parametrize("data, key", [
+    ({"player": "Marcus", "votes": 4}, "refusals.cmd.missing_arg"),   # the command table's check
+    ({"player": "Marcus", "votes": 4, "reason": "  "}, "schema.text"),
+    ({"player": "Marcus", "votes": 4, "reason": "x" * 81}, "cicero.err.reason"),
+    ({"player": "Marcus", "votes": 4, "reason": "a\nb"}, "cicero.err.reason"),
+    ({"player": "Nero", "votes": 4, "reason": "x"}, "cicero.err.unknown_name"),
+    ({"player": "Marcus", "votes": -1, "reason": "x"}, "cicero.err.not_whole"),
+])
+def test_a_correction_needs_a_known_player_a_whole_total_and_a_reason(data, key):
+    t = wrong_total()
+    with pytest.raises(BadInput) as bad:
+        t.do("correct_senate_votes", **data)
+    assert bad.value.key == key
+
+
+def test_the_same_total_again_is_refused():
+    t = wrong_total()
+    with pytest.raises(RuleError) as refused:
+        t.do("correct_senate_votes", player="Marcus", votes=14, reason="x")
+    assert refused.value.key == "cicero.err.correct_same"
+
+
+def test_a_correction_is_undone_like_any_table_action(tmp_path):
+    from companion.core.journal import Journal
+    from companion.core.session import GameSession
+    s = GameSession.start(Journal(tmp_path / "j.db"), CiceroRules(), THREE_PLAYERS)
+    while not (s.state.phase == "election" and s.state.round == 2):
+        execute_breaking_ties(s.execute, table_move(s.view("table")))
+    s.execute(Command("senate_votes", {"votes": {"Livia": 6, "Marcus": 14, "Octavia": 7}}))
+    s.execute(Command("open_ballot", {}))
+    for p in s.state.players:
+        s.execute(Command("cast_ballot", {"voter": p, "choice": p}))
+    s.execute(Command("correct_senate_votes", {"player": "Marcus", "votes": 4, "reason": "misheard"}))
+    assert s.state.princeps == "Octavia"
+    s.undo()
+    assert s.state.princeps == "Marcus" and s.state.senate_votes[2]["Marcus"] == 14
+    s.redo()
+    assert s.state.princeps == "Octavia"
+    resumed = GameSession.resume(s.journal, s.game_id, CiceroRules())
+    assert resumed.state == s.state
+
+
+def test_two_players_the_automatii_give_their_votes_as_at_the_election():
+    """"the Automatii Family systematically gives 5 votes to whichever of the players has the fewest
+    PP": the beneficiary decided at the election stays, even if PP moved by hand since."""
+    t = Table(TWO_PLAYERS).until("election", 2)
+    t.do("adjust_prestige", player="Livia", delta=100, note="far ahead")
+    t.do("senate_votes", votes={"Livia": 17, "Marcus": 3})
+    t.do("open_ballot")
+    t.do("cast_ballot", voter="Livia", choice="Livia")
+    t.do("cast_ballot", voter="Marcus", choice="Marcus")
+    assert t.state.princeps == "Livia" and t.state.elections[2]["automatii_to"] == "Marcus"
+    t.do("adjust_prestige", player="Marcus", delta=200, note="by hand")   # Livia now has fewer PP
+    ev, = t.do("correct_senate_votes", player="Livia", votes=7, reason="said 7")
+    assert ev.data["automatii_to"] == "Marcus" and ev.data["tally"] == {"Livia": 7, "Marcus": 8}
+    assert t.state.princeps == "Marcus"
+
+
+def test_narration_names_the_new_princeps():
+    from companion.games.cicero import narration
+    t = wrong_total()
+    before = t.state
+    events = t.do("correct_senate_votes", player="Marcus", votes=4, reason="misheard")
+    lines = narration.cues(before, t.state, events)
+    assert any(ctx.get("princeps") == "Octavia" and ctx.get("votes") == 7 for _s, ctx in lines)
+
+
+# -- the majority cards ---------------------------------------------------------------------------
+
+def counted_round(t):
+    return t.until("prestige", 1)
+
+
+def test_a_wrong_primus_holder_is_corrected_and_scores_from_then_on():
+    """"The Primus and Secundus cards remain the property of the players who acquired them" and
+    "A Primus card is worth 6 PP; a Secundus card is worth only 3 PP.\""""
+    t = counted_round(Table(THREE_PLAYERS))
+    held = t.state.caste_cards["Oratores"]
+    points = cicero_rules.card_points(t.state)
+    primus, secundus = "Octavia", "Livia"
+    ev, = t.do("correct_caste_cards", caste="Oratores", primus=primus, secundus=secundus, reason="cards swapped")
+    assert ev.kind == "majority_cards_corrected" and ev.data["before"] == list(held)
+    assert t.state.caste_cards["Oratores"] == (primus, secundus)
+    after = cicero_rules.card_points(t.state)
+    assert after[primus]["primus"] == points[primus]["primus"] + 6 * (held[0] != primus)
+    assert t.view()["castes"][0]["primus"] == primus
+    assert t.view()["card_corrections"][-1]["reason"] == "cards swapped"
+
+
+@pytest.mark.parametrize("data, key", [
+    ({"primus": "Livia", "secundus": "Livia"}, "cicero.err.both_cards"),
+    ({"primus": None, "secundus": "Livia"}, "cicero.err.secundus_alone"),
+])
+def test_a_player_holds_one_card_of_a_caste_and_secundus_needs_a_primus(data, key):
+    t = counted_round(Table(THREE_PLAYERS))
+    with pytest.raises(RuleError) as refused:
+        t.do("correct_caste_cards", caste="Mercatores", reason="x", **data)
+    assert refused.value.key == key and refused.value.rule == logic.R_PRIMUS
+
+
+def test_a_guild_card_holder_is_corrected_and_refused_while_its_holder_chooses():
+    t = Table(THREE_PLAYERS).until("guilds", 1)
+    while t.state.pending_guild is None:
+        t.move()
+    pending = t.state.pending_guild
+    with pytest.raises(RuleError) as refused:
+        t.do("correct_guild_card", guild=pending, holder=None, reason="x")
+    assert refused.value.key == "cicero.err.guild_choice_first"
+    t.until("prestige", 1)
+    ev, = t.do("correct_guild_card", guild="Artisans", holder="Livia"
+               if t.state.guild_cards.get("Artisans") != "Livia" else "Marcus", reason="misread")
+    assert t.state.guild_cards["Artisans"] == ev.data["after"]
+    with pytest.raises(RuleError) as refused:
+        t.do("correct_guild_card", guild="Artisans", holder=ev.data["after"], reason="x")
+    assert refused.value.key == "cicero.err.correct_cards_same"
+
+
+# -- the legend of the board's spaces ------------------------------------------------------------
+
+def test_what_the_spaces_give_reads_as_sentences():
+    kinds = [texts(k) for k in logic.space_kind_texts()]
+    whole = " ".join(k["placer"] + " " + k["others"] for k in kinds)
+    assert "from that space's pile" in whole and "pile its pile" not in whole
+    assert "the the" not in whole and "{" not in whole
+    assert "+X influence in the zone's Caste" in kinds[1]["placer"]

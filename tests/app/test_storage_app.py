@@ -309,3 +309,17 @@ def test_resuming_a_game_two_copies_wrote_is_a_message_not_a_crash(clean_picker,
     assert app.session is None and app.sm.current == "picker"
     assert app.root.ids.toast.message == f"Game {game_id} cannot be replayed: AssertionError: an Exile decided with no Exile called"
     driver.screenshot("storage/resume_refused")
+
+
+@pytest.mark.parametrize("kind,data,said", [
+    ("arrow_corrected", {"looker": "Ed", "at": "Cy"}, "the correction of Ed's Arrow"),
+    ("senate_votes_corrected", {"player": "Marcus", "after": 4}, "the correction of Marcus's Senate votes"),
+    ("majority_cards_corrected", {"what": "guild"}, "the correction of the majority cards"),
+    ("board_corrected", {"what": "location", "player": "Ann"}, "the correction of the board"),
+    ("pointing_corrected", {"voter": "Ann", "choice": "Cat"}, "the correction of Ann's pointing"),
+])
+def test_the_undo_toast_names_each_correction_in_words(kind, data, said):
+    # Before, "Undone: arrow corrected (...)": the event's kind with its underscores taken out.
+    from companion.app.main import CompanionApp
+    from companion.core.events import Event
+    assert CompanionApp.describe_event(Event(1, kind, data)) == said

@@ -231,6 +231,8 @@ def test_a_guild_card_holder_is_corrected_and_refused_while_its_holder_chooses()
     ev, = t.do("correct_guild_card", guild="Artisans", holder="Livia"
                if t.state.guild_cards.get("Artisans") != "Livia" else "Marcus", reason="misread")
     assert t.state.guild_cards["Artisans"] == ev.data["after"]
+    if t.state.pending_guild == "Artisans":   # its real winner chooses (the next test)
+        t.do("guild_use", use="prestige")
     with pytest.raises(RuleError) as refused:
         t.do("correct_guild_card", guild="Artisans", holder=ev.data["after"], reason="x")
     assert refused.value.key == "cicero.err.correct_cards_same"
@@ -244,3 +246,18 @@ def test_what_the_spaces_give_reads_as_sentences():
     assert "from that space's pile" in whole and "pile its pile" not in whole
     assert "the the" not in whole and "{" not in whole
     assert "+X influence in the zone's Caste" in kinds[1]["placer"]
+
+
+def test_a_guild_card_given_to_its_real_winner_is_chosen_by_them():
+    """"The winner reads their card and must immediately choose whether to use the power of the
+    Guild for the next round, or to score the Prestige Points": before, the new holder silently
+    kept the wrong holder's choice (Marcus scored 3 PP Livia had chosen)."""
+    t = Table(THREE_PLAYERS).until("guilds", 2)
+    g = t.state.count_next()
+    t.do("count_guild", guild=g, symbols={"Livia": 3, "Marcus": 1, "Octavia": 0})
+    t.do("guild_use", use="prestige")
+    t.do("correct_guild_card", guild=g, holder="Marcus", reason="Marcus had 3 symbols, not Livia")
+    assert t.state.guild_cards[g] == "Marcus" and t.state.pending_guild == g and g not in t.state.guild_use
+    assert {p: v["guilds"] for p, v in cicero_rules.card_points(t.state).items()} == {"Livia": 0, "Marcus": 0, "Octavia": 0}
+    t.do("guild_use", use="power")     # Marcus chooses
+    assert t.state.guild_use[g] == "power" and t.state.pending_guild is None

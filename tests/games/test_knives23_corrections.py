@@ -189,3 +189,42 @@ def test_turn_and_tribune_are_refused_during_a_vote(tmp_path):
     for command, where in (("correct_turn", {}), ("correct_tribune", {}), ("correct_location", {"location": "baths"})):
         with pytest.raises(RuleError, match="Not now"):
             t(command, player="Cy", reason="x", **where)
+
+
+def _forum_full_on_cys_turn(t):
+    t.turn("forum", K(1), K(2))        # Ann: 2 cards
+    t.turn("forum", K(1), K(1))        # Bo: 4 cards
+    t("move", location="forum")        # Cy
+    t("play_fate", card=K(3))          # 5 cards in the Forum
+    return t
+
+
+@pytest.mark.parametrize("dagger", [None, 7, 9])
+def test_a_turn_corrected_ends_the_turn_in_play_as_the_table_ended_it(tmp_path, dagger):
+    """"Once there are 5 or more Fate cards in the Forum after the end of your turn ..., place them
+    into the Curia. Then, advance the Dagger": the table says Cy's turn is over and Di plays;
+    before, the Forum stayed full and the Dagger a space behind (an Exile then accepted on a
+    black space; the game played on past the Dagger's entering the Curia)."""
+    runs = []
+    for correct in (False, True):
+        t = _forum_full_on_cys_turn(Table(tmp_path / str(correct)).begin())
+        if dagger is not None:
+            t("correct_dagger", space=dagger, reason="the Dagger stood there")
+        if correct:
+            t("correct_turn", player="Di", reason="Cy had finished; Di is playing")
+        else:
+            while t.state.turn is not None and t.state.turn.player == "Cy":
+                t("next_step")
+        s = t.state
+        runs.append((s.phase, s.ended_by, s.turn, s.curia_count, s.dagger, s.forum, s.round))
+    assert runs[0] == runs[1]
+    assert runs[1][3] == 5   # the Forum went into the Curia
+
+
+def test_a_turn_corrected_past_the_starting_player_begins_a_new_round(tmp_path):
+    t = Table(tmp_path).begin()
+    first = t.state.start_player
+    t.turn("baths")
+    assert t.state.turn.player != first and t.state.round == 1
+    t("correct_turn", player=first, reason="the round came round already")
+    assert t.state.turn.player == first and t.state.round == 2

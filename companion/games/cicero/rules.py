@@ -377,9 +377,10 @@ class CiceroRules(GameRules):
         if holder is not None:
             known(holder, state.players, keyed("cicero.word.guild_holder"))
         reason = reason_text(d.get("reason"))
-        require(state.pending_guild != guild,
-                keyed("cicero.err.guild_choice_first", guild=guild, holder=state.guild_cards.get(guild)),
-                R_GUILD_CHOICE)
+        # a holder still choosing (this Guild or another) chooses first: one choice at a time
+        require(state.pending_guild is None,
+                keyed("cicero.err.guild_choice_first", guild=state.pending_guild,
+                      holder=state.guild_cards.get(state.pending_guild or "")), R_GUILD_CHOICE)
         before = state.guild_cards.get(guild)
         require(holder != before, keyed("cicero.err.correct_cards_same"), logic.R_KEEP_CARDS)
         return [("majority_cards_corrected", {"what": "guild", "name": guild, "before": before, "after": holder,
@@ -593,7 +594,15 @@ class CiceroRules(GameRules):
             return replace(s, caste_cards=cards)
         guilds = dict(s.guild_cards)
         guilds[d["name"]] = d["after"]
-        return replace(s, guild_cards=guilds)
+        s = replace(s, guild_cards=guilds)
+        if d["name"] in s.guild_use and s.phase in ("guilds", "prestige"):
+            # "The winner reads their card and must immediately choose whether to use the power
+            # of the Guild for the next round, or to score the Prestige Points": the choice was
+            # the wrong holder's. Before the Prestige is scored, the real winner chooses now.
+            use = {g: u for g, u in s.guild_use.items() if g != d["name"]}
+            pending = d["name"] if d["after"] is not None else None
+            s = _after_guild(replace(s, guild_use=use, pending_guild=pending, phase="guilds"))
+        return s
 
     def _on_cicero_revealed(self, s, d):
         return replace(s, cicero={"influences": tuple(d["influences"]), "senator_castes": tuple(d["senator_castes"])},

@@ -808,8 +808,12 @@ class Knives23Rules(GameRules):
             return replace(s, dagger=after)
         if what == "location":
             return replace(s, locations={**s.locations, d["player"]: after})
-        if what == "turn":   # that player's turn, from its Move
-            return replace(s, phase="turn", turn=Turn(after))
+        if what == "turn":
+            # The turn in play is over at the table: its end happens as any turn's end does (a
+            # Forum of 5 or more into the Curia, the Dagger on, perhaps the game's end: "Once
+            # there are 5 or more Fate cards in the Forum after the end of your turn ..."), and
+            # then it is that player's turn, from its Move.
+            return self._end_turn(s, after)
         if what == "tribune":
             turn = s.turn
             if turn is not None and turn.step == "issue" and turn.player != after:
@@ -908,10 +912,11 @@ class Knives23Rules(GameRules):
         return replace(s, phase="over", result=dict(d["result"], opportunist_play=list(d["opportunist_play"])))
 
     # helpers of the fold
-    def _end_turn(self, s: State) -> State:
+    def _end_turn(self, s: State, nxt: str | None = None) -> State:
         """The end of a turn: a Forum of 5 or more goes into the Curia and the Dagger advances;
-        then the next player clockwise. In Tria Ludio a Tribune who only placed the Issues keeps
-        the deck and votes on them next time."""
+        then the next player clockwise (or ``nxt``, the player whose turn the table says it is:
+        a new round begins if the turns pass the starting player on the way). In Tria Ludio a
+        Tribune who only placed the Issues keeps the deck and votes on them next time."""
         assert s.turn is not None  # a turn is ending
         player = s.turn.player
         if s.issues is not None and not s.issues.get("vote"):
@@ -925,9 +930,14 @@ class Knives23Rules(GameRules):
             if s.tria_ludio:  # "place the top card from the Fate deck facedown into the last space"
                 s = replace(s, forum=s.forum[:4] + (ForumCard(False),),
                             told=s.told + (("refill", {"space": 5}),))
-        nxt = next_clockwise(s.players, player)
-        rnd = s.round + (1 if nxt == s.start_player else 0)
-        return replace(s, phase="turn", turn=Turn(nxt), round=rnd)
+        nxt = nxt or next_clockwise(s.players, player)
+        passed, seat = 0, player
+        while True:   # the seats from the one after ``player`` to ``nxt``, clockwise
+            seat = next_clockwise(s.players, seat)
+            passed += seat == s.start_player
+            if seat == nxt:
+                break
+        return replace(s, phase="turn", turn=Turn(nxt), round=s.round + passed)
 
     def _flush_forum(self, s: State, why: str) -> State:
         cards = forum_cards(s)

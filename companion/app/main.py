@@ -63,6 +63,7 @@ def _text_records() -> None:
 
 
 _text_records()
+
 SHELL_SCREENS = ("picker", "setup", "devices", "settings", "history", "past_games", "vote", "reveal")
 # Screens of play: a new table view may switch between these by itself. The utility screens
 # (settings, devices, history, …) are never pulled away from under the narrator's finger.
@@ -835,6 +836,7 @@ class CompanionApp(App):
             i18n.set_language(self.settings.language)
             self._rebuild_screens()
         self.voice_problem = ""
+        self._voice_error_at = None    # a new voice that fails is said at once
         self._speaker_override = None  # the table chose a voice: it wins over the start-up one
         self._voice_problem_shown = True  # save_settings says it itself, now
         self._make_narrator()  # keeps the narrator: the new settings apply from the next line

@@ -72,6 +72,7 @@ class VotesCorrection(_Panel):
                                        value=p, font_size="24sp"))
         self.ids.true_total.label = tr("cicero.ui.true_total", player=self.player) if self.player else ""
         self.ids.true_total.disabled = not self.player
+        self.ids.true_total.opacity = 1 if self.player else 0   # no number before a Family is chosen
         ties = self.ids.ties
         ties.clear_widgets()
         if self.tied:

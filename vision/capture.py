@@ -72,6 +72,20 @@ def check_image_size(data: bytes, name: str) -> bool:
     return True
 
 
+def whole_png(data: bytes) -> bool:
+    """False for a PNG that is cut short or damaged (Pillow checks every chunk's CRC, a few ms
+    for a 36 MB file): OpenCV's libpng prints its own "libpng error: …" line to stderr for
+    one, which no log level silences. Other formats: True (OpenCV says nothing on them)."""
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return True
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            im.verify()
+    except Exception:  # Pillow's SyntaxError, OSError, struct.error… on a broken file
+        return False
+    return True
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """An image file as a BGR array, or BadInput naming the file and what is wrong."""
     p = Path(path)
@@ -88,7 +102,8 @@ def load_image(path: str | Path) -> np.ndarray:
     if data.size == 0:
         raise BadInput(f"image {str(p)!r} is empty (0 bytes)")
     # Only formats whose header tells the size before decoding: no bomb gets through unchecked.
-    known = check_image_size(data.tobytes(), f"image {str(p)!r}")
+    raw = data.tobytes()
+    known = check_image_size(raw, f"image {str(p)!r}") and whole_png(raw)
     img = cv2.imdecode(data, cv2.IMREAD_COLOR) if known else None
     if img is None:
         raise BadInput(f"image {str(p)!r} is not an image OpenCV can read (PNG, JPEG, BMP, TIFF, WebP…)")

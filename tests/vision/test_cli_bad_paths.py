@@ -56,12 +56,13 @@ def test_an_image_whose_name_is_not_valid_text_is_read(tmp_path):
 
 
 @pytest.mark.parametrize("command", [["read"], ["calibrate", "--players", "3"]])
-def test_a_truncated_png_is_one_line_without_opencvs_own_warning(tmp_path, command):
-    whole = cv2.imencode(".png", np.random.default_rng(0).integers(0, 256, (200, 200, 3), np.uint8))[1]
+@pytest.mark.parametrize("keep", [0.001, 0.5])
+def test_a_truncated_png_is_one_line_without_opencvs_own_warning(tmp_path, command, keep):
+    whole = cv2.imencode(".png", np.random.default_rng(0).integers(0, 256, (600, 600, 3), np.uint8))[1]
     trunc = tmp_path / "trunc.png"
-    # cut inside its first data chunk, as a download stopped early: OpenCV logged a WARN line
-    # (cut further, OpenCV's libpng prints its own line: vision.capture.load_image's part)
-    trunc.write_bytes(whole.tobytes()[:300])
+    # cut inside its first data chunk, as a download stopped early: OpenCV logged a WARN line;
+    # cut after it, OpenCV's libpng printed its own "libpng error" line (whole_png checks first)
+    trunc.write_bytes(whole.tobytes()[:max(300, int(whole.size * keep))])
     r = _run(*command, trunc)
     assert r.returncode == 1
     assert r.stderr.splitlines() == [

@@ -14,7 +14,6 @@ Nothing read here is trusted as a card: the phone server still checks every text
 """
 from __future__ import annotations
 
-import io
 import os
 import threading
 import time
@@ -23,7 +22,6 @@ from typing import Callable
 
 import cv2
 import numpy as np
-from PIL import Image
 
 zxingcpp: ModuleType | None
 try:
@@ -32,7 +30,7 @@ except ImportError:  # no python-for-android recipe: on the tablet, OpenCV's sta
     zxingcpp = None
 
 from companion.core.events import BadInput
-from vision.capture import check_image_size
+from vision.capture import check_image_size, whole_png
 
 WORK_SIDE = 1600          # long side photos are read at first (phones send 4000 px)
 MAX_SIDE = 65535          # zxing-cpp refuses a wider or taller image (a ValueError)
@@ -377,26 +375,12 @@ def read_image(path: str | os.PathLike) -> np.ndarray:
     return image_from_bytes(data, p)
 
 
-def _whole_png(data: bytes) -> bool:
-    """False for a PNG that is cut short or damaged (Pillow checks every chunk's CRC, a few ms
-    for a 36 MB file): OpenCV's libpng prints its own "libpng error: …" line to stderr for
-    one, which no log level silences. Other formats: True (OpenCV says nothing on them)."""
-    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return True
-    try:
-        with Image.open(io.BytesIO(data)) as im:
-            im.verify()
-    except Exception:  # Pillow's SyntaxError, OSError, struct.error… on a broken file
-        return False
-    return True
-
-
 def image_from_bytes(data: bytes, name: str = "upload") -> np.ndarray:
     """Decode JPEG/PNG/WebP bytes; BadInput if they are not an image or are too many pixels."""
     if not data:
         raise BadInput(f"{name}: empty file")
     # The header gives the size before the pixels are decoded: refuse bombs first.
-    if not check_image_size(data, name) or not _whole_png(data):
+    if not check_image_size(data, name) or not whole_png(data):
         raise BadInput(f"{name}: not an image file (JPEG, PNG or WebP expected)")
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if img is None:

@@ -139,6 +139,12 @@ def open_vote(book: VoteBook, spec: VoteSpec) -> list[tuple[str, dict]]:
     return [("vote_opened", spec.to_dict())]
 
 
+def may_choose(voter: str, choice: str | None, allow_self: bool) -> bool:
+    """The one check of "may you vote for yourself": where the vote does not allow it, a voter
+    may choose anything but their own name (screens offering choices ask this too)."""
+    return allow_self or choice != voter
+
+
 def normalise_ballot(spec: VoteSpec, data: Mapping[str, Any]) -> tuple[str, str | None]:
     """Turns a ballot from any source into (voter name, choice). Raises BadInput / RuleError."""
     if "voter" in data:
@@ -165,7 +171,7 @@ def normalise_ballot(spec: VoteSpec, data: Mapping[str, Any]) -> tuple[str, str 
         raise BadInput(i18n.keyed("refusals2.vote.no_choice"))
     if choice is None and not spec.allow_abstain:
         raise RuleError(i18n.keyed("refusals2.vote.no_abstain", voter=voter))
-    if choice == voter and not spec.allow_self:
+    if not may_choose(voter, choice, spec.allow_self):
         raise RuleError(i18n.keyed("refusals2.vote.no_self", voter=voter))
     return voter, choice
 

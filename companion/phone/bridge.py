@@ -24,10 +24,15 @@ from typing import Callable
 
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.i18n import keyed, text_of
+from companion.core.rules import GameRules
+from companion.games.knives23 import RULES as CURIA_RULES
+from companion.games.knives23.rules import running_total
 
 from .words import say
 
-GAME = "knives23"
+# The game whose Curia phones scan, named by its rules' declared ``game_id`` (its public API):
+# the bridge asks which game is on the tablet, never guesses from the state's fields.
+GAME = CURIA_RULES.game_id
 
 
 class TabletSilent(TimeoutError):
@@ -44,13 +49,15 @@ class CuriaBridge:
     def __init__(self, session=None, timeout: float = 10.0, *,
                  execute: Callable[[Command], object] | None = None,
                  state: Callable[[], object] | None = None,
+                 rules: Callable[[], GameRules | None] | None = None,
                  on_answer: Callable[[Command, dict], None] | None = None):
-        if session is None and (execute is None or state is None):
-            raise ValueError("CuriaBridge needs a session, or both execute and state")
+        if session is None and (execute is None or state is None or rules is None):
+            raise ValueError("CuriaBridge needs a session, or execute, state and rules")
         self.session = session
         self.execute = execute or session.execute
         # a getter, not a state: the app's session changes (a new game, a resume)
         self.state = state or (lambda: session.state)
+        self.rules = rules or (lambda: session.rules)   # the game's rules, or None
         self.on_answer = on_answer  # main thread: the tablet shows what the phones were told
         self.timeout = timeout
         self._q: "queue.SimpleQueue[tuple[Callable[[], object], Future]]" = queue.SimpleQueue()
@@ -97,14 +104,12 @@ class CuriaBridge:
 
     def _curia_state(self):
         """The 23 Knives state, or None when no 23 Knives game is on the tablet."""
-        state = self.state()
-        if state is None or not hasattr(state, "curia_revealed"):
+        rules = self.rules()
+        if rules is None or rules.game_id != GAME:
             return None
-        return state
+        return self.state()
 
     def _totals(self, state) -> dict:
-        from companion.games.knives23.rules import running_total
-
         return {"total": running_total(state), "count": len(state.curia_revealed),
                 "of": state.curia_count}
 

@@ -18,6 +18,7 @@ from companion.core.clock import SYSTEM_CLOCK
 from companion.core import i18n
 from companion.core.i18n import text_of, tr
 from companion.core.inputs import DeviceInfo, InputSource
+from companion.core.rules import GameRules
 from vision.qr import payload as qrpayload
 
 from .bridge import CuriaBridge
@@ -97,20 +98,22 @@ class PhoneSource(InputSource):
     """Owns the phone server (started by :meth:`start`, stopped by :meth:`stop`) and the bridge.
 
     ``execute(command)`` records a command (``app.execute_from_device``), ``state()`` gives the
-    current game state or None, ``notify(line)`` tells the table about a scan that was not
+    current game state or None, ``rules()`` that game's rules or None, ``notify(line)`` tells the table about a scan that was not
     counted (``app.toast``), on the main thread.
     """
 
     name = "phone"
 
     def __init__(self, key: bytes, *, execute: Callable, state: Callable[[], object],
+                 rules: Callable[[], GameRules | None],
                  notify: Callable[[str], None] | None = None, host: str | None = None,
                  port: int = 0, rate: RateLimiter | None = None, decoder: Callable | None = None,
                  timeout: float = 10.0, lan: Callable[[], str] = lan_address,
                  clock=SYSTEM_CLOCK, vote: Callable[[], dict | None] | None = None,
                  **server_options):
         self.host, self.unreachable, self.lan_seen = choose_host(host, lan)
-        bridge = self.bridge = CuriaBridge(execute=execute, state=state, timeout=timeout)
+        bridge = self.bridge = CuriaBridge(execute=execute, state=state, rules=rules,
+                                                 timeout=timeout)
         # a seat's phone votes: the vote's table view and the ballot both run on the main thread
         self.server = PhoneServer(bridge.submit, key, status=bridge.status,
                                   host=self.host, port=port, rate=rate, decoder=decoder,
@@ -136,6 +139,7 @@ class PhoneSource(InputSource):
             kwargs["tls"] = server_context(app.data_dir, host)
         return cls(key, execute=app.execute_from_device,
                    state=lambda: app.session.state if app.session is not None else None,
+                   rules=lambda: app.session.rules if app.session is not None else None,
                    vote=lambda: app.session.view("table").get("vote") if app.session else None,
                    notify=app.toast, **kwargs)
 

@@ -310,7 +310,7 @@ def test_7_bad_scans_make_few_toasts_and_never_the_phones_text(key):
     from companion.phone.source import TOAST_SECONDS, PhoneSource
     clock = FakeClock()
     toasts = []
-    source = PhoneSource(key, execute=lambda cmd: None, state=lambda: None,
+    source = PhoneSource(key, execute=lambda cmd: None, state=lambda: None, rules=lambda: None,
                          notify=toasts.append, host="127.0.0.1", clock=clock,
                          rate=RateLimiter(burst=10_000, per_second=1_000))
     source.start(lambda cmd: None)

@@ -155,7 +155,7 @@ def _lock_out(server, clock):
     assert server.phone_by_token(cookie) is real
     # the narrator refuses one: that address may not come straight back
     victim = next(d["id"] for d in server.devices() if d["id"] != real.id)
-    address = server._phones[victim].address
+    address = server.phones._phones[victim].address
     assert server.refuse(victim)
     answer = raw(server, (f"GET /join?k={server.secret} HTTP/1.1\r\n"
                           f"Host: {server.host}:{server.port}\r\n\r\n").encode(), source=address)

@@ -359,7 +359,7 @@ def test_tablet_taps_and_phone_scans_mix(phone, key, curia):
 
 def test_a_flood_of_open_connections_is_capped_and_the_server_keeps_answering(phone, server):
     import socket
-    from companion.phone.server import _CappedServer
+    from companion.phone.httpd import CappedServer as _CappedServer
     held = []
     try:
         # connections that send nothing hold their slots until the handler's timeout

@@ -14,7 +14,8 @@ the routes of :mod:`.endpoints` pass in the token, seat code and address they re
 - a refused phone (:meth:`Admission.refuse`) is forgotten at once and its address waits
   ``refused_seconds`` before joining again to wait;
 - each player's seat code (:meth:`Admission.seat_token`) gives one phone the right to vote for
-  that player; the narrator frees the seat for another phone (:meth:`Admission.free_seat`).
+  that player; when the narrator frees the seat (:meth:`Admission.free_seat`) or refuses its
+  phone, the seat gets a new code and the old one answers that it is no longer valid.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import itertools
 import secrets
 import threading
 from collections import Counter, OrderedDict, deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from companion.core.clock import SYSTEM_CLOCK
@@ -33,6 +35,8 @@ MAX_WAITING = 8          # phones waiting for the narrator, in all ...
 MAX_WAITING_PER_ADDRESS = 2  # ... and from one address
 REFUSED_SECONDS = 300.0  # a refused phone's address may not join again as a waiting phone
 HISTORY = 50
+MAX_IN_FLIGHT = 3        # requests with a body (scans, photos, ballots) under way per phone
+MAX_OLD_SEAT_CODES = 256  # retired seat codes remembered, to say "no longer valid"
 
 _ids = itertools.count(1)
 
@@ -54,6 +58,7 @@ class PhoneRecord:
     answers: OrderedDict = field(default_factory=OrderedDict)
     inflight: dict = field(default_factory=dict)   # scan_id -> Event, while it is answered
     next_ballot: float = float("-inf")            # when its next ballot may be recorded
+    requests: int = 0                             # its requests with a body under way
 
 
 class Admission:
@@ -71,6 +76,8 @@ class Admission:
         self._refused: dict[str, float] = {}   # address -> until when it may not join to wait
         self._seat_tokens: dict[str, str] = {}   # seat code token -> player
         self._seat_phone: dict[str, str] = {}    # player -> id of the phone voting for them
+        # codes of freed seats and refused seat phones -> player: "no longer valid"
+        self._old_seat_tokens: OrderedDict[str, str] = OrderedDict()
 
     # --- the narrator, on the tablet ---------------------------------------------------------
 
@@ -97,6 +104,8 @@ class Admission:
             if p is None:
                 return False
             self._forget(p)
+            if p.seat is not None:   # its seat code goes with it: the seat waits for a new scan
+                self._new_seat_code(p.seat)
             now = self.clock.now()
             self._refused = {a: t for a, t in self._refused.items() if t > now}
             self._refused[p.address] = now + self.refused_seconds
@@ -124,16 +133,29 @@ class Admission:
             return dict(self._seat_phone)
 
     def free_seat(self, player: str) -> None:
-        """The narrator frees a seat (a player changed phones): its code works once more."""
+        """The narrator frees a seat (a player changed phones): the seat goes to the next phone
+        that scans its *new* code (the tablet shows it); the old code is no longer valid, so
+        whoever photographed it cannot take the seat back."""
         with self.lock:
             pid = self._seat_phone.pop(player, None)
             if pid is not None and pid in self._phones:
                 self._phones[pid].seat = None
+            self._new_seat_code(player)
+
+    def _new_seat_code(self, player: str) -> None:
+        """Retire ``player``'s seat code (under the lock); :meth:`seat_token` makes a new one."""
+        for token in [t for t, p in self._seat_tokens.items() if p == player]:
+            del self._seat_tokens[token]
+            self._old_seat_tokens[token] = player
+        while len(self._old_seat_tokens) > MAX_OLD_SEAT_CODES:
+            self._old_seat_tokens.popitem(last=False)
 
     def join_seat(self, seat_token: str | None, token: str | None, address: str) -> PhoneRecord:
         with self.lock:
             player = self._seat_tokens.get(seat_token or "")
             if player is None:
+                if (seat_token or "") in self._old_seat_tokens:
+                    raise Refused(403, "seat_code_old")
                 raise Refused(403, "seat_code_wrong")
             pid = self._tokens.get(token or "")
             phone = self._phones.get(pid) if pid is not None else None
@@ -188,6 +210,24 @@ class Admission:
         with self.lock:
             pid = self._tokens.get(token or "")
             return self._phones.get(pid) if pid is not None else None
+
+    def may_count_now(self, phone: PhoneRecord) -> bool:
+        with self.lock:
+            return self.may_count(phone)
+
+    @contextmanager
+    def in_flight(self, phone: PhoneRecord):
+        """One of the phone's few requests with a body under way (refused beyond
+        ``MAX_IN_FLIGHT``): one phone's token cannot hold many connections."""
+        with self.lock:
+            if phone.requests >= MAX_IN_FLIGHT:
+                raise Refused(429, "too_many_requests", n=MAX_IN_FLIGHT)
+            phone.requests += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                phone.requests -= 1
 
     def may_count(self, phone: PhoneRecord) -> bool:
         """Whether the phone may count now (under the lock): allowed, and not refused since

@@ -112,11 +112,16 @@ class Handler(HardenedHandler):
             if not self._secret_ok(given):
                 raise Refused(403, "join_link_wrong")
             phone = ps.join(self.request_cookies().get(ps.cookie_name), self.client_address[0])
-        # HttpOnly: page scripts never see the token; SameSite=Strict: other sites' pages cannot
-        # make the phone send it. The redirect takes the secret out of the address bar.
+        # HttpOnly: page scripts never see the token. SameSite=Lax, not Strict: a link to /join
+        # on another website (everyone at the table can read the join secret) then brings the
+        # phone's cookie along, and join() keeps that phone, seat and all, instead of making a
+        # new one (Strict left the cookie out, so a seated phone became an unseated one). Lax
+        # still keeps the cookie off other sites' POSTs and embedded requests: no other page can
+        # scan or vote as this phone, and no GET here changes anything but joining. The
+        # redirect takes the secret out of the address bar.
         secure = "; Secure" if ps.tls else ""
         self._send(303, b"", "text/plain", {"Location": "/"}, cookies_=[
-            f"{ps.cookie_name}={phone.token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=86400"
+            f"{ps.cookie_name}={phone.token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400"
             f"{secure}"])
 
     def _post(self):
@@ -125,7 +130,16 @@ class Handler(HardenedHandler):
             raise Refused(404, "no_page", path=repr(path[:60]))
         phone = self._joined_phone()
         ps = self.phone_server
+        # Who may send this is checked before its body is read (a body trickled a byte at a
+        # time holds a connection), and a phone has at most a few bodies under way at once.
+        with ps.phones.in_flight(phone):
+            self._post_as(path, phone)
+
+    def _post_as(self, path: str, phone: PhoneRecord):
+        ps = self.phone_server
         if path == "/ballot":
+            if phone.seat is None:
+                raise Refused(403, "no_seat")
             obj = self.json_body({"vote_id", "option", "ballot_id"})
             option = obj.get("option")
             if not isinstance(obj.get("vote_id"), str) or "option" not in obj \
@@ -137,6 +151,8 @@ class Handler(HardenedHandler):
                                       self._scan_id(obj.get("ballot_id"))))
             return
         if path == "/scan":
+            if not ps.phones.may_count_now(phone):
+                raise Refused(403, "waiting")
             obj = self.json_body({"text", "scan_id", "typed"})
             if not isinstance(obj.get("text"), str) or not 0 < len(obj["text"]) <= 64 \
                     or not isinstance(obj.get("typed", False), bool):
@@ -145,13 +161,13 @@ class Handler(HardenedHandler):
                                     typed=obj.get("typed", False))
         else:
             scan_id = self._scan_id(self.headers.get("X-Scan-Id"))
-            data, _ = self.body(ps.max_photo, PHOTO_TYPES)
             replayed = ps.replay(phone, scan_id)   # a photo already read is not read again
             if replayed is not None:
                 reply = replayed
-            elif not phone.allowed:  # before any decoding: a waiting phone costs no CPU
-                reply = ps.answer_texts(phone, [], scan_id)
+            elif not ps.phones.may_count_now(phone):   # a waiting phone's photo is not read
+                raise Refused(403, "waiting")
             else:
+                data, _ = self.body(ps.max_photo, PHOTO_TYPES)
                 with ps.photos.turn(phone.id) as rest:
                     try:
                         texts = ps.decoder(data)

@@ -6,9 +6,11 @@ arrives on the table's Wi-Fi (issue 15's attacks), below the routes of :mod:`.en
   this server (no DNS rebinding; checked in :meth:`HardenedHandler.check_common`);
 - connections (:class:`CappedServer`): capped in all and per address; when all are taken a new one
   takes the slot of an idle one that has sent no request head;
-- deadlines (:class:`Reader`): one for the request line and headers and one for the whole request,
-  whatever the peer sends (a byte every few seconds does not hold a slot); a TLS handshake is done
-  by the head's deadline;
+- deadlines (:class:`Reader`): one for the request line and headers, then one for a body scaled
+  to the size it declares, never past the whole request's, whatever the peer sends (a byte every
+  few seconds does not hold a slot); a TLS handshake is done by the head's deadline; the routes
+  check who may send a body before it is read, and a body left unread after the answer is read
+  and dropped for a moment only, its slot free for a new connection;
 - the header block is capped in bytes and lines before anything is parsed, cookies are read with a
   plain split (:func:`cookies`, not ``http.cookies``);
 - a token bucket per address (:class:`RateLimiter`); bodies need a plain decimal Content-Length
@@ -43,7 +45,10 @@ MAX_JSON = 1024
 MAX_HEAD = 8 * 1024      # request line + headers: a phone's browser sends under 2 KB
 MAX_HEAD_LINES = 40
 HEAD_SECONDS = 10.0      # to send the request line and headers
-REQUEST_SECONDS = 60.0   # to send the whole request (a 4 MB photo on a slow Wi-Fi)
+REQUEST_SECONDS = 60.0   # to send the whole request, at most (a 4 MB photo on a slow Wi-Fi)
+BODY_SECONDS = 5.0       # after the head, to send a body of a few bytes ...
+BODY_RATE = 64 * 1024    # ... and a second more for each 64 KB it says it holds
+LINGER_SECONDS = 1.0     # a body left unread after the answer is read and dropped this long
 # a phone that hung up or stopped reading: its answer is dropped, with no traceback
 HUNG_UP = (ConnectionError, TimeoutError, ssl.SSLError)
 _LENGTH = re.compile(r"^[0-9]{1,9}$")  # ASCII digits only: "²".isdigit() is True
@@ -144,7 +149,7 @@ class Reader:
         self.sock, self.deadline = sock, deadline
         self.buf = bytearray()
 
-    def _fill(self) -> bool:
+    def fill(self) -> bool:
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise Late()
@@ -173,7 +178,7 @@ class Reader:
                 return head
             if len(self.buf) > limit:
                 raise Refused(431, "headers_too_big", limit=limit)
-            if not self._fill():
+            if not self.fill():
                 return bytes(self.buf)  # the peer closed: http.server sees a short request
 
     def readline(self, limit: int = -1) -> bytes:
@@ -186,14 +191,14 @@ class Reader:
                 out = bytes(self.buf[:n])
                 del self.buf[:n]
                 return out
-            if not self._fill():
+            if not self.fill():
                 out = bytes(self.buf)
                 self.buf.clear()
                 return out
 
     def read(self, n: int = -1) -> bytes:
         while n < 0 or len(self.buf) < n:
-            if not self._fill():
+            if not self.fill():
                 break
         n = len(self.buf) if n < 0 else min(n, len(self.buf))
         out = bytes(self.buf[:n])
@@ -205,8 +210,9 @@ class Reader:
 
 
 class Conn:
-    """A connection as the slot keeper sees it: ``head`` once its request head is in (from then
-    on it is never dropped for another), ``gone`` once it was dropped."""
+    """A connection as the slot keeper sees it: ``head`` from when its request head is in until
+    its answer is sent (meanwhile it is never dropped for another), ``gone`` once it was
+    dropped."""
 
     __slots__ = ("addr", "sock", "head", "gone")
 
@@ -277,6 +283,12 @@ class CappedServer(http.server.ThreadingHTTPServer):
         with self._conns_lock:
             conn.head = True
             return not conn.gone
+
+    def answered(self, conn: Conn) -> None:
+        """Its answer is sent: what it still sends is read only to close cleanly, and its slot
+        may go to a new connection."""
+        with self._conns_lock:
+            conn.head = False
 
     def moved(self, conn: Conn, sock) -> None:
         with self._conns_lock:
@@ -352,7 +364,7 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
                 self._gone = True   # (shut down mid-handshake, ssl raises more than SSLError)
         super().setup()
         self._file = self.rfile  # http.server's own, unused: closed in finish()
-        self.rfile = Reader(self.connection, self._start + ps.head_seconds)
+        self.rfile = self._reader = Reader(self.connection, self._start + ps.head_seconds)
 
     def _handshake(self, context: ssl.SSLContext, deadline: float) -> ssl.SSLSocket:
         """The TLS handshake, done by ``deadline`` however the peer trickles it (a blocking
@@ -398,7 +410,7 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
         if self._gone:
             return
         try:
-            self.rfile.head(MAX_HEAD, MAX_HEAD_LINES)
+            self._reader.head(MAX_HEAD, MAX_HEAD_LINES)
         except Late:
             return
         except Refused as r:
@@ -415,11 +427,31 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
             return
         if not self.server.head_in(self._conn):
             return   # dropped for a newer connection while its head trickled in
-        # the headers are in: the body has until the whole request's deadline
-        self.rfile.deadline = self._start + self.phone_server.request_seconds
+        # The headers are in: a body has a few seconds, more for a bigger one (body()), never
+        # past the whole request's deadline. Routes check who may send it before it is read.
+        self._whole = self._start + self.phone_server.request_seconds
+        self._reader.deadline = min(self._whole, time.monotonic() + BODY_SECONDS)
+        self._body_read = False
         try:
             self.handle_one_request()
         except Late:
+            return
+        self.server.answered(self._conn)
+        self._linger()
+
+    def _linger(self):
+        """A request answered without reading its body (refused before it): read what is still
+        coming for a moment, so that closing does not reset the connection before the phone has
+        read its answer. Its slot may meanwhile go to a new connection."""
+        headers = getattr(self, "headers", None)
+        if self._body_read or headers is None or not (
+                headers.get("Content-Length") or headers.get("Transfer-Encoding")):
+            return
+        self._reader.deadline = time.monotonic() + LINGER_SECONDS
+        try:
+            while self._reader.fill():
+                self._reader.buf.clear()
+        except (Late, OSError):
             pass
 
     def _send(self, code: int, body: bytes, ctype: str, headers: dict | None = None,
@@ -489,7 +521,6 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
         if not ps.rate.allow(peer, cost):
             raise Refused(429, "too_fast")
 
-
     def body(self, limit: int, types: set[str]) -> tuple[bytes, str]:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             raise Refused(411, "chunked")
@@ -503,6 +534,9 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
         n = int(length)
         if n > limit:
             raise Refused(413, "too_big", n=n, limit=limit)
+        # its deadline scales with its size: a few bytes trickled cannot hold the slot a minute
+        self._reader.deadline = min(self._whole, time.monotonic() + BODY_SECONDS + n / BODY_RATE)
+        self._body_read = True
         data = self.rfile.read(n)
         if len(data) != n:
             raise Refused(400, "short_body")
@@ -518,7 +552,6 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
         if not isinstance(obj, dict) or not set(obj) <= fields:
             raise Refused(400, "json_fields", fields=", ".join(sorted(fields)))
         return obj
-
 
     def guard(self, fn, cost=1.0):
         try:

@@ -294,9 +294,11 @@ def test_odd_requests_get_a_one_line_4xx_not_a_500(server, key):  # noqa: F811
         status, _, page = Phone(server).request("GET", path)
         assert status == 403 and b"Traceback" not in page
     phone = Phone(server).join_allowed()
-    for path in ("/scan", "/ballot"):
-        status, _, reply = phone.request("POST", path, b"[" * 1000,
-                                         {"Content-Type": "application/json"})
+    seat = Phone(server)   # only a seat's phone may send a ballot: its body is read then
+    assert seat.request("GET", server.seat_url("Bo").split(str(server.port), 1)[1])[0] == 303
+    for sender, path in ((phone, "/scan"), (seat, "/ballot")):
+        status, _, reply = sender.request("POST", path, b"[" * 1000,
+                                          {"Content-Type": "application/json"})
         assert (status, reply["reason"]) == (400, "not_json")
         assert "\n" not in reply["error"]
     # a serial in Arabic-Indic digits is a bad code: it counts toward the failed checks

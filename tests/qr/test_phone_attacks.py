@@ -388,6 +388,58 @@ def test_5_a_tapped_card_is_claimed_by_its_scan_never_counted_twice(tmp_path, ke
     assert [r["serial"] for r in resumed.state.curia_revealed] == ["070", "071"]
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 32 hole 4 is a rules decision left open: 23 Knives' rules and demo count a tap after "
+    "a scan of the same value as another card (test_knives23_rules.py::test_curia_cards_come_"
+    "from_the_tablet_and_a_phone_mixed_and_never_twice_or_too_many, demo.CURIA cards 7-8)"))
+def test_issue32_4_a_scanned_card_is_claimed_by_its_tap_never_counted_twice(tmp_path, key):
+    """Issue 32, hole 4: scan, then tap, counted the card twice (11 instead of 8)."""
+    from companion.core.events import Command
+    from companion.core.journal import Journal
+    from companion.core.session import GameSession
+    from companion.games.knives23 import demo
+    from companion.games.knives23.rules import Knives23Rules, running_total
+    from companion.phone.bridge import CuriaBridge
+
+    journal = Journal(tmp_path / "journal.sqlite")
+    session = GameSession.start(journal, Knives23Rules(), demo.SETUP)
+    for cmd in demo.commands():
+        session.execute(cmd)
+        if cmd.kind == "abilities_done":
+            break
+    assert session.state.curia_count >= 3
+    bridge = CuriaBridge(session)
+    server = PhoneServer(bridge.submit, key, status=bridge.status, host="127.0.0.1",
+                         rate=RateLimiter(burst=500, per_second=100)).start()
+    answers = []
+
+    def phone():
+        p = Phone(server).join_allowed()
+        for card in (Card("fate", "knives", 5, "080"), Card("fate", "knives", 3, "081")):
+            answers.append(p.scan(payload.encode(card, key))[2])
+
+    try:
+        t = threading.Thread(target=phone)
+        t.start()
+        while t.is_alive():  # the test's main thread plays Kivy's Clock
+            bridge.drain()
+            t.join(0.01)
+    finally:
+        server.stop()
+    assert [a["answers"][0]["status"] for a in answers] == ["counted", "counted"]
+    # the narrator taps the 3 Knives a phone has just scanned, then a card no phone scanned
+    session.execute(Command("curia_card", {"card": {"knives": 3}}, source="tablet"))
+    assert running_total(session.state) == 8 and len(session.state.curia_revealed) == 2
+    session.execute(Command("curia_card", {"card": {"knives": 3}}, source="tablet"))
+    assert running_total(session.state) == 11 and len(session.state.curia_revealed) == 3
+    # and the same card scanned again is still a duplicate, whatever came first
+    assert bridge.submit(Command("curia_card", {"card": {"knives": 3}, "serial": "081"},
+                                 source="phone:1"))["status"] == "duplicate"
+    resumed = GameSession.resume(journal, session.game_id, Knives23Rules())
+    assert running_total(resumed.state) == 11
+    assert [r["serial"] for r in resumed.state.curia_revealed] == ["080", "081", None]
+
+
 def test_3_without_a_worker_process_photos_are_still_read_with_the_code_cap(key, monkeypatch):
     # An Android build has no interpreter to start: the reader runs in-process, still capped
     # to a few codes per photo.

@@ -360,6 +360,36 @@ def test_a_player_votes_from_their_phone_with_their_own_seat_code(driver):
 
 
 @pytest.mark.app
+def test_a_refused_seat_phone_leaves_a_new_seat_code_on_the_tablet(driver):
+    """Issue 32, hole 2: a neighbour photographed Bo's seat code and took the seat; the narrator
+    refuses that phone. The tablet now shows a new code for Bo; the photographed one no longer
+    works, and the new one gives Bo's own phone the seat."""
+    screen = serving_in_a_game(driver)
+    driver.pump(4)
+    driver.tap(driver.find(root=screen, cls="SeatButton", player="Bo"))
+    old = decode_array(cv2.imread(str(driver.screenshot("qr/phone_screen_seat_code_old"))))[0]
+    thief_id = off_main(driver, Phone(old).join)
+    assert screen.source.server.seats() == {"Bo": thief_id}
+    screen.refuse(thief_id)
+    driver.pump(4)
+    new = decode_array(cv2.imread(str(driver.screenshot("qr/phone_screen_seat_code_new"))))[0]
+    assert new != old and new == screen.source.server.seat_url("Bo")
+
+    def open_old():
+        try:
+            Phone(old).join()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+        return None
+
+    code, page = off_main(driver, open_old)
+    assert code == 403 and "no longer valid" in page
+    bo_id = off_main(driver, Phone(new).join)
+    assert screen.source.server.seats() == {"Bo": bo_id}
+    screen.stop_serving()
+
+
+@pytest.mark.app
 def test_live_scanning_turns_on_https_with_the_tables_certificate(driver):
     import ssl
 

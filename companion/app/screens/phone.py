@@ -151,6 +151,8 @@ class PhoneScreen(Screen):
     def refuse(self, phone_id: str):
         if self.source is not None:
             self.source.server.refuse(phone_id)
+            if self.seat:   # a refused seat phone's seat has a new code: show that one
+                self.show_seat(self.seat)
         self.refresh_phones()
 
     def toggle_secure(self):

@@ -550,6 +550,8 @@ class CompanionApp(App):
         """Back to the picker; the game stays in the journal, resumable."""
         self._note_timers_left()
         self.session = None
+        for src in self.sources:  # boxes leave a waiting press unanswered, as after a restart
+            src.on_detach()
         self.game_ui = None
         self.game_id = ""
         self.view = {}
@@ -691,7 +693,7 @@ class CompanionApp(App):
                 self.toast(i18n.error_text(exc))
         refused = self.commands.drain(self._handle_device_command)
         for cmd, error in refused:
-            if cmd.kind == "cast_ballot" and self._vote_open():
+            if cmd.kind == "cast_ballot" and self._vote_open() and not isinstance(error, JournalError):
                 # The rules' reason may name the choice ("Ann cannot vote for themself"): while
                 # the vote is secret the table learns only that a ballot was not counted.
                 log.warning("%s: ballot refused: %s", cmd.source, error)

@@ -1,0 +1,115 @@
+"""Run by test_box_ballots_34.py in its own process: the real app under X, two simulated boxes on
+real ptys paired to Ann and Bo, a 23 Knives game in its Vote to Exile (issue 34, items 2 and 3).
+
+3. Ann votes on her box, the table presses Undo: the box is told to vote again (red flash, then
+   "vote open"), and after its HELLO (back on the cable) it is not told "recorded" again.
+2. The table leaves to the game picker; Bo presses: no answer at all (the box keeps the press),
+   as after a restart; the table resumes the game and the press counts, answered "recorded".
+Saves screenshots and prints one JSON line of what it saw."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.hardware.app_boxes_run import (  # noqa: E402  (first: the window's size)
+    pump, pump_until, report_and_quit, run_as_script, screenshot, start_app)
+
+from companion.app import games as game_registry  # noqa: E402
+from companion.core.journal import Journal  # noqa: E402
+from companion.games.knives23 import demo  # noqa: E402
+from hardware import protocol as P  # noqa: E402
+from hardware.sim import SimulatedBoxes  # noqa: E402
+from hardware.source import BoxSource  # noqa: E402
+from tests.hardware.knives_vote import pair_boxes, to_the_vote  # noqa: E402
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "hardware"
+
+
+def pump_for(seconds: float):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pump(1)
+
+
+def answers(box, seq, since=0):
+    with box._lock:
+        return [a.status for a in box.acks[since:] if a.acked == seq]
+
+
+def main(data_dir: str) -> int:
+    data = Path(data_dir)
+    pair_boxes(data / "boxes", "B0C50001", "B0C50002")
+    app = start_app(data_dir)
+    sim = SimulatedBoxes(n=2, heartbeat=0.3).start()
+    ann, bo = sim.boxes
+    boxes = BoxSource(str(data / "boxes"), ports=sim.ports)
+    app.add_source(boxes)
+    pump_until(lambda: sum(d.connected for d in boxes.devices()) == 2, "two boxes")
+    assert app.start_game(game_registry.load_ui("knives23"), dict(demo.SETUP))
+    pump(4)
+    to_the_vote(lambda cmd: _sent(app, cmd))
+    pump(6)
+    options = app.view["vote"]["options"]
+    game_id = app.session.game_id
+
+    # 3. Undo right after a box ballot
+    seq = ann.press(options.index("exile"))
+    pump_until(lambda: ann.leds[0] == "recorded" and app.view["vote"]["voted"] == ["Ann"],
+               "Ann's box ballot recorded")
+    app.undo()
+    pump(4)
+    voted_after_undo = list(app.view["vote"]["voted"])
+    end = time.monotonic() + 3                # Ann's box told to vote again (not on main)
+    while ann.leds[0] == "recorded" and time.monotonic() < end:
+        pump(1)
+    led_after_undo = ann.leds[0]
+    heard = len(ann.acks)
+    ann.unplug()
+    ann.plug(power_up=False)                 # back on the cable: its HELLO
+    pump_for(1.5)
+    with ann._lock:
+        recorded_after_hello = [a.acked for a in ann.acks[heard:] if a.status == P.ACK_RECORDED]
+    led_after_hello = ann.leds[0]
+    shot_undo = screenshot(ARTIFACTS / "undo_box_ballot_vote.png")
+    seq = ann.press(options.index("remain"))  # Ann votes again
+    pump_until(lambda: ann.is_acked(seq) and app.view["vote"]["voted"] == ["Ann"],
+               "Ann's new ballot")
+    undo = {"voted_after_undo": voted_after_undo, "led_after_undo": led_after_undo,
+            "recorded_after_hello": recorded_after_hello, "led_after_hello": led_after_hello,
+            "voted_after_revote": list(app.view["vote"]["voted"])}
+
+    # 2. Leaving to the game picker mid-vote
+    app.leave_game()
+    pump(6)
+    seq = bo.press(options.index("exile"))
+    pump_for(2.0)                            # 8 retransmissions at the picker
+    answers_at_picker = answers(bo, seq)
+    pending_at_picker = bool(bo.pending)
+    shot_picker = screenshot(ARTIFACTS / "picker_box_press_waiting.png")
+    assert app.resume_game(game_id)
+    pump_until(lambda: bo.is_acked(seq), "Bo's press answered after the resume")
+    pump(10)
+    leave = {"answers_at_picker": answers_at_picker, "pending_at_picker": pending_at_picker,
+             "answers_after_resume": sorted(set(answers(bo, seq))),
+             "journal": [[e.data.get("voter"), e.data.get("choice"), e.source]
+                         for e in Journal(data / "journal.sqlite3", readonly=True).events(game_id)
+                         if e.kind == "ballot_cast" and e.seq not in _undone(app)]}
+    result = {"undo": undo, "leave": leave, "shots": [shot_undo, shot_picker],
+              "counters": dict(boxes.manager.counters)}
+    return report_and_quit(result, app, boxes, sim)
+
+
+def _sent(app, cmd):
+    assert app.send_command(cmd), cmd
+
+
+def _undone(app) -> set:
+    from companion.core.rules import undone_seqs
+    return undone_seqs(app.session.events)
+
+
+if __name__ == "__main__":
+    run_as_script(main, sys.argv[1])

@@ -8,6 +8,7 @@ real ptys paired to Ann and Bo, a 23 Knives game in its Vote to Exile (issue 34,
 Saves screenshots and prints one JSON line of what it saw."""
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,6 +24,7 @@ from companion.games.knives23 import demo  # noqa: E402
 from hardware import protocol as P  # noqa: E402
 from hardware.sim import SimulatedBoxes  # noqa: E402
 from hardware.source import BoxSource  # noqa: E402
+from tests.hardware.box_storage_run import HOLDER  # noqa: E402
 from tests.hardware.knives_vote import pair_boxes, to_the_vote  # noqa: E402
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "hardware"
@@ -41,13 +43,13 @@ def answers(box, seq, since=0):
 
 def main(data_dir: str) -> int:
     data = Path(data_dir)
-    pair_boxes(data / "boxes", "B0C50001", "B0C50002")
+    pair_boxes(data / "boxes", "B0C50001", "B0C50002", "B0C50003")
     app = start_app(data_dir)
-    sim = SimulatedBoxes(n=2, heartbeat=0.3).start()
-    ann, bo = sim.boxes
+    sim = SimulatedBoxes(n=3, heartbeat=0.3).start()
+    ann, bo, cy = sim.boxes
     boxes = BoxSource(str(data / "boxes"), ports=sim.ports)
     app.add_source(boxes)
-    pump_until(lambda: sum(d.connected for d in boxes.devices()) == 2, "two boxes")
+    pump_until(lambda: sum(d.connected for d in boxes.devices()) == 3, "three boxes")
     assert app.start_game(game_registry.load_ui("knives23"), dict(demo.SETUP))
     pump(4)
     to_the_vote(lambda cmd: _sent(app, cmd))
@@ -81,6 +83,34 @@ def main(data_dir: str) -> int:
             "recorded_after_hello": recorded_after_hello, "led_after_hello": led_after_hello,
             "voted_after_revote": list(app.view["vote"]["voted"])}
 
+    # 1. The journal locked by another program for 7 s as Cy votes
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(app.journal.path), "7"],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    seq = cy.press(options.index("exile"))
+    # What the box heard while the lock was held (the main thread blocks in the journal's
+    # 5 s busy wait, so each look is timed and compared with the holder's release).
+    looks, shot_lock = [], None
+    end = time.monotonic() + 6.5               # the lock is held 7 s from before the press
+    while time.monotonic() < end:
+        pump(1)
+        looks.append((time.monotonic(), answers(cy, seq), bool(cy.pending),
+                      app.root.ids.toast.message))
+        if shot_lock is None and looks[-1][3]:
+            shot_lock = screenshot(ARTIFACTS / "journal_locked_box_press_waiting.png")
+    pump_until(lambda: cy.is_acked(seq), "Cy's press once the lock is gone", timeout=15)
+    released = float(holder.stdout.readline().split()[1])
+    holder.wait(timeout=10)
+    looks = [look for look in looks if look[0] < released]
+    answers_locked = sorted({a for look in looks for a in look[1]})
+    pending_locked = bool(looks) and all(look[2] for look in looks)
+    toasts = [look[3] for look in looks]
+    pump(6)
+    lock = {"answers_locked": answers_locked, "pending_locked": pending_locked,
+            "answers_after": sorted(set(answers(cy, seq))),
+            "toasts": sorted({t for t in toasts if t}), "looks": len(looks),
+            "voted": list(app.view["vote"]["voted"])}
+
     # 2. Leaving to the game picker mid-vote
     app.leave_game()
     pump(6)
@@ -97,7 +127,8 @@ def main(data_dir: str) -> int:
              "journal": [[e.data.get("voter"), e.data.get("choice"), e.source]
                          for e in Journal(data / "journal.sqlite3", readonly=True).events(game_id)
                          if e.kind == "ballot_cast" and e.seq not in _undone(app)]}
-    result = {"undo": undo, "leave": leave, "shots": [shot_undo, shot_picker],
+    result = {"undo": undo, "leave": leave, "lock": lock,
+              "shots": [shot_undo, shot_lock, shot_picker],
               "counters": dict(boxes.manager.counters)}
     return report_and_quit(result, app, boxes, sim)
 

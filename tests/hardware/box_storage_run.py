@@ -30,6 +30,7 @@ db = sqlite3.connect(sys.argv[1], isolation_level=None)
 db.execute("BEGIN IMMEDIATE")
 print("held", flush=True)
 time.sleep(float(sys.argv[2]))
+print("releasing", time.monotonic(), flush=True)   # the system's monotonic clock: comparable
 db.execute("ROLLBACK")
 """
 

@@ -323,7 +323,18 @@ def test_2_the_real_app_at_the_game_picker_leaves_a_press_unanswered_until_the_r
     assert leave["answers_at_picker"] == [] and leave["pending_at_picker"]
     assert leave["answers_after_resume"] == [P.ACK_RECORDED]
     assert leave["journal"] == [["Ann", "remain", "box:B0C50001"],
+                                ["Cy", "exile", "box:B0C50003"],
                                 ["Bo", "exile", "box:B0C50002"]]
+
+
+@pytest.mark.app
+def test_1_the_real_app_with_its_journal_locked_7_s_leaves_the_press_waiting(app_run):
+    lock = app_run["lock"]
+    assert lock["looks"] >= 2 and lock["answers_locked"] == [] and lock["pending_locked"], lock
+    assert lock["answers_after"] == [P.ACK_RECORDED] and lock["voted"] == ["Ann", "Cy"]
+    # the table reads the storage's own words, not "a ballot was not counted, vote again"
+    assert lock["toasts"] and all("in use by another program" in t and "sends it again" in t
+                                  for t in lock["toasts"]), lock["toasts"]
 
 
 # ------------------------------------------------------------------ the document says so

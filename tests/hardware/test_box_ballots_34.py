@@ -328,6 +328,28 @@ def test_2_the_real_app_at_the_game_picker_leaves_a_press_unanswered_until_the_r
 
 
 @pytest.mark.app
+def test_1_the_real_app_on_a_full_disk_freed_mid_vote_counts_the_press_after(tmp_path):
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("no X display: run the suite through scripts/test.sh (it starts Xvfb)")
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare(1) for a private tmpfs")
+    folder = tmp_path / "small"
+    folder.mkdir()
+    script = 'mount -t tmpfs -o size=8m tmpfs "$1" && shift && exec "$@"'
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(folder), sys.executable,
+                           str(HERE / "app_box_full_disk_run.py"), str(folder)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=180)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, proc.stderr[-3000:]
+    run = json.loads(lines[-1][len("RESULT "):])
+    assert run["looks"] >= 2 and run["answers_full"] == [] and run["pending_full"], run
+    said = [t for t in run["toasts"] if t.startswith("box:")]   # (not the low-space warning)
+    assert said and all("storage is full" in t and "sends it again" in t for t in said), said
+    assert run["answers_after"] == [P.ACK_RECORDED] and run["voted"] == ["Ann"]
+    assert run["journal"] == [["Ann", "exile", "box:B0C50001"]]
+
+
+@pytest.mark.app
 def test_1_the_real_app_with_its_journal_locked_7_s_leaves_the_press_waiting(app_run):
     lock = app_run["lock"]
     assert lock["looks"] >= 2 and lock["answers_locked"] == [] and lock["pending_locked"], lock

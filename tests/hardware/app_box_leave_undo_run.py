@@ -19,6 +19,7 @@ from tests.hardware.app_boxes_run import (  # noqa: E402  (first: the window's s
     pump, pump_until, report_and_quit, run_as_script, screenshot, start_app)
 
 from companion.app import games as game_registry  # noqa: E402
+from companion.core.i18n import has, tr  # noqa: E402
 from companion.core.journal import Journal  # noqa: E402
 from companion.games.knives23 import demo  # noqa: E402
 from hardware import protocol as P  # noqa: E402
@@ -111,6 +112,25 @@ def main(data_dir: str) -> int:
             "toasts": sorted({t for t in toasts if t}), "looks": len(looks),
             "voted": list(app.view["vote"]["voted"])}
 
+    # 4. Pairing Di's seat during the vote: Ann's press stays Ann's ballot
+    app.goto("devices")
+    pump(4)
+    devices = app.screen("devices")
+    devices.pair(4)
+    pump(6)
+    panel = [w.text for w in devices.walk() if isinstance(getattr(w, "text", None), str)]
+    shot_pairing = screenshot(ARTIFACTS / "pairing_during_a_vote.png")
+    seq = ann.press(options.index("exile"))
+    pump_until(lambda: ann.is_acked(seq), "Ann's press during the pairing")
+    pump(6)
+    pairing = {"answers": sorted(set(answers(ann, seq))), "waiting": boxes.manager.pairing_seat,
+               "seats": {"%s/%d" % k: s for k, s in boxes.manager.seats().items()},
+               "hint_shown": has("devices.pairing_in_vote")
+               and any(tr("devices.pairing_in_vote") in t for t in panel)}
+    devices.cancel_pairing()
+    app.go_home()
+    pump(4)
+
     # 2. Leaving to the game picker mid-vote
     app.leave_game()
     pump(6)
@@ -127,8 +147,8 @@ def main(data_dir: str) -> int:
              "journal": [[e.data.get("voter"), e.data.get("choice"), e.source]
                          for e in Journal(data / "journal.sqlite3", readonly=True).events(game_id)
                          if e.kind == "ballot_cast" and e.seq not in _undone(app)]}
-    result = {"undo": undo, "leave": leave, "lock": lock,
-              "shots": [shot_undo, shot_lock, shot_picker],
+    result = {"undo": undo, "leave": leave, "lock": lock, "pairing": pairing,
+              "shots": [shot_undo, shot_lock, shot_pairing, shot_picker],
               "counters": dict(boxes.manager.counters)}
     return report_and_quit(result, app, boxes, sim)
 

@@ -324,7 +324,17 @@ def test_2_the_real_app_at_the_game_picker_leaves_a_press_unanswered_until_the_r
     assert leave["answers_after_resume"] == [P.ACK_RECORDED]
     assert leave["journal"] == [["Ann", "remain", "box:B0C50001"],
                                 ["Cy", "exile", "box:B0C50003"],
+                                ["Ann", "exile", "box:B0C50001"],
                                 ["Bo", "exile", "box:B0C50002"]]
+
+
+@pytest.mark.app
+def test_4_the_real_app_pairing_a_seat_during_a_vote_leaves_a_voters_press_a_ballot(app_run):
+    pairing = app_run["pairing"]
+    assert pairing["answers"] == [P.ACK_RECORDED]            # Ann's ballot, not a pairing
+    assert pairing["waiting"] == 4                           # still waiting for Di's box
+    assert pairing["seats"] == {"B0C50001/0": 1, "B0C50002/0": 2, "B0C50003/0": 3}
+    assert pairing["hint_shown"]                             # the panel says so
 
 
 @pytest.mark.app

@@ -496,7 +496,7 @@ class BoxManager:
         # (a HELLO of this boot whose number is behind is only believed in answer to our
         # WELCOME: _stale_hello; then the box's counter went round while we did not hear it)
         box.boot = msg.boot
-        self._advance(box, msg.seq)
+        self._advance(box, msg.seq, look=True)
         box.port_alive, box.last_seen, box.confirmed = True, now, True
         box.version = msg.version
         box.firmware = "%d.%d" % (msg.fw_major, msg.fw_minor)
@@ -552,10 +552,13 @@ class BoxManager:
         return ""
 
     @staticmethod
-    def _advance(box: BoxRecord, seq: int):
+    def _advance(box: BoxRecord, seq: int, look: bool = False):
         """``seq`` is the box's newest number: numbers SEEN_AGE or more behind it are forgotten
         (a press's number, once the 16-bit counter comes round to it again, is a new press)."""
+        crossed = look or box.last_seq is None or (box.last_seq >> 8) != (seq >> 8)
         box.last_seq = seq
+        if not crossed:     # a look every 256 numbers is plenty (SEEN_AGE is far from the wrap)
+            return
         for old in [s for s in box.seen if (seq - s) & 0xFFFF >= SEEN_AGE]:
             del box.seen[old]
         box.vetted = {s for s in box.vetted if (seq - s) & 0xFFFF < SEEN_AGE}

@@ -190,11 +190,11 @@ class PtyBox:
         os.close(self._slave)
 
 
-def wait_for(pred, what, timeout=20.0):
+def wait_for(pred, what, timeout=20.0, poll=0.01):
     end = time.monotonic() + timeout
     while not pred():
         assert time.monotonic() < end, "timed out waiting for " + what
-        time.sleep(0.01)
+        time.sleep(poll)
 
 
 @pytest.mark.parametrize("button", [0, 1], ids=["same button", "other button"])
@@ -227,7 +227,7 @@ def test_6_a_press_reusing_a_number_after_the_counter_wrapped_is_counted(tmp_pat
         while (box.seq + 1) & 0xFFFF != first:
             box.send("HEARTBEAT", battery=90, pending=0)
             if box.seq % 40 == 0:   # the host reads them as they come (its clock is the box's)
-                wait_for(lambda: m.counters["frames"] >= box.frames - 10, "the host", 30)
+                wait_for(lambda: m.counters["frames"] >= box.frames - 10, "the host", 30, 0.001)
         wait_for(lambda: m.counters["frames"] >= box.frames - 3, "the host to read them", 30)
         assert m.counters["flood_dropped"] == 0
         since = len(box.heard)

@@ -28,12 +28,16 @@ from typing import Any, Callable
 import serial
 
 from companion.core.events import BadInput, Command, RuleError
+from companion.core.journal import JournalError
 from hardware import protocol as P
 from hardware.transport import open_port
 
 log = logging.getLogger("hardware.boxes")
 
 SEEN_WINDOW = 256          # sequence numbers remembered per box for de-duplication
+SEEN_AGE = 0x6000          # ...and forgotten once the box's counter is this far past them: a
+                           # 16-bit counter wraps after 65,536 frames (~18 h of heartbeats), and
+                           # a new press reusing an old number must not be taken for a repeat
 HEARTBEAT_TIMEOUT = 3.5    # seconds without any frame before a box is shown as missing
 FLOOD_RATE = 30.0          # frames per second a box may send on average...
 FLOOD_BURST = 60.0         # ...with this burst; a firmware sends ~1 heartbeat/s and 4 retries/s
@@ -41,6 +45,9 @@ REOPEN_INTERVAL = 0.25
 WELCOME_GAP = 0.2          # at most one WELCOME per box this often
 PAIRING_FILE = "boxes.json"
 PENDING = -1               # a ballot posted to the app, not yet in its journal: no answer yet
+RETRY = -2                 # a ballot the app could not record (storage, no game): no answer;
+                           # the box's retransmission is posted again
+RETRY_GAP = 1.0            # ...at most this often (a full disk is not tried 4 times a second)
 MAX_KEYPADS = 16           # a hub has one keypad per seat; no game has more than 8 seats
 MAX_BOXES = 64             # box records at most (one box per port): a hard cap, whatever the ports
 FORGET_AFTER = 600.0       # a box silent this long is forgotten (its seat and ballot stay)
@@ -54,6 +61,7 @@ class Seen:
     keypad: int
     button: int
     settled: bool = False   # a later HEARTBEAT said nothing waits: it cannot come again
+    failed_at: float = 0.0  # RETRY: when the app could not record it
 
 
 @dataclass
@@ -111,6 +119,7 @@ class Ballot:
     keypad: int
     seq: int
     url: str
+    boot: int | None = None   # the box's boot when it pressed: a restarted box reuses numbers
 
 
 class _Outbox:
@@ -184,6 +193,7 @@ class BoxManager:
         self._vote_state: int | None = None
         self._n_options = 0
         self._ballots: dict[int, Ballot] = {}   # seat -> its standing ballot (in the journal)
+        self._withdrawn: dict[int, Ballot] = {}  # seat -> its box ballot the table undid (a redo)
         self._host_seq = 0
         self._post: Callable[..., None] | None = None
         self._running = threading.Event()
@@ -383,7 +393,7 @@ class BoxManager:
             box.port_alive = True
             if kind == "new" and (box.last_seq is None
                                   or (msg.seq - box.last_seq) & 0xFFFF < 0x8000):
-                box.last_seq = msg.seq
+                self._advance(box, msg.seq)
             if box.version != P.PROTOCOL_VERSION:
                 if msg.type == P.PRESS:
                     # Answered, so the box stops retransmitting; never read as a ballot.
@@ -450,7 +460,17 @@ class BoxManager:
         elif not self._admit(box, now):
             self._flooded(port, box)
             return
-        if msg.reason == P.REASON_POWER_UP or (box.boot is not None and msg.boot != box.boot):
+        stale = self._stale_hello(port, box, msg, now)
+        if stale:
+            # A frame of the past (replayed, or held up on the line): believing it would forget
+            # the numbers that keep old presses from counting again. The box's own answer to
+            # this WELCOME tells where it is.
+            self.counters["stale_hellos"] += 1
+            self._dropped(port, "HELLO seq %d boot %d from box %s is stale (%s): asking again"
+                          % (msg.seq, msg.boot, box.ident, stale))
+            self._welcome_box(port, box, msg.box, now)
+            return
+        if box.boot is None or msg.boot != box.boot:
             # A box that restarted counts its sequence from 0 again; old numbers mean nothing.
             # (Its power-up HELLO is often lost to the port opening: the boot count tells.)
             if box.seen or box.held:
@@ -466,14 +486,17 @@ class BoxManager:
             for seq, (keypad, button) in box.held.items():
                 newer = any(e.keypad == keypad and 0 < (s - seq) & 0xFFFF < 0x8000
                             for s, e in box.seen.items())
-                if newer:
+                if newer or (msg.seq - seq) & 0xFFFF >= SEEN_AGE:   # or older than remembered
                     log.info("PRESS seq %d from box %s is older than a press taken from its "
                              "keypad: not counted", seq, box.ident)
                     self._remember(box, seq, P.ACK_IGNORED, keypad, button)
                 else:
                     box.vetted.add(seq)
         box.held.clear()
-        box.boot, box.last_seq = msg.boot, msg.seq
+        # (a HELLO of this boot whose number is behind is only believed in answer to our
+        # WELCOME: _stale_hello; then the box's counter went round while we did not hear it)
+        box.boot = msg.boot
+        self._advance(box, msg.seq, look=True)
         box.port_alive, box.last_seen, box.confirmed = True, now, True
         box.version = msg.version
         box.firmware = "%d.%d" % (msg.fw_major, msg.fw_minor)
@@ -505,6 +528,40 @@ class BoxManager:
             if ballot.box == box.box:
                 self._send(port, P.make("ACK", box.box, self._next_seq(), acked=msg.seq,
                                         keypad=ballot.keypad, status=P.ACK_RECORDED))
+
+    def _stale_hello(self, port: _Port, box: BoxRecord, msg: P.Message, now: float) -> str:
+        """Why a HELLO cannot be the box as it is now, or "". The boot count only goes up (one
+        per power-up), and a power-up HELLO is the first frame of its boot: a power-up HELLO of
+        a boot already heard, a boot count going back, or a HELLO of this boot whose number
+        goes back is an old frame. Believed all the same when it answers a WELCOME we sent
+        within the last second (a box whose EEPROM was rewritten, a counter that went round)."""
+        if box.boot is None:
+            return ""
+        answering = (msg.reason == P.REASON_ANSWER
+                     and now - max(box.welcomed_at, port.welcomed_at) <= 1.0)
+        ahead = (msg.boot - box.boot) & 0xFFFF
+        if ahead == 0 and msg.reason == P.REASON_POWER_UP:
+            return "a power-up HELLO of boot %d, which was heard before" % msg.boot
+        if answering:
+            return ""
+        if ahead >= 0x8000:
+            return "its boot count goes back from %d" % box.boot
+        if ahead == 0 and box.last_seq is not None and \
+                0 < (box.last_seq - msg.seq) & 0xFFFF < 0x8000:
+            return "its number goes back from seq %d" % box.last_seq
+        return ""
+
+    @staticmethod
+    def _advance(box: BoxRecord, seq: int, look: bool = False):
+        """``seq`` is the box's newest number: numbers SEEN_AGE or more behind it are forgotten
+        (a press's number, once the 16-bit counter comes round to it again, is a new press)."""
+        crossed = look or box.last_seq is None or (box.last_seq >> 8) != (seq >> 8)
+        box.last_seq = seq
+        if not crossed:     # a look every 256 numbers is plenty (SEEN_AGE is far from the wrap)
+            return
+        for old in [s for s in box.seen if (seq - s) & 0xFFFF >= SEEN_AGE]:
+            del box.seen[old]
+        box.vetted = {s for s in box.vetted if (seq - s) & 0xFFFF < SEEN_AGE}
 
     def _make_room(self, port: _Port, box_id: int, now: float) -> bool:
         """Before a new box is listed: a port carries one box (a hub is one box), so a HELLO
@@ -573,6 +630,15 @@ class BoxManager:
     def _press(self, port: _Port, box: BoxRecord, msg: P.Message, now: float):
         keypad, button = msg.keypad, msg.button
         entry = box.seen.get(msg.seq)
+        if entry is not None and entry.status == RETRY:
+            # The app could not record it (its storage failed, or it had no game): the box
+            # kept it and sends it again; post it again, at most once every RETRY_GAP.
+            if now - entry.failed_at < RETRY_GAP:
+                log.info("PRESS seq %d from box %s again: its ballot is posted again shortly",
+                         msg.seq, box.ident)
+                return
+            del box.seen[msg.seq]
+            entry = None
         if entry is not None:
             # A retransmission (our ACK was lost, or not sent yet): answer, never count again.
             self.counters["duplicates"] += 1
@@ -598,7 +664,7 @@ class BoxManager:
         elif twin:
             reason, why = "duplicate id", "duplicate"
             box.problem = twin
-        elif self._pair_seat is not None:
+        elif self._pair_seat is not None and self._pairing_press(box, keypad):
             self._pair(port, box, msg, data, source)
             return
         seat = self._seats.get((box.box, keypad))
@@ -634,6 +700,15 @@ class BoxManager:
         self._emit(Command("cast_ballot", {"seat": seat, "option": button}, source), done)
         self._remember(box, msg.seq, PENDING, keypad, button)
 
+    def _pairing_press(self, box: BoxRecord, keypad: int) -> bool:
+        """While the tablet waits for a seat's pairing press: is this press it? A keypad paired
+        to no seat (or to that seat) pairs at any time. A keypad paired to another seat is a
+        voter's: while a vote is open, or the app has no game yet (its vote may be open), its
+        press stays a ballot; it is moved to another seat only while no vote is open."""
+        seat = self._seats.get((box.box, keypad))
+        return seat is None or seat == self._pair_seat or \
+            self._vote_state in (P.STATE_IDLE, P.STATE_REVEALED)
+
     def _pair(self, port: _Port, box: BoxRecord, msg: P.Message, data: dict, source: str):
         seat, unit = self._pair_seat, (box.box, msg.keypad)
         assert seat is not None  # called only while a seat waits for its press
@@ -651,20 +726,28 @@ class BoxManager:
                  error: Exception | None):
         """The app's queue settled a posted ballot (main thread): in the journal -> ACK
         "recorded"; refused by the rules -> ACK "ignored"; not recorded at all (a storage
-        fault) -> no answer and the number forgotten, so the box's retry is posted again."""
+        fault: JournalError is a BadInput to the app, but no rule refused the ballot; or the
+        table left the game, so no game took it) -> no answer: the box keeps retransmitting and
+        its retry is posted again (RETRY), so the press counts once the storage is back."""
         with self._lock:
             box = self._boxes.get((box_id, url))
             entry = box.seen.get(seq) if box is not None else None
             waiting = entry is not None and entry.status == PENDING
             if error is None:
                 self.counters["ballots"] += 1
-                self._ballots[seat] = Ballot(button, box_id, keypad, seq, url)
+                self._ballots[seat] = Ballot(button, box_id, keypad, seq, url,
+                                             box.boot if box is not None else None)
+                self._withdrawn.pop(seat, None)
                 status = P.ACK_RECORDED
-            elif isinstance(error, (RuleError, BadInput)):
+            elif isinstance(error, (RuleError, BadInput)) and not isinstance(error, JournalError) \
+                    and self._vote_state is not None:
                 status = P.ACK_IGNORED
             else:
-                if waiting and box is not None:
-                    del box.seen[seq]
+                self.counters["not_recorded"] += 1
+                log.info("ballot of box %08X (seq %d) not recorded (%s): not answered, the box "
+                         "retries", box_id, seq, _one_line(error))
+                if waiting and entry is not None:
+                    entry.status, entry.failed_at = RETRY, self.clock()
                 return
             if not waiting or box is None or entry is None:
                 return      # the box restarted meanwhile: it no longer waits for this number
@@ -684,7 +767,7 @@ class BoxManager:
             self._host_seq = (self._host_seq + 1) & 0xFFFF
             return self._host_seq
 
-    def _ack(self, port: _Port, box: BoxRecord, seq: int, keypad: int, status: int):
+    def _ack(self, port: _Port | None, box: BoxRecord, seq: int, keypad: int, status: int):
         self._send(port, P.make("ACK", box.box, self._next_seq(), acked=seq, keypad=keypad,
                                 status=status))
 
@@ -781,6 +864,7 @@ class BoxManager:
             raise ValueError("a vote needs 1..254 options, got %d" % n_options)
         with self._lock:
             self._ballots.clear()
+            self._withdrawn.clear()
             self._vote_state, self._n_options = P.STATE_OPEN, n_options
             self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
                                              keypad=P.ALL_KEYPADS, state=P.STATE_OPEN,
@@ -798,9 +882,61 @@ class BoxManager:
         with self._lock:
             self._vote_state, self._n_options = P.STATE_IDLE, 0
             self._ballots.clear()
+            self._withdrawn.clear()
             self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
                                              keypad=P.ALL_KEYPADS, state=P.STATE_IDLE,
                                              options=0))
+
+    def detached(self):
+        """The table left its game (back to the game picker): as after a restart, no game takes
+        a ballot, so presses are left unanswered (the boxes keep them) and no VOTE_STATE is
+        sent until a game is attached again (vote_opened / revealed / vote_closed / resync)."""
+        with self._lock:
+            self._vote_state, self._n_options = None, 0
+            self._ballots.clear()
+            self._withdrawn.clear()
+
+    def resync(self, state: int, n_options: int, standing: set[int]):
+        """After an undo or a redo: the vote is in ``state`` and the seats in ``standing`` have
+        a ballot in it. A box ballot the table took back is answered ``ignored`` (its box shows
+        that it must vote again, and is not told "recorded" again after a HELLO); one brought
+        back by a redo is answered ``recorded`` again. Both name the press's own number, and
+        only while the box has not restarted since (a restarted box reuses numbers)."""
+        if state == P.STATE_OPEN and not 1 <= n_options <= 254:
+            raise ValueError("a vote needs 1..254 options, got %d" % n_options)
+        with self._lock:
+            changed = (state, n_options) != (self._vote_state, self._n_options)
+            self._vote_state, self._n_options = state, n_options
+            if state == P.STATE_IDLE:
+                self._ballots.clear()
+                self._withdrawn.clear()
+            tell: list[tuple[Ballot, int]] = []
+            for seat in [s for s in self._ballots if s not in standing]:
+                ballot = self._withdrawn[seat] = self._ballots.pop(seat)
+                tell.append((ballot, P.ACK_IGNORED))
+                log.info("box %08X: its ballot for seat %d was taken back at the tablet", ballot.box,
+                         seat)
+            for seat in [s for s in standing if s in self._withdrawn]:
+                self._ballots[seat] = self._withdrawn.pop(seat)
+                tell.append((self._ballots[seat], P.ACK_RECORDED))
+            if changed and state != P.STATE_IDLE:
+                self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
+                                                 keypad=P.ALL_KEYPADS, state=state,
+                                                 options=n_options))
+                if state == P.STATE_OPEN:   # the boxes lit "open" again: their ballots stand
+                    tell += [(b, P.ACK_RECORDED) for b in self._ballots.values()
+                             if (b, P.ACK_RECORDED) not in tell]
+            elif changed:
+                self._broadcast(lambda b: P.make("VOTE_STATE", b.box, self._next_seq(),
+                                                 keypad=P.ALL_KEYPADS, state=state, options=0))
+            for ballot, status in tell:
+                box = self._boxes.get((ballot.box, ballot.url))
+                if box is None or box.boot != ballot.boot or not box.port_alive:
+                    continue   # gone or restarted: it hears the vote's state after its HELLO
+                entry = box.seen.get(ballot.seq)
+                if entry is not None:   # a retransmission of that press is answered the same
+                    entry.status = status
+                self._ack(self._ports.get(ballot.url), box, ballot.seq, ballot.keypad, status)
 
     def acked_ballots(self) -> dict[int, int]:
         """seat -> option of every box ballot in the app's journal, in the current vote."""

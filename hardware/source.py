@@ -6,6 +6,9 @@ from typing import TYPE_CHECKING, Callable
 
 from companion.core.events import Command
 from companion.core.inputs import DeviceInfo, InputSource
+from companion.core.rules import undone_seqs
+from companion.core.votes import withdrawn_ballots
+from hardware import protocol as P
 from hardware.manager import BoxManager
 
 if TYPE_CHECKING:
@@ -33,6 +36,7 @@ class BoxSource(InputSource):
             from hardware.discovery import PortWatcher, default_lister
             self.watcher = PortWatcher(lister or default_lister(), self._port_plugged)
         self.manager = BoxManager(data_dir, ports=ports, clock=clock, **manager_options)
+        self._events: list = []     # the attached game's events (an undo is read against them)
 
     def _port_plugged(self, device: str) -> None:
         self.manager.add_port(device)
@@ -81,7 +85,12 @@ class BoxSource(InputSource):
         """Follows the vote engine's recorded events (call it with every batch the session
         records, on the main thread) and tells the boxes the vote's state the batch ends in:
         open with N options, revealed, closed. (A box ballot's "recorded" goes out when the app's
-        queue settles it.)"""
+        queue settles it.) An undo or a redo may take back a box ballot or bring it back, or
+        reopen a vote: the boxes are told the vote as the journal now stands (_resync)."""
+        self._events.extend(events)
+        if any(event.kind == "undo" for event in events):
+            self._resync()
+            return
         last = None
         for event in events:
             if event.kind in ("vote_opened", "vote_revealed", "vote_cancelled"):
@@ -98,10 +107,41 @@ class BoxSource(InputSource):
     def on_attach(self, events) -> None:
         """The game's journal so far: the boxes show the vote it is in (e.g. open after the app
         restarted mid-vote, so a ballot the box still retransmits is counted)."""
+        self._events = list(events)
         if any(e.kind in ("vote_opened", "vote_revealed", "vote_cancelled") for e in events):
             self.on_events(events)
         else:
             self.manager.vote_closed()
+
+    def on_detach(self) -> None:
+        """The table left the game for the picker: presses wait unanswered until a game is
+        attached again (never "ignored": the box keeps its ballot press)."""
+        self._events = []
+        self.manager.detached()
+
+    def _resync(self) -> None:
+        """The vote as the journal stands after an undo or redo: its state, its options, and
+        the seats with a ballot in it (the voters' order is the seats' order)."""
+        undone = undone_seqs(self._events)
+        withdrawn = withdrawn_ballots(self._events, undone) | undone
+        live = [e for e in self._events if e.seq not in withdrawn]
+        last = next((e for e in reversed(live)
+                     if e.kind in ("vote_opened", "vote_revealed", "vote_cancelled")), None)
+        if last is None or last.kind == "vote_cancelled":
+            self.manager.resync(P.STATE_IDLE, 0, set())
+            return
+        vote_id = last.data.get("vote_id")
+        opened = next((e for e in reversed(live) if e.kind == "vote_opened"
+                       and e.data.get("vote_id") == vote_id), None)
+        if opened is None:
+            self.manager.resync(P.STATE_IDLE, 0, set())
+            return
+        voters = list(opened.data.get("voters", ()))
+        standing = {voters.index(e.data["voter"]) + 1 for e in live
+                    if e.kind == "ballot_cast" and e.seq > opened.seq
+                    and e.data.get("vote_id") == vote_id and e.data.get("voter") in voters}
+        state = P.STATE_OPEN if last.kind == "vote_opened" else P.STATE_REVEALED
+        self.manager.resync(state, len(opened.data.get("options", ())), standing)
 
     # the vote's life, called by the app when the vote engine's events happen
     def vote_opened(self, n_options: int) -> None:

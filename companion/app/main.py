@@ -550,6 +550,8 @@ class CompanionApp(App):
         """Back to the picker; the game stays in the journal, resumable."""
         self._note_timers_left()
         self.session = None
+        for src in self.sources:  # boxes leave a waiting press unanswered, as after a restart
+            src.on_detach()
         self.game_ui = None
         self.game_id = ""
         self.view = {}
@@ -691,11 +693,16 @@ class CompanionApp(App):
                 self.toast(i18n.error_text(exc))
         refused = self.commands.drain(self._handle_device_command)
         for cmd, error in refused:
-            if cmd.kind == "cast_ballot" and self._vote_open():
+            storage_fault = isinstance(error, JournalError)   # no rule refused it
+            if cmd.kind == "cast_ballot" and self._vote_open() and not storage_fault:
                 # The rules' reason may name the choice ("Ann cannot vote for themself"): while
                 # the vote is secret the table learns only that a ballot was not counted.
                 log.warning("%s: ballot refused: %s", cmd.source, error)
                 self.toast(f"{cmd.source}: {i18n.tr('app2.ballot_not_counted')}")
+            elif cmd.kind == "cast_ballot" and cmd.source.startswith("box:") and storage_fault:
+                # the box got no answer and sends the ballot again (hardware.manager, RETRY)
+                why = i18n.error_text(error)
+                self.toast(f"{cmd.source}: {i18n.tr('app2.ballot_waits_for_storage', problem=why)}")
             else:
                 self.toast(f"{cmd.source}: {i18n.error_text(error)}")
             for src in self.sources:

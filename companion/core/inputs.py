@@ -58,6 +58,10 @@ class InputSource(ABC):
         during one: every event of its journal so far, to catch up (boxes learn that a vote is
         open). Called on the main thread."""
 
+    def on_detach(self) -> None:
+        """The table left its game (back to the game picker); no game takes commands until the
+        next on_attach. Called on the main thread."""
+
     def on_refused(self, command: Command, error: Exception) -> None:
         """A command from this (or any) source that the rules refused, with the reason."""
 

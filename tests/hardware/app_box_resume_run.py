@@ -4,7 +4,6 @@ boxes on, the table resumes the game, and that press is counted once, in the jou
 "recorded". Prints one JSON line of what it saw."""
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -12,30 +11,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.hardware.app_boxes_run import (  # noqa: E402  (first: the window's size)
-    pump, pump_until, report_and_quit, start_app)
+    pump, pump_until, report_and_quit, run_as_script, start_app)
 
-from companion.core.journal import Journal  # noqa: E402
-from companion.core.session import GameSession  # noqa: E402
-from companion.games.knives23 import demo  # noqa: E402
-from companion.games.knives23.rules import Knives23Rules  # noqa: E402
 from hardware import protocol as P  # noqa: E402
 from hardware.sim import SimulatedBoxes  # noqa: E402
 from hardware.source import BoxSource  # noqa: E402
+from tests.hardware.knives_vote import pair_boxes, session_in_the_vote  # noqa: E402
 
 
 def main(data_dir: str) -> int:
     data = Path(data_dir)
-    journal = Journal(data / "journal.sqlite3")       # the game as the dead app left it
-    session = GameSession.start(journal, Knives23Rules(), dict(demo.SETUP))
-    for cmd in demo.commands():
-        if cmd.kind == "cast_ballot":
-            break
-        session.execute(cmd)
+    # the game as the dead app left it
+    session, journal = session_in_the_vote(data / "journal.sqlite3")
     options = session.view("table")["vote"]["options"]
     journal.close()
-    (data / "boxes").mkdir()
-    (data / "boxes" / "boxes.json").write_text(json.dumps(
-        {"version": 1, "seats": [{"box": "B0C50001", "keypad": 0, "seat": 1}]}))
+    pair_boxes(data / "boxes", "B0C50001")
     sim = SimulatedBoxes(n=1).start()
     box = sim.boxes[0]
     seq = sim.press(0, options.index("remain"))       # pressed while no app listened
@@ -61,9 +51,4 @@ def main(data_dir: str) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1]))
-    except Exception:
-        import traceback
-        traceback.print_exc(file=sys.__stderr__)
-        sys.exit(1)
+    run_as_script(main, sys.argv[1])

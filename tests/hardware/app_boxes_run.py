@@ -265,11 +265,16 @@ def report_and_quit(result: dict, app, *devices) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def run_as_script(main, *args):
+    """Exits with ``main(*args)``; a failure's traceback goes to the real stderr (Kivy takes
+    over sys.stderr), so the reason reaches the test's report."""
     try:
-        sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3].split(",")))
+        sys.exit(main(*args))
     except Exception:
-        # Kivy takes over sys.stderr: make sure the reason reaches the test's report
         import traceback
         traceback.print_exc(file=sys.__stderr__)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    run_as_script(main, sys.argv[1], sys.argv[2], sys.argv[3].split(","))

@@ -336,6 +336,27 @@ def test_real_firmware_votes_through_the_host(avr, host):
     assert m.acked_ballots() == {2: 2}      # the late press changed no ballot
 
 
+def test_real_firmware_told_its_ballot_was_taken_back_shows_vote_open_again(avr, host):
+    """Issue 34, item 3: after an Undo at the tablet the host answers the recorded press again
+    with ACK "ignored" (docs/protocol.md): the firmware flashes red, then shows "vote open"; a
+    Redo's ACK "recorded" lights green again."""
+    m = host
+    wait(lambda: any(u.connected for u in m.units()), "the box's HELLO")
+    m.pair(1)
+    avr.send("press 0")
+    wait(lambda: m.seats() == {(BOX_ID, 0): 1}, "pairing by a press")
+    m.vote_opened(2)
+    wait(lambda: avr.leds == {"green": 0, "yellow": 1, "red": 0}, "the vote-open LED")
+    avr.send("press 1")
+    wait(lambda: avr.leds == {"green": 1, "yellow": 0, "red": 0}, "the vote-received LED")
+    m.resync(P.STATE_OPEN, 2, set())          # the table undid the ballot
+    wait(lambda: avr.leds["red"] == 1 and avr.leds["green"] == 0, "the red flash")
+    wait(lambda: avr.leds == {"green": 0, "yellow": 1, "red": 0}, "vote open again", timeout=3)
+    m.resync(P.STATE_OPEN, 2, {1})            # ...and redid it
+    wait(lambda: avr.leds == {"green": 1, "yellow": 0, "red": 0}, "recorded again")
+    assert m.acked_ballots() == {1: 1}
+
+
 def test_real_firmware_survives_noise_from_the_host_side(avr):
     host = RawHost(avr.port)
     try:

@@ -5,7 +5,7 @@ import dataclasses
 
 from kivy.clock import Clock
 from kivy.factory import Factory
-from kivy.metrics import sp
+from kivy.metrics import dp, sp
 from kivy.properties import ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.utils import escape_markup
@@ -171,6 +171,10 @@ class DevicesScreen(Screen):
             name = names[waiting - 1] if waiting <= len(names) else ""
             row = Factory.PairingRow()
             row.ids.text.text = tr("devices.pairing_now", seat=waiting, name=name)
+            vote = (self.app.view or {}).get("vote")
+            if vote and not vote.get("revealed"):   # a voter's box keeps voting (hardware.manager)
+                row.ids.text.text += "\n" + tr("devices.pairing_in_vote")
+                row.height = dp(96)
             row.ids.button.text = tr("devices.pairing_cancel")
             row.ids.button.bind(on_release=lambda *_: self.cancel_pairing())
             box.add_widget(row)

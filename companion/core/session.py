@@ -92,6 +92,12 @@ class GameSession:
     def event(self, seq: int) -> Event | None:
         return next((e for e in self.events if e.seq == seq), None)
 
+    def live_event(self, kind: str) -> Event | None:
+        """The latest event of ``kind`` that is not undone (or None): what started the phase
+        the table is in (a timer's record is keyed by it)."""
+        undone = undone_seqs(self.events)
+        return next((e for e in reversed(self.events) if e.kind == kind and e.seq not in undone), None)
+
     def view(self, viewer: str) -> Mapping[str, Any]:
         return self.rules.view(self.state, viewer)
 

@@ -11,7 +11,7 @@ from kivy.uix.modalview import ModalView
 from companion.app.screens import load_kv
 from companion.core.events import BadInput, Command, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
-from companion.games.cicero.tables import CASTES, GUILDS
+from companion.games.cicero import CASTES, GUILDS
 
 load_kv(__file__)
 

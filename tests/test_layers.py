@@ -66,9 +66,10 @@ def test_a_deliberate_violation_of_each_contract_fails(tmp_path):
     assert "companion.app.games.knives23._peek -> companion.games.knives23.rules" in out
 
 
-# Names that fold or filter the journal, or decide as the rules do: the app asks the session,
-# the game's view and the game's cues instead (issue 30: "screens only draw and send").
-FOLDING = {"evolve", "fold", "fold_step", "undone_seqs", "apply_vote_event", "withdrawn_ballots"}
+# Names that fold or filter the journal, or call the rules directly: the app asks the session
+# (execute, check, live_event), the game's view and the game's cues instead (issue 30: "screens
+# only draw and send").
+FOLDING = {"evolve", "fold", "fold_step", "undone_seqs", "apply_vote_event", "withdrawn_ballots", "decide"}
 
 
 def test_no_app_module_folds_events_or_replays_the_rules():

@@ -64,6 +64,11 @@ class GameSession:
         items = self.rules.decide(self.state, command)
         return self._record([(kind, data, command.source) for kind, data in items])
 
+    def check(self, command: Command) -> None:
+        """Ask the rules about a command without recording anything: raises what ``execute``
+        would (a ``NeedsTieBreak`` a screen asks the table to settle first, a refusal)."""
+        self.rules.decide(self.state, command)
+
     def undo(self, source: str = "tablet") -> list[Event]:
         target = undo_target(self.rules, self.events)
         return self._record([("undo", {"undoes": target.seq, "kind": target.kind}, source)], refold=True)

@@ -100,7 +100,7 @@ class VotesCorrection(_Panel):
         else:
             session = self.app.session
             try:  # a tie the outgoing Princeps breaks: asked first, nothing recorded
-                session.rules.decide(session.state, Command("correct_senate_votes", data))
+                session.check(Command("correct_senate_votes", data))
             except NeedsTieBreak as tie:
                 self.tied = list(tie.among)
                 self.build()

@@ -12,6 +12,7 @@ from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Command, Event
 from companion.core.i18n import tr
 from companion.core.rules import NOTES
+from companion.core.votes import vote_open
 from companion.games.knives23 import EyesClosedIssue, Knives23Rules, Phase, load_script, said_after, table_data
 
 PHASE_SCREEN: dict[Phase, str] = {"setup": "checklist", "turn": "board", "exile_called": "board", "issue_vote": "board",
@@ -184,12 +185,14 @@ def _still_true(app, name: str, ctx: dict):
             view = app.view or {}
             return view.get("phase") == "turn" and (view.get("turn") or {}).get("player") == ctx["player"]
         return turn_still_true
-    if name in ("vote_open", "bribe"):  # said only while that vote (or its bribe time) is on
-        phases = ("issue_vote", "exile_vote") if name == "vote_open" else ("exile_called",)
-
-        def phase_still_true() -> bool:
-            return (app.view or {}).get("phase") in phases
-        return phase_still_true
+    if name == "vote_open":  # said only while that vote is on
+        def vote_still_open() -> bool:
+            return vote_open(app.view)
+        return vote_still_open
+    if name == "bribe":  # said only while the bribe's time runs (the view's timer)
+        def bribe_still_on() -> bool:
+            return ((app.view or {}).get("timer") or {}).get("name") == "knives23.bribe"
+        return bribe_still_on
     if name in ("vote_result", "decision"):
         # a result is news until the table acts again (moves, calls an Exile, opens a vote):
         # then it is a past state, dropped rather than said late

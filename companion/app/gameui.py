@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from companion.app.phasetimer import PhaseTimer
 from companion.core.events import Event
 from companion.core.rules import GameRules
 
@@ -36,6 +37,8 @@ class GameUI:
     options: Sequence[OptionField] = field(default_factory=list)
     # Seats also need these per game (e.g. Cicero's ages): catalogue keys of extra per-seat fields.
     seat_fields: Sequence[OptionField] = field(default_factory=list)
+    # the countdown the game's view asks for (the app's one timer driver; new for each game attached)
+    timer: PhaseTimer = field(default_factory=PhaseTimer)
 
     @property
     def min_players(self) -> int:
@@ -71,3 +74,17 @@ class GameUI:
 
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         """Called after each recorded batch: start narration, timers, sounds. Default: nothing."""
+
+    def tick(self, app) -> None:
+        """The app's engine tick, 20 times a second at most. Default: the timer runs."""
+        self.tick_timer(app)
+
+    def tick_timer(self, app) -> None:
+        """The countdown the view asks for runs (also right after each recorded batch: a timer
+        starts with the event that starts its phase), and the game's screens show it."""
+        countdown = self.timer.tick(app)
+        if countdown is not None:
+            self.show_timer(app, countdown)
+
+    def show_timer(self, app, countdown) -> None:
+        """Show the running countdown on the game's screens. Default: nothing."""

@@ -23,7 +23,7 @@ from kivy.properties import BooleanProperty, DictProperty, NumericProperty, Obje
 from kivy.uix.screenmanager import NoTransition
 from kivy.utils import platform
 
-from companion.core import i18n
+from companion.core import i18n, votes
 from companion.core.clock import MonotonicClock
 from companion.core.commands import legal_values
 from companion.core.events import BadInput, Command, RuleError
@@ -31,7 +31,6 @@ from companion.core.inputs import CommandQueue, DeviceInfo, InputSource
 from companion.core.journal import (DataInUse, DataLock, Journal, JournalDamaged, JournalError,
                                     StorageUnavailable, default_data_dir, move_aside, unwritable)
 from companion.core.narration import Narrator
-from companion.core.rules import undone_seqs
 from companion.core.session import TIMER, GameSession, repair
 from companion.core.timers import Countdown, spoken_end, spoken_warning, warning_still_true
 from companion.app import games as game_registry
@@ -387,11 +386,7 @@ class CompanionApp(App):
 
     def live_event(self, kind: str):
         """The latest event of ``kind`` in the current game that is not undone (or None)."""
-        if self.session is None:
-            return None
-        events = self.session.events
-        undone = undone_seqs(events)
-        return next((e for e in reversed(events) if e.kind == kind and e.seq not in undone), None)
+        return self.session.live_event(kind) if self.session is not None else None
 
     def narration_toggle_pause(self):
         if self.narrator.paused:
@@ -472,7 +467,7 @@ class CompanionApp(App):
             waits.append(n.next_change_in())
             if recent and not (n.busy or n.paused):
                 waits.append(last + self.NARRATION_LINGER - now)
-        if self.game_ui is not None and hasattr(self.game_ui, "tick"):
+        if self.game_ui is not None:
             self.game_ui.tick(self)
         self._countdowns = [c for c in self._countdowns if not c.ended]
         for c in self._countdowns:
@@ -709,13 +704,11 @@ class CompanionApp(App):
                 src.on_refused(cmd, error)
 
     def _vote_open(self) -> bool:
-        """A vote opened and not yet revealed or cancelled (its ballots are secret)."""
+        """A vote opened and not yet revealed or cancelled (its ballots are secret): the game's
+        view says so (``vote``: the vote in progress, ``votes.table_view``)."""
         if self.session is None:
             return False
-        undone = undone_seqs(self.session.events)
-        last = next((e for e in reversed(self.session.events) if e.seq not in undone
-                     and e.kind in ("vote_opened", "vote_revealed", "vote_cancelled")), None)
-        return last is not None and last.kind == "vote_opened"
+        return votes.vote_open(self.view)
 
     def listen(self, kind: str, callback):
         """Device news that is not a game action (``tokens_seen``, ``tokens_calibration``,
@@ -748,6 +741,7 @@ class CompanionApp(App):
             say_count_in(self)   # the voice counts in before the game's words on the result
         if self.game_ui is not None and events:
             self.game_ui.on_events(self, events, self.view)
+            self.game_ui.tick_timer(self)   # a phase's countdown starts with the event that starts it
         if events:
             for src in self.sources:
                 src.on_events(events)
@@ -761,8 +755,7 @@ class CompanionApp(App):
             return
         view = self.view
         history = view.get("vote_history", [])
-        vote = view.get("vote")
-        if vote and not vote.get("revealed"):
+        if votes.vote_open(view):
             target = "vote"
         elif len(history) > self._seen_reveals:
             target = "reveal"

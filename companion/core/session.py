@@ -64,6 +64,11 @@ class GameSession:
         items = self.rules.decide(self.state, command)
         return self._record([(kind, data, command.source) for kind, data in items])
 
+    def check(self, command: Command) -> None:
+        """Ask the rules about a command without recording anything: raises what ``execute``
+        would (a ``NeedsTieBreak`` a screen asks the table to settle first, a refusal)."""
+        self.rules.decide(self.state, command)
+
     def undo(self, source: str = "tablet") -> list[Event]:
         target = undo_target(self.rules, self.events)
         return self._record([("undo", {"undoes": target.seq, "kind": target.kind}, source)], refold=True)
@@ -91,6 +96,12 @@ class GameSession:
 
     def event(self, seq: int) -> Event | None:
         return next((e for e in self.events if e.seq == seq), None)
+
+    def live_event(self, kind: str) -> Event | None:
+        """The latest event of ``kind`` that is not undone (or None): what started the phase
+        the table is in (a timer's record is keyed by it)."""
+        undone = undone_seqs(self.events)
+        return next((e for e in reversed(self.events) if e.kind == kind and e.seq not in undone), None)
 
     def view(self, viewer: str) -> Mapping[str, Any]:
         return self.rules.view(self.state, viewer)

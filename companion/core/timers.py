@@ -43,6 +43,17 @@ def spoken_warning(seconds: float) -> tuple[str, str]:
 
 
 # A warning may be said this late and still be true ("Ten seconds." with 9 s left), never later.
+def timer_view(name: str, seconds: float, warnings: tuple[float, ...], started_by: str, key: object = 0,
+               then: str | None = None, say_end: bool = True) -> dict:
+    """The countdown a game's phase runs, as its view gives it to the app's one timer driver
+    (``view["timer"]``): ``name`` (also its record in the journal), its length, the marks it
+    speaks at, the event kind that starts it (its latest live one keys the record, ``key`` when
+    there is none), the command the rules expect when time is up (``then``) and whether the
+    countdown says "time is up" itself (``say_end``). No timer in the view: none runs."""
+    return {"name": name, "seconds": seconds, "warnings": list(warnings), "started_by": started_by,
+            "key": key, "then": then, "say_end": say_end}
+
+
 WARNING_LATE_S = 1.0
 
 

@@ -176,6 +176,12 @@ def normalise_ballot(spec: VoteSpec, data: Mapping[str, Any]) -> tuple[str, str 
     return voter, choice
 
 
+def may_choose(voter: str, choice: str | None, allow_self: bool) -> bool:
+    """The one check of "may you vote for yourself": a vote that does not allow it refuses a
+    ballot for oneself (``normalise_ballot``) and offers no one their own name (``offered``)."""
+    return allow_self or choice != voter
+
+
 def cast(book: VoteBook, data: Mapping[str, Any], source: str) -> list[tuple[str, dict]]:
     vote = book.current
     if vote is None:
@@ -285,3 +291,17 @@ def table_view(vote: VoteState | None) -> dict | None:
         view["counts"] = vote.counts()
         view["missing"] = list(vote.missing)
     return view
+
+
+def vote_open(view: Mapping[str, Any] | None) -> bool:
+    """Is a vote in progress (opened, not yet revealed or cancelled) in a game's table view?
+    Its ballots are secret until then. ``view["vote"]`` is the vote in progress (``table_view``)."""
+    vote = (view or {}).get("vote") or {}
+    return bool(vote) and not vote.get("revealed")
+
+
+def offered(vote: Mapping[str, Any], voter: str) -> list[str]:
+    """The options a voter is offered, from a vote's view (``table_view``): all of them, but not
+    their own name where the vote does not allow it (``may_choose``)."""
+    allow_self = bool(vote.get("allow_self", True))
+    return [o for o in vote.get("options", []) if may_choose(voter, o, allow_self)]

@@ -58,12 +58,11 @@ def _parser() -> argparse.ArgumentParser:
 def _demo_session(data_dir: Path):
     from companion.core.journal import Journal
     from companion.core.session import GameSession
-    from companion.games.knives23 import demo
-    from companion.games.knives23.rules import Knives23Rules
+    from companion.games.knives23 import DEMO_SETUP, Knives23Rules, demo_commands
 
     journal = Journal(data_dir / "journal.sqlite")
-    session = GameSession.start(journal, Knives23Rules(), demo.SETUP)
-    for cmd in demo.commands():
+    session = GameSession.start(journal, Knives23Rules(), DEMO_SETUP)
+    for cmd in demo_commands():
         session.execute(cmd)
         if cmd.kind == "abilities_done":
             break  # the Dagger is in the Curia: its Fate cards wait to be revealed

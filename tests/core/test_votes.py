@@ -105,3 +105,33 @@ def test_one_vote_at_a_time(tmp_path):
         s.execute(Command("call_exile", {"target": "Ben"}))
     s.execute(Command("cast_ballot", {"seat": 1, "option": 0}, source="box:01"))
     assert s.view("table")["vote"]["voted"] == ["Ann"]
+
+
+def test_voting_for_oneself_is_checked_once_for_the_rules_and_the_screens():
+    """One check (``may_choose``): the options a screen offers a voter are exactly the ones
+    the rules accept from them."""
+    for allow_self in (False, True):
+        book = opened(VoteSpec("v1", "pick", P, P + ("center",), allow_self=allow_self))
+        view = votes.table_view(book.current)
+        for voter in P:
+            accepted = []
+            for option in P + ("center",):
+                try:
+                    votes.cast(book, {"voter": voter, "choice": option}, "tablet")
+                except RuleError:
+                    continue
+                accepted.append(option)
+            assert votes.offered(view, voter) == accepted
+    assert votes.offered(votes.table_view(opened(VoteSpec("v1", "pick", P, P, allow_self=False)).current),
+                         "Ann") == ["Ben", "Cy"]
+
+
+def test_a_vote_is_open_from_its_opening_to_its_reveal_or_cancel():
+    book = opened(VoteSpec("v1", "binary", P, ("exile", "remain")))
+    assert votes.vote_open({"vote": votes.table_view(book.current)})
+    revealed = fold(book, votes.reveal(book, force=True))
+    assert not votes.vote_open({"vote": votes.table_view(revealed.current)})
+    assert not votes.vote_open({"vote": {**votes.table_view(book.current), "revealed": True}})
+    cancelled = fold(book, votes.cancel(book))
+    assert not votes.vote_open({"vote": votes.table_view(cancelled.current)})
+    assert not votes.vote_open(None) and not votes.vote_open({})

@@ -30,7 +30,7 @@ from kivy.utils import platform
 from companion.app.screens import load_kv
 from companion.core.events import BadInput
 from companion.core.i18n import escaped, keyed, tr
-from companion.core.votes import VoteSpec
+from companion.core.votes import VoteSpec, vote_open
 from vision import markers
 from vision.capture import CameraCapture, FrameSource, PushedFrames, camera_where
 from vision.source import SILENT_S, CameraSource
@@ -251,8 +251,8 @@ class CameraScreen(Screen):
         return names or [tr("camera.seat", seat=s) for s in range(1, markers.MAX_SEATS + 1)]
 
     def open_vote(self) -> dict | None:
-        vote = (self.app.view or {}).get("vote")
-        return vote if vote and not vote.get("revealed") else None
+        view = self.app.view or {}
+        return view["vote"] if vote_open(view) else None
 
     # -- starting and stopping -----------------------------------------------------------
     def toggle_camera(self):

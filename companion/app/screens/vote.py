@@ -18,6 +18,7 @@ from kivy.uix.screenmanager import Screen
 
 from companion.app.screens import load_kv
 from companion.core import i18n
+from companion.core.votes import offered, vote_open
 from companion.core.i18n import tr
 
 load_kv(__file__)
@@ -80,7 +81,7 @@ class VoteScreen(Screen):
         self.question = vote.get("question", "")
         self.status = tr("vote.status", voted=len(vote.get("voted", [])), total=len(vote.get("voters", [])))
         self.waiting = tr("vote.waiting_for", names=", ".join(vote["waiting"])) if vote.get("waiting") else ""
-        self.can_force = bool(vote) and not vote.get("revealed") and self._force_accepted()
+        self.can_force = vote_open(self.app.view) and self._force_accepted()
         if self.mode == "list":
             self._build_voters()
 
@@ -108,9 +109,7 @@ class VoteScreen(Screen):
         self.voter = voter
         box = self.ids.choices
         box.clear_widgets()
-        options = [o for o in self.vote.get("options", [])
-                   if not (o == voter and not self.vote.get("allow_self", True))]
-        for option in shuffled(options):
+        for option in shuffled(offered(self.vote, voter)):   # the rules' one check of voting for oneself
             b = Factory.ChoiceButton(text=option_label(option))
             b.option = option
             b.bind(on_release=lambda btn: self.choose(btn.option))

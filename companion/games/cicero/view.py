@@ -10,6 +10,7 @@ from typing import Any
 from companion.core import votes
 from companion.core.i18n import joined, keyed
 from companion.core.rules import NARRATOR, TABLE
+from companion.core.timers import timer_view
 
 from . import economy, logic
 from .rules import CHECKLIST, PHASE_ITEM, CiceroState, card_points, election_correctable, space_name
@@ -54,6 +55,8 @@ def table_view(s: CiceroState, viewer: str) -> dict:
         # the announced totals may be set right from the reveal until the first Servant
         "correctable": election_correctable(s),
     }
+    if s.phase == "debate" and s.debate_seconds:
+        view["timer"] = timer_view("cicero.debate", s.debate_seconds, (60, 10), "debate_started", key=s.round)
     view["automatii"] = _jsonable(s.automatii) if s.automatii else None
     view["cicero"] = _jsonable(s.cicero) if s.cicero else None
     occupied = s.occupied()

@@ -6,13 +6,15 @@ resolves the same cues to text. Scripts are the files in scripts/.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 from companion.core.events import BadInput, Event
 from companion.core.i18n import joined, keyed
 from companion.core.narration import Script, load_script, slug
+from companion.core.rules import fold_step
 
 from . import scoring
-from .rules import State, group_words, issue_name
+from .rules import RULES, State, group_words, issue_name
 
 SCRIPTS = Path(__file__).with_name("scripts")
 
@@ -109,6 +111,20 @@ def cues(before: State, event: Event, after: State) -> list[tuple[str, dict]]:
     if after.turn is not None and after.phase == "turn" and (
             before.turn is None or before.turn.player != after.turn.player or k == "turn_ended"):
         out.append(("turn", {"player": after.turn.player}))
+    return out
+
+
+def said_after(setup: Mapping[str, Any], earlier: Sequence[Event], batch: Sequence[Event],
+               before: State | None = None) -> list[tuple[Event, list[tuple[str, dict]]]]:
+    """What is said after a batch of recorded events, event by event (``cues`` of each): the
+    game folds its own states, from ``before`` (the state after ``earlier``, when the caller
+    kept it) or from the setup and the ``earlier`` events. A screen never replays the rules."""
+    state = before if before is not None else RULES.fold(setup, earlier)
+    out = []
+    for ev in batch:
+        after = fold_step(RULES, state, ev)
+        out.append((ev, cues(state, ev, after)))
+        state = after
     return out
 
 

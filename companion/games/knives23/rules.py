@@ -22,6 +22,7 @@ from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleE
 from companion.core.i18n import joined, keyed
 from companion.core.rules import NARRATOR, TABLE, GameRules, Outcome, known_setup, require
 from companion.core.schema import Bool, Int, List, Null, Raw, Text
+from companion.core.timers import timer_view
 from companion.core.votes import VoteBook, VoteSpec
 
 from . import scoring
@@ -45,6 +46,12 @@ R_DISCARD = "Discard down to 6 cards (in your hand)."
 
 STEPS: tuple[Step, ...] = get_args(Step)
 SETUP_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
+# When the table may put the board right (the Curia also after the game's end is called, until
+# the first tableau), and when a card's effect (an Issue, a Citizen) may play or discard Fate:
+# ``decide`` refuses outside them and the view tells the screens (``can_correct``, ``can_apply_effects``).
+BOARD_CORRECTION_PHASES: tuple[Phase, ...] = ("turn", "exile_called", "issue_resolve")
+CURIA_CORRECTION_PHASES: tuple[Phase, ...] = BOARD_CORRECTION_PHASES + ("end_abilities", "curia_reveal", "tableaux")
+EFFECT_PHASES: tuple[Phase, ...] = ("turn", "issue_resolve")
 # The eyes-closed script gives the group's words a fixed slot; longer words could overrun it.
 MAX_GROUP_WORDS = 60
 VARIANTS = ("standard", "all-or-nothing")
@@ -312,7 +319,7 @@ class Knives23Rules(GameRules):
         if not isinstance(effect, bool):
             raise BadInput(keyed("refusals.k23.effect"))
         if effect:  # an Issue or a Citizen ability makes someone play Fate: no Forum limit
-            self._phase(state, "turn", "issue_resolve")
+            self._phase(state, *EFFECT_PHASES)
             by = note_text(data.get("by"), keyed("refusals.k23.effect_source"))
         else:
             turn = self._step(state, "action")
@@ -343,7 +350,7 @@ class Knives23Rules(GameRules):
         return 6
 
     def _do_discard_forum(self, state, data, source):
-        self._phase(state, "turn", "issue_resolve")
+        self._phase(state, *EFFECT_PHASES)
         space = data.get("space")
         if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= 5:
             raise BadInput(keyed("refusals.k23.forum_space"))
@@ -367,7 +374,7 @@ class Knives23Rules(GameRules):
         return [("forum_swapped", {"player": turn.player, "spaces": sorted(spaces), "by": "Servilia"})]
 
     def _do_sabinus_dove(self, state, data, source):
-        self._phase(state, "turn", "issue_resolve")
+        self._phase(state, *EFFECT_PHASES)
         space = data.get("space")
         if not isinstance(space, int) or isinstance(space, bool) or not 1 <= space <= 5:
             raise BadInput(keyed("refusals.k23.forum_space"))
@@ -388,10 +395,10 @@ class Knives23Rules(GameRules):
     # corrections: the board is what the table says it is, with the reason on the record
     def _correctable(self, state, what: str):
         if what == "curia":
-            self._phase(state, "turn", "exile_called", "issue_resolve", "end_abilities", "curia_reveal", "tableaux")
+            self._phase(state, *CURIA_CORRECTION_PHASES)
             require(not state.tableaux, keyed("knives23.error.correct_after_tableaux"))
         else:
-            self._phase(state, "turn", "exile_called", "issue_resolve")
+            self._phase(state, *BOARD_CORRECTION_PHASES)
 
     def _do_correct_forum(self, state, data, source):
         self._correctable(state, "forum")
@@ -996,6 +1003,9 @@ class Knives23Rules(GameRules):
             "exile": dict(state.exile) if state.exile else None, "eyes_closed": state.eyes_closed,
             "vote": votes.table_view(state.book.current),
             "vote_history": [votes.table_view(x) for x in state.book.history],
+            # the panels a screen may open now: corrections (any of them) and card effects
+            "can_correct": state.phase in CURIA_CORRECTION_PHASES,
+            "can_apply_effects": state.phase in EFFECT_PHASES,
         }
         if state.options.curia_knowledge:
             v["curia"].update(known=[dict(c) for c in state.curia_known],
@@ -1036,6 +1046,10 @@ class Knives23Rules(GameRules):
         v["history_notes"] = [note_line(n) for n in state.notes]
         if state.exile is not None or state.exiles:
             v["exile_steps"] = [keyed(f"knives23.exiled.step{i}") for i in range(1, 5)]
+        if state.phase == "exile_called" and state.exile and state.exile.get("bribe_seconds"):
+            # Quid Pro Quo: the bribe's time, spoken 10 seconds before its end
+            v["timer"] = timer_view("knives23.bribe", state.exile["bribe_seconds"], (10,), "exile_called",
+                                    key=len(state.exiles))
         if viewer not in (TABLE, NARRATOR) and viewer in state.players and state.book.current:
             mine = state.book.current.ballots.get(viewer)
             v["my_ballot"] = mine.choice if mine else None

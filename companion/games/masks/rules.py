@@ -52,6 +52,7 @@ from companion.core.i18n import joined, keyed
 from companion.core.rules import GameRules, Outcome, known_setup, require
 from companion.core.schema import List, Null, Player, Text
 from companion.core.tally import PluralityAllTiedOut, TallyResult
+from companion.core.timers import timer_view
 
 CENTER = votes.CENTER  # the Bystanders, as a vote option
 
@@ -71,6 +72,7 @@ MASKS: tuple[str, ...] = ("Mendicant", "Confessor", "Vanguard", "Gambler", "Mong
 PLAYERS = 5
 BYSTANDERS = 3
 DISCUSSION_SECONDS = 7 * 60
+DISCUSSION_WARNINGS = (120, 60, 30, 10)  # the Discussion's time left, spoken near its end
 MIN_DISCUSSION, MAX_DISCUSSION = 60, 30 * 60
 VOTE_ID = "masks-vote"
 
@@ -604,6 +606,11 @@ class MasksRules(GameRules):
             v["most_voted"] = list(most_voted(state.players, state.ballots).leaders)
             v["top_players"] = list(top_players(state.players, state.ballots))
         v["can_correct"] = state.correctable
+        if state.phase == DISCUSSION:
+            # "Once the 7 minutes are up, proceed immediately to the Voting Phase": the vote's
+            # script opens with "Time is up", so the countdown's end says nothing itself
+            v["timer"] = timer_view("masks.discussion", state.discussion_seconds, DISCUSSION_WARNINGS,
+                                    "discussion_started", then="end_discussion", say_end=False)
         if state.corrections:
             v["corrections"] = [correction_text(c) for c in state.corrections]
         if state.executioner_target is not None and state.verdict is None:

@@ -684,6 +684,9 @@ class SevenKnightsRules(GameRules):
             "header_flags": header_flags(state),
             "corrections": [correction_text(c, len(mode.searches)) for c in rnd.corrections],
             "correctable_arrows": correctable_arrows(state),
+            # an Arrow may be corrected now; once the round's result is entered, Undo takes the
+            # result back first (the shell's Undo: its toast offers Redo)
+            "can_correct": state.phase in CORRECTABLE,
             "history_notes": [keyed("sevenknights.note.in_round", round=r.number,
                                     text=correction_text(c, len(mode.searches)))
                               for r in state.past + (rnd,) for c in r.corrections],

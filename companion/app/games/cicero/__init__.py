@@ -10,11 +10,7 @@ from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
 from companion.core.i18n import tr
 from companion.core.narration import Mark, WaitFor
-from companion.core.timers import Countdown
-from companion.games.cicero import CiceroRules
-from companion.games.cicero import narration
-from companion.games.cicero.phases import Phase
-from companion.games.cicero.seats import youngest_tie_break
+from companion.games.cicero import CiceroRules, Phase, cues, youngest_tie_break
 
 SCREENS: dict[Phase, str] = {
     "draft": "start", "first_princeps": "start",
@@ -36,8 +32,6 @@ class CiceroUI(GameUI):
                          options=[OptionField("economy", "cicero.option.economy", "bool", False,
                                               help="cicero.option.economy_help")])
         self._last: Any = None   # the game's state after the last batch of events
-        self.debate: Countdown | None = None
-        self._debate_key: tuple | None = None
 
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
         seats = table.get("seats") or {}
@@ -52,9 +46,8 @@ class CiceroUI(GameUI):
     def build_screens(self, app) -> list:
         from . import board, election, majorities, prestige, start, tribute
         self._last = app.session.state if app.session is not None else None
-        self.debate, self._debate_key = None, None
         if app.session is not None and len(app.session.events) <= 1 and app.narrator is not None:
-            self._speak(app, narration.cues(self._last, self._last, app.session.events))  # a new game
+            self._speak(app, cues(self._last, self._last, app.session.events))  # a new game
         return [m.make(app) for m in (start, election, board, tribute, majorities, prestige)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
@@ -70,7 +63,7 @@ class CiceroUI(GameUI):
             return
         if after.phase != before.phase or after.round != before.round:
             app.narrator.drop_topic(PHASE_TOPIC)  # the last phase's guide is no longer true
-        self._speak(app, narration.cues(before, after, events))
+        self._speak(app, cues(before, after, events))
 
     def _speak(self, app, pairs):
         for script, context in pairs:
@@ -79,37 +72,20 @@ class CiceroUI(GameUI):
             whole = any(isinstance(s, (Mark, WaitFor)) for s in script.steps)
             app.narrator.enqueue_script(script, context, topic=None if whole else PHASE_TOPIC)
 
-    # the debate timer ------------------------------------------------------------------------
-    def tick(self, app) -> None:
-        view = app.view or {}
-        session = app.session
-        if session is None:
-            return
-        if view.get("phase") == "debate":
-            started = app.live_event("debate_started")
-            key = (session.game_id, started.seq if started else view.get("round"))
-            if self.debate is None or self._debate_key != key:
-                self._debate_key = key
-                # journaled: a resumed game shows the debate's time as it was (paused or running)
-                self.debate = app.journaled_countdown("cicero.debate", key[1], view["election"]["debate_seconds"],
-                                                      (60, 10))
-            self.debate.poll()
-            screen = app.built_screen("cicero.election")
-            if screen is not None:  # not built: nothing to show the time on
-                screen.show_time(self.debate.remaining())
-        elif self.debate is not None:
-            self.debate, self._debate_key = None, None
+    # the debate's time (the view's timer) ----------------------------------------------------
+    def show_timer(self, app, countdown) -> None:
+        screen = app.built_screen("cicero.election")
+        if screen is not None:  # not built: nothing to show the time on
+            screen.show_time(countdown.remaining())
 
     def debate_remaining(self) -> float | None:
-        return self.debate.remaining() if self.debate is not None else None
+        return self.timer.remaining()
 
     def debate_add(self, seconds: float) -> None:
-        if self.debate is not None:
-            self.debate.add(seconds)
+        self.timer.add(seconds)
 
     def debate_toggle(self) -> None:
-        if self.debate is not None:
-            (self.debate.pause if self.debate.running else self.debate.resume)()
+        self.timer.toggle()
 
     def reveal_outcome(self, view: Mapping[str, Any], vote: Mapping[str, Any]) -> str:
         """"Cy is Princeps", or the tie the outgoing Princeps decides."""

@@ -8,7 +8,7 @@ from kivy.properties import ListProperty
 from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
 from companion.core.i18n import tr
-from companion.games.cicero.tables import AUTOMATII, CASTES
+from companion.games.cicero import AUTOMATII, CASTES
 
 load_kv(__file__)
 

@@ -128,7 +128,7 @@ class CiceroScreen(GameScreen):
         Princeps to break a tie first; other refusals are left to ``app.send`` to show."""
         session = self.app.session
         try:
-            session.rules.decide(session.state, Command(kind, data))
+            session.check(Command(kind, data))
         except NeedsTieBreak as tie:
             return tie
         except (RuleError, BadInput):

@@ -11,7 +11,7 @@ from kivy.uix.modalview import ModalView
 from companion.app.screens import load_kv
 from companion.core.events import BadInput, Command, NeedsTieBreak, RuleError
 from companion.core.i18n import tr
-from companion.games.cicero.tables import CASTES, GUILDS
+from companion.games.cicero import CASTES, GUILDS
 
 load_kv(__file__)
 
@@ -100,7 +100,7 @@ class VotesCorrection(_Panel):
         else:
             session = self.app.session
             try:  # a tie the outgoing Princeps breaks: asked first, nothing recorded
-                session.rules.decide(session.state, Command("correct_senate_votes", data))
+                session.check(Command("correct_senate_votes", data))
             except NeedsTieBreak as tie:
                 self.tied = list(tie.among)
                 self.build()

@@ -10,7 +10,7 @@ from kivy.uix.modalview import ModalView
 
 from companion.app.screens import load_kv
 from companion.core.i18n import tr
-from companion.games.cicero.tables import CASTES
+from companion.games.cicero import CASTES
 
 load_kv(__file__)
 

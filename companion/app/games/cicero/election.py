@@ -10,7 +10,7 @@ from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
 from companion.app.theme import ui
 from companion.core.i18n import tr
-from companion.games.cicero.tables import CASTES, ZONES
+from companion.games.cicero import CASTES, ZONES
 
 load_kv(__file__)
 

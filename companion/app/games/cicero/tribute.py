@@ -9,8 +9,7 @@ from companion.app.games.cicero.common import CiceroScreen
 from companion.app.screens import load_kv
 from companion.app.theme import ui
 from companion.core.i18n import tr
-from companion.games.cicero.logic import second_tribute_ways
-from companion.games.cicero.tables import GENERALS, TRIBUTE_WAYS
+from companion.games.cicero import GENERALS, TRIBUTE_WAYS, second_tribute_ways
 
 load_kv(__file__)
 

@@ -12,12 +12,8 @@ from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Command, Event
 from companion.core.i18n import tr
 from companion.core.rules import NOTES
-from companion.core.timers import Countdown
-from companion.games.knives23 import cues as k23cues
-from companion.games.knives23.flow import EyesClosedIssue
-from companion.games.knives23.phases import Phase
-from companion.games.knives23.rules import Knives23Rules
-from companion.games.knives23.tables import tables
+from companion.core.votes import vote_open
+from companion.games.knives23 import EyesClosedIssue, Knives23Rules, Phase, load_script, said_after, table_data
 
 PHASE_SCREEN: dict[Phase, str] = {"setup": "checklist", "turn": "board", "exile_called": "board", "issue_vote": "board",
                 "exile_vote": "board", "issue_tie": "decision", "exile_tie": "decision",
@@ -26,14 +22,13 @@ PHASE_SCREEN: dict[Phase, str] = {"setup": "checklist", "turn": "board", "exile_
                 "over": "result"}
 CURIA_SAID = "curia_total_said"  # the mark after the last Curia total is spoken
 SCREENS = ("checklist", "board", "decision", "issue", "curia", "tableaux", "result", "effects", "correct")
-# The panels the table opens by hand, and the phases in which they stay open.
-PANELS: dict[str, tuple[Phase, ...]] = {"effects": ("turn", "issue_resolve"),
-          "correct": ("turn", "exile_called", "issue_resolve", "end_abilities", "curia_reveal", "tableaux")}
+# The panels the table opens by hand, and the view's word on whether each may stay open now.
+PANELS: dict[str, str] = {"effects": "can_apply_effects", "correct": "can_correct"}
 
 
 class Knives23UI(GameUI):
     def __init__(self) -> None:
-        k = tables()["kalends"]
+        k = table_data()["kalends"]
         super().__init__(
             game_id="knives23", rules=Knives23Rules(), title="knives23.title", blurb="knives23.blurb",
             options=[
@@ -43,7 +38,7 @@ class Knives23UI(GameUI):
                 OptionField("quid_pro_quo", "knives23.option.quid_pro_quo", "bool", False,
                             help="knives23.option.quid_pro_quo_help"),
                 OptionField("bribe_seconds", "knives23.option.bribe_seconds", "int",
-                            tables()["bribe_seconds"], minimum=10, maximum=180),
+                            table_data()["bribe_seconds"], minimum=10, maximum=180),
                 OptionField("variant", "knives23.option.variant", "choice", "standard",
                             choices=("standard", "all-or-nothing")),
                 OptionField("curia_knowledge", "knives23.option.curia_knowledge", "bool", False,
@@ -53,8 +48,6 @@ class Knives23UI(GameUI):
                 OptionField("dagger_start", "knives23.option.dagger_start", "int", 0, minimum=0,
                             maximum=20, help="knives23.option.dagger_start_help"),
             ])
-        self.bribe: Countdown | None = None
-        self._bribe_key: tuple | None = None
         self.eyes = EyesClosedIssue()
         self._last: tuple | None = None   # (game id, events folded, state): the state after the last batch
         self.panel: str | None = None   # "effects" or "correct" while the table has that panel open
@@ -63,7 +56,7 @@ class Knives23UI(GameUI):
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
         o = dict(options)
         kalends = {}
-        if o.get("kalends_spaces", tables()["kalends"]["spaces"]) != tables()["kalends"]["spaces"]:
+        if o.get("kalends_spaces", table_data()["kalends"]["spaces"]) != table_data()["kalends"]["spaces"]:
             kalends["spaces"] = int(o["kalends_spaces"])
         if o.get("dagger_start"):  # 0: the table data's start space for this many players
             kalends["dagger_start"] = int(o["dagger_start"])
@@ -79,7 +72,7 @@ class Knives23UI(GameUI):
     def build_screens(self, app) -> list:
         from companion.app.games.knives23 import (board, checklist, correct, curia, decision, effects, issue,
                                                   result, tableaux)
-        self.bribe, self._bribe_key, self._last, self.panel = None, None, None, None
+        self._last, self.panel = None, None
         self.eyes = EyesClosedIssue()
         return [m.make(app) for m in (checklist, board, decision, issue, curia, tableaux, result, effects, correct)]
 
@@ -90,7 +83,7 @@ class Knives23UI(GameUI):
         if narrator is not None and narrator.has_pending_mark(CURIA_SAID) \
                 and view.get("phase") in ("tableaux", "opportunists", "over"):
             return "knives23.curia"
-        if self.panel and view.get("phase") in PANELS[self.panel]:
+        if self.panel and view.get(PANELS[self.panel]):
             return "knives23." + self.panel
         self.panel = None   # the game moved on (a vote, the end): the panel closes by itself
         phase = cast(Phase, view.get("phase"))  # the view's phase is the state's (rules.view)
@@ -129,24 +122,22 @@ class Knives23UI(GameUI):
             app.narrator.stop_background()
             self._refresh(app)
             return
-        rules = session.rules
         before = len(session.events) - len(events)
         cached = self._last if self._last and self._last[:2] == (session.game_id, before) else None
-        # the state before this batch: kept from the last batch, folded again only after a resume
-        state = cached[2] if cached else rules.fold(session.setup, session.events[:before])
-        for ev in events:
+        # the state before this batch: kept from the last batch (the game folds it again only
+        # after a resume); the game says what each event calls for
+        said = said_after(session.setup, session.events[:before], events, cached[2] if cached else None)
+        for ev, cues in said:
             # The masking sound covers the rustle of cards while eyes are closed.
             if ev.kind == "eyes_closed" and app.settings.masking_loop:
                 app.narrator.start_background()
             elif ev.kind == "eyes_opened":
                 app.narrator.stop_background()
-            after = rules.evolve(state, ev) if ev.kind not in ("game_started",) else state
-            for name, ctx in k23cues.cues(state, ev, after):
+            for name, ctx in cues:
                 if name == "eyes_closed":
                     self.eyes.started(session.game_id, ev.seq)
-                app.narrator.enqueue_script(k23cues.load(name), ctx,
+                app.narrator.enqueue_script(load_script(name), ctx,
                                             still_true=_still_true(app, name, ctx))
-            state = after
         self._last = (session.game_id, len(session.events), session.state)
         self._refresh(app)
 
@@ -156,29 +147,20 @@ class Knives23UI(GameUI):
             if screen is not None and app.sm.current == screen.name:
                 screen.refresh()
 
-    # the bribe timer (Quid Pro Quo) and the end of an eyes-closed Issue -----------------------
+    # the bribe's time (Quid Pro Quo: the view's timer) and the end of an eyes-closed Issue ------
+    def show_timer(self, app, countdown) -> None:
+        board = app.built_screen("knives23.board")
+        if board is not None:  # not built: nothing to show the time on
+            board.update_timer(countdown.remaining())
+
     def tick(self, app) -> None:
-        view = app.view or {}
-        phase = view.get("phase")
+        super().tick(app)
         session = app.session
         if session is None:
             return
-        if phase == "exile_called" and (view.get("exile") or {}).get("bribe_seconds"):
-            called = app.live_event("exile_called")
-            key = (session.game_id, called.seq if called else len(view.get("exiles", [])))
-            if self.bribe is None or self._bribe_key != key:
-                self._bribe_key = key
-                # journaled: a resumed game shows the bribe's time as it was
-                self.bribe = app.journaled_countdown("knives23.bribe", key[1], view["exile"]["bribe_seconds"], (10,))
-            self.bribe.poll()
-            board = app.built_screen("knives23.board")
-            if board is not None:  # not built: nothing to show the time on
-                board.update_timer(self.bribe.remaining())
-        elif self.bribe is not None and phase != "exile_called":
-            self.bribe, self._bribe_key = None, None
         # "finally, for everyone to reopen their eyes": the game says when the script is over;
         # a resumed game's script goes on from the step the journal kept
-        command = self.eyes.tick(session.game_id, phase, session.events, app.narrator,
+        command = self.eyes.tick(session.game_id, (app.view or {}).get("phase"), session.events, app.narrator,
                                  app.narration_progress)
         if command is not None:
             Clock.schedule_once(lambda dt: _eyes_open(app, command), 0)
@@ -193,7 +175,7 @@ class Knives23UI(GameUI):
             app.narration_progress.record(app.session.game_id, *reached)
 
     def bribe_remaining(self) -> float | None:
-        return self.bribe.remaining() if self.bribe is not None else None
+        return self.timer.remaining()
 
 
 def _still_true(app, name: str, ctx: dict):
@@ -203,12 +185,14 @@ def _still_true(app, name: str, ctx: dict):
             view = app.view or {}
             return view.get("phase") == "turn" and (view.get("turn") or {}).get("player") == ctx["player"]
         return turn_still_true
-    if name in ("vote_open", "bribe"):  # said only while that vote (or its bribe time) is on
-        phases = ("issue_vote", "exile_vote") if name == "vote_open" else ("exile_called",)
-
-        def phase_still_true() -> bool:
-            return (app.view or {}).get("phase") in phases
-        return phase_still_true
+    if name == "vote_open":  # said only while that vote is on
+        def vote_still_open() -> bool:
+            return vote_open(app.view)
+        return vote_still_open
+    if name == "bribe":  # said only while the bribe's time runs (the view's timer)
+        def bribe_still_on() -> bool:
+            return ((app.view or {}).get("timer") or {}).get("name") == "knives23.bribe"
+        return bribe_still_on
     if name in ("vote_result", "decision"):
         # a result is news until the table acts again (moves, calls an Exile, opens a vote):
         # then it is a past state, dropped rather than said late

@@ -11,7 +11,7 @@ from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common  # noqa: F401  (the shared widgets' kv)
 from companion.core.i18n import tr
-from companion.games.knives23.tables import tables
+from companion.games.knives23 import table_data
 
 load_kv(__file__)
 
@@ -94,7 +94,7 @@ class Knives23BoardScreen(Screen):
         if step == "move":
             self.action_cols = 3
             allowed = self.app.legal("move", "location")
-            for loc in tables()["locations"]:
+            for loc in table_data()["locations"]:
                 self._button(tr(f"knives23.location.{loc}"), lambda loc=loc: send("move", location=loc),
                              disabled=loc not in allowed)
             return
@@ -111,7 +111,7 @@ class Knives23BoardScreen(Screen):
                 bg, fg = common.card_colours(card, card is not None)
                 b = self._button(label, (lambda c=card: send("play_fate", card=c)) if card else
                                  (lambda: send("play_fate", facedown=True)),
-                                 disabled=turn["fate_played"] >= tables()["fate_per_forum_action"])
+                                 disabled=turn["fate_played"] >= table_data()["fate_per_forum_action"])
                 b.background_color, b.color = bg, fg
             exile = self._button(tr("knives23.ui.call_exile"), self._choose_target,
                                  disabled=not self.app.legal("call_exile", "target"))

@@ -17,7 +17,7 @@ from companion.app.screens import load_kv
 from companion.app.games.knives23 import common
 from companion.core.events import BadInput
 from companion.core.i18n import tr
-from companion.games.knives23.tables import default_board, load_group_board, save_group_board
+from companion.games.knives23 import default_board, load_group_board, save_group_board
 
 load_kv(__file__)
 

@@ -12,7 +12,7 @@ from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common
 from companion.core.i18n import tr
-from companion.games.knives23.tables import tables
+from companion.games.knives23 import table_data
 
 load_kv(__file__)
 
@@ -117,7 +117,7 @@ class Knives23CorrectScreen(Screen):
             row.add_widget(b)
         grid = self.ids.where
         grid.clear_widgets()
-        for loc in tables()["locations"]:
+        for loc in table_data()["locations"]:
             b = Factory.K23Button(text=tr(f"knives23.location.{loc}"), font_size="22sp",
                                   height=grid.row_default_height)
             b.selected, b.location = self.locations.get(self.who) == loc, loc

@@ -12,7 +12,7 @@ from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common
 from companion.core.i18n import text_of, tr
-from companion.games.knives23.rules import issue_name
+from companion.games.knives23 import issue_name
 
 load_kv(__file__)
 

@@ -11,8 +11,7 @@ from kivy.uix.screenmanager import Screen
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common  # noqa: F401
 from companion.core.i18n import text_of, tr
-from companion.games.knives23.tables import tables
-from companion.games.knives23.rules import group_words
+from companion.games.knives23 import group_words, table_data
 
 load_kv(__file__)
 
@@ -24,7 +23,7 @@ class Knives23IssueScreen(Screen):
 
     def on_kv_post(self, *_):
         grid = self.ids.groups
-        for key in tables()["eyes_closed_groups"]:
+        for key in table_data()["eyes_closed_groups"]:
             b = Factory.K23Button(text=tr(f"knives23.group.{key}"), font_size="22sp", height=dp(56))
             b.group_key = key
             b.bind(on_release=lambda btn: self.narrate(btn.group_key))

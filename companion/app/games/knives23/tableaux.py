@@ -12,7 +12,7 @@ from companion.app.theme import ui
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common
 from companion.core.i18n import tr
-from companion.games.knives23 import scoring
+from companion.games.knives23 import blood_of, fate_total, side_of
 
 load_kv(__file__)
 
@@ -30,8 +30,8 @@ def set_line(citizen: dict, sets: list, claim: int) -> str:
     """Cicero's 2 Sway sets, each with the Allegiance it gives, the claimed one marked."""
     parts = []
     for i, cards in enumerate(sets):   # shown while being entered: no check of the split yet
-        value = scoring.blood_of(citizen, cards)
-        side = tr(f"knives23.allegiance.{scoring.side_of(value)}")
+        value = blood_of(citizen, cards)
+        side = tr(f"knives23.allegiance.{side_of(value)}")
         parts.append(tr("knives23.ui.cicero_set", n=i + 1, cards=", ".join(sway_text(c) for c in cards) or "\u2014",
                         allegiance=side, value=abs(value), claimed=tr("knives23.ui.claimed") if i == claim else ""))
     return " · ".join(parts)
@@ -206,7 +206,7 @@ class Knives23TableauxScreen(Screen):
             row = self._row(box)
             for card in FATE[4:]:
                 self._btn(row, common.card_text(card), lambda c=card: self._add_play(c), font_size="22sp")
-            total = scoring.fate_total(self.play)
+            total = fate_total(self.play)
             box.add_widget(Factory.K23Line(text=tr("knives23.ui.play_list",
                                                    cards=", ".join(common.card_text(c) for c in self.play) or "\u2014",
                                                    total=f"{total:+d}")))

@@ -17,15 +17,12 @@ from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
-from companion.core.i18n import ntr, text_of, tr
+from companion.core.i18n import text_of
 from companion.core.narration import Say
 from companion.core.timers import Countdown
-from companion.games.masks import narration
-from companion.games.masks.rules import DISCUSSION_SECONDS, MasksRules, choice_words
+from companion.games.masks import (DISCUSSION_SECONDS, Cue, HiddenPhase, MasksRules, closing_cues, event_cues,
+                                   hidden_phase_script, step_of)
 
-# Spoken near the end of the Discussion ("Once the 7 minutes are up, proceed immediately to the
-# Voting Phase").
-WARNINGS = (120, 60, 30, 10)
 SCREENS = ("deal", "hidden", "discussion", "identities", "executioner", "result", "correct")
 PHASE_SCREEN = {"deal": "deal", "hidden": "hidden", "discussion": "discussion",
                 "voting": "discussion", "identities": "identities", "executioner_check": "executioner",
@@ -39,9 +36,7 @@ class MasksUI(GameUI):
             options=[OptionField("discussion_minutes", "masks.option.discussion_minutes", "int",
                                  DISCUSSION_SECONDS // 60, minimum=1, maximum=30,
                                  help="masks.option.discussion_minutes_help")])
-        self.hidden: narration.HiddenPhase | None = None
-        self.countdown: Countdown | None = None
-        self._countdown_game = None
+        self.hidden: HiddenPhase | None = None
         self.correcting = False   # the table opened "Correct a pointing" (while the rules allow it)
 
     def make_setup(self, table: Mapping[str, Any], options: Mapping[str, Any]) -> dict:
@@ -53,7 +48,7 @@ class MasksUI(GameUI):
                                                result)
         if self.hidden is not None:
             self.hidden.detach()
-        self.hidden, self.countdown, self._countdown_game = None, None, None
+        self.hidden = None
         self.correcting = False
         return [m.make(app) for m in (deal, hidden, discussion, identities, executioner, result, correct)]
 
@@ -75,39 +70,23 @@ class MasksUI(GameUI):
     # narration and timer ---------------------------------------------------------------
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         for ev in events:
-            if ev.kind == "hidden_phase_started":
-                if app.session is not None:  # a new Hidden Phase starts at step 1
-                    app.narration_progress.clear(app.session.game_id, "masks.hidden")
-                self.start_hidden_phase(app)
-            elif ev.kind == "discussion_started":
+            # what the phase left behind stops before the game's lines on the new one
+            if ev.kind == "discussion_started":
                 self._stop_hidden(app)
-                app.narrator.say("masks_discussion_start", ntr(
-                    "masks.say.discussion_start", _minutes(ev.data["seconds"])))
-                self._start_countdown(app, float(ev.data["seconds"]), ev.seq)
+            elif ev.kind == "discussion_ended":
+                app.narrator.cancel()   # the countdown stops with the phase (the view's timer)
             elif ev.kind == "undo":
                 # The table stepped back: stop what belonged to the phase it left.
                 if view.get("phase") == "deal":
                     self._stop_hidden(app)
-                if view.get("phase") != "discussion":
-                    self.countdown = None
-            elif ev.kind == "vote_revealed" and view.get("phase") == "executioner_check":
-                app.narrator.say("masks_executioner_check", tr(
-                    "masks.say.executioner_check", names=", ".join(view.get("top_players", []))))
-            elif ev.kind == "pointing_corrected":
-                # the correction, then what the corrected count asks of the table now
-                choice = text_of(choice_words(ev.data["choice"]))
-                app.narrator.say("masks_pointing_corrected", " ".join(
-                    [tr("masks.say.corrected", voter=ev.data["voter"], choice=choice), view.get("prompt", "")]))
-            elif ev.kind in ("executioner_shown", "executioner_chose", "no_executioner_shown"):
-                # who chooses now, then "everyone reveals": said as well as shown
-                app.narrator.say(f"masks_{ev.kind}", view.get("prompt", ""))
-            elif ev.kind == "discussion_ended":
-                self.countdown = None
-                app.narrator.cancel()
-                app.narrator.enqueue_script(narration.voting_script(), {})
-        if view.get("phase") == "over" and any(e.kind in ("identities_revealed", "executioner_chose")
-                                               for e in events):
-            app.narrator.say("masks_result", view.get("result_text", ""))
+            for cue in event_cues(ev, view):   # what the game says after this event
+                _say(app, cue)
+            if ev.kind == "hidden_phase_started":
+                if app.session is not None:  # a new Hidden Phase starts at step 1
+                    app.narration_progress.clear(app.session.game_id, "masks.hidden")
+                self.start_hidden_phase(app)
+        for cue in closing_cues(events, view):
+            _say(app, cue)
 
     def start_hidden_phase(self, app) -> None:
         """(Re)start the Hidden Phase narration from step 1 (also after a resumed game)."""
@@ -115,7 +94,7 @@ class MasksUI(GameUI):
         if self.hidden is None or self.hidden.narrator is not narrator:
             if self.hidden is not None:
                 self.hidden.detach()
-            self.hidden = narration.HiddenPhase(
+            self.hidden = HiddenPhase(
                 narrator, varied=app.settings.random_pauses,
                 on_step=lambda n: self._hidden_step(app, n),
                 on_done=lambda: Clock.schedule_once(lambda dt: self._hidden_done(app), 0))
@@ -146,37 +125,22 @@ class MasksUI(GameUI):
             app.narrator.cancel()
         app.narrator.stop_background()
 
-    def _start_countdown(self, app, seconds: float, key) -> None:
-        # "Once the 7 minutes are up, proceed immediately to the Voting Phase." The vote's script
-        # opens with "Time is up", so the countdown's end says nothing itself. Its pauses and
-        # added minutes are journaled (key: the discussion's start), so a resume shows them.
-        self.countdown = app.journaled_countdown("masks.discussion", key, seconds, WARNINGS,
-                                                 on_end=lambda: self._discussion_over(app), say_end=False)
-        self._countdown_game = app.session.game_id if app.session else None
+    # the Discussion's time (the view's timer) ------------------------------------------------
+    @property
+    def countdown(self) -> Countdown | None:
+        return self.timer.countdown
 
-    def _discussion_over(self, app) -> None:
-        if (app.view or {}).get("phase") == "discussion":
-            app.send("end_discussion")
-
-    def tick(self, app) -> None:
-        view = app.view or {}
-        if view.get("phase") != "discussion":
-            return
-        if self.countdown is None or self._countdown_game != (app.session and app.session.game_id):
-            # A resumed game: the timer as the journal last saw it (paused or running).
-            started = app.live_event("discussion_started")
-            total = float(view.get("discussion_seconds", DISCUSSION_SECONDS))
-            self._start_countdown(app, total, started.seq if started else 0)
-        assert self.countdown is not None  # started just above, or running
-        self.countdown.poll()
+    def show_timer(self, app, countdown) -> None:
         # The clock on screen follows the engine tick, whatever the frame rate.
         if app.sm.current == "masks.discussion":
             app.sm.current_screen.update_clock()
 
 
-def _minutes(seconds: int) -> float:
-    minutes = seconds / 60
-    return int(minutes) if minutes == int(minutes) else round(minutes, 1)
+def _say(app, cue: Cue) -> None:
+    if cue.script is not None:
+        app.narrator.enqueue_script(cue.script, {})
+    else:
+        app.narrator.say(cue.line_id, text_of(cue.message))
 
 
 def _refresh(app, screen_name: str) -> None:
@@ -188,7 +152,7 @@ def _refresh(app, screen_name: str) -> None:
 def hidden_step_texts() -> dict[int, list[str]]:
     """Each Hidden Phase step's spoken lines, for the step card on the hidden screen."""
     out = {}
-    for n, steps in narration.step_of(narration.hidden_phase_script()).items():
+    for n, steps in step_of(hidden_phase_script()).items():
         out[n] = [s.text for s in steps if isinstance(s, Say)]
     return out
 

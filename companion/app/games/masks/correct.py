@@ -13,7 +13,7 @@ from kivy.properties import StringProperty
 from companion.app.gamescreen import GameScreen
 from companion.app.screens import load_kv
 from companion.core.i18n import tr
-from companion.games.masks.rules import CENTER
+from companion.games.masks import CENTER
 
 load_kv(__file__)
 

@@ -9,7 +9,7 @@ from kivy.uix.screenmanager import Screen
 
 from companion.app.screens import load_kv
 from companion.core.i18n import tr
-from companion.games.masks.rules import MASKS
+from companion.games.masks import MASKS
 
 load_kv(__file__)
 

@@ -11,7 +11,7 @@ from kivy.uix.widget import Widget
 
 from companion.app.screens import load_kv
 from companion.core.i18n import text_of, tr
-from companion.games.masks.rules import IDENTITIES, royalist_warnings
+from companion.games.masks import IDENTITIES, royalist_warnings
 
 load_kv(__file__)
 

@@ -11,10 +11,7 @@ from typing import Any
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.narration import Mark, WaitFor
-from companion.games.sevenknights import SevenKnightsRules
-from companion.games.sevenknights.narration import cues, script, start_cues
-from companion.games.sevenknights.phases import Phase
-from companion.games.sevenknights.rules import CORRECTABLE
+from companion.games.sevenknights import Phase, SevenKnightsRules, cues, script, start_cues
 
 SCREENS: dict[Phase, str] = {
     "search": "search", "questions": "questions", "order_question": "captain",
@@ -48,7 +45,7 @@ class SevenKnightsUI(GameUI):
         return [m.make(app) for m in (search, questions, recommend, captain, score, correct)]
 
     def screen_for(self, view):
-        if self.correcting and view.get("phase") in CORRECTABLE:
+        if self.correcting and view.get("can_correct"):
             return "sevenknights.correct"
         self.correcting = False   # the round's result is in (or a new round): the panel closes
         return "sevenknights." + SCREENS.get(view.get("phase"), "search")
@@ -58,10 +55,9 @@ class SevenKnightsUI(GameUI):
         """The Correct an Arrow panel, over the screen of play. Once the round's result is
         entered, corrections are closed: the result is taken back first (the shell's Undo, with
         its toast and Redo), so the narrator corrects and enters it again."""
-        view = app.view or {}
-        if view.get("phase") not in CORRECTABLE:
-            app.undo()
-            if (app.view or {}).get("phase") not in CORRECTABLE:
+        if not (app.view or {}).get("can_correct"):
+            app.undo()   # the table's Undo, as its button sends it
+            if not (app.view or {}).get("can_correct"):
                 return   # Undo said why it could not
         self.correcting = True
         app.go_home()

@@ -13,7 +13,7 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from companion.app.games.sevenknights.common import SKScreen, player_button
 from companion.app.screens import load_kv
 from companion.core.i18n import text_of, tr
-from companion.games.sevenknights.rules import NEEDS_N, NEEDS_OTHER, TEMPLATES, question_text
+from companion.games.sevenknights import NEEDS_N, NEEDS_OTHER, TEMPLATES, question_text
 
 load_kv(__file__)
 

@@ -140,8 +140,9 @@ def open_vote(book: VoteBook, spec: VoteSpec) -> list[tuple[str, dict]]:
 
 
 def may_choose(voter: str, choice: str | None, allow_self: bool) -> bool:
-    """The one check of "may you vote for yourself": where the vote does not allow it, a voter
-    may choose anything but their own name (screens offering choices ask this too)."""
+    """The one check of "may you vote for yourself": a vote that does not allow it refuses a
+    ballot for oneself (``normalise_ballot``) and offers no one their own name (``offered``,
+    the vote screen, the phone's vote view)."""
     return allow_self or choice != voter
 
 
@@ -174,12 +175,6 @@ def normalise_ballot(spec: VoteSpec, data: Mapping[str, Any]) -> tuple[str, str 
     if not may_choose(voter, choice, spec.allow_self):
         raise RuleError(i18n.keyed("refusals2.vote.no_self", voter=voter))
     return voter, choice
-
-
-def may_choose(voter: str, choice: str | None, allow_self: bool) -> bool:
-    """The one check of "may you vote for yourself": a vote that does not allow it refuses a
-    ballot for oneself (``normalise_ballot``) and offers no one their own name (``offered``)."""
-    return allow_self or choice != voter
 
 
 def cast(book: VoteBook, data: Mapping[str, Any], source: str) -> list[tuple[str, dict]]:

@@ -26,7 +26,7 @@ from companion.core.events import BadInput, Command, RuleError
 from companion.core.i18n import keyed, text_of
 from companion.core.rules import GameRules
 from companion.games.knives23 import RULES as CURIA_RULES
-from companion.games.knives23.rules import running_total
+from companion.games.knives23 import running_total
 
 from .words import say
 

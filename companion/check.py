@@ -16,6 +16,7 @@ from pathlib import Path
 from companion.core.events import BadInput
 from companion.core.journal import (DataLock, Journal, JournalError, StorageFull, StorageUnavailable,
                                     default_data_dir)
+from companion.core.rules import TABLE
 from companion.core.session import repair, rules_for
 
 JOURNAL = "journal.sqlite3"
@@ -37,7 +38,9 @@ def check_game(journal: Journal, record) -> list[str]:
         problems.append(f"the first event is {events[0].kind}, not game_started")
     try:
         rules = rules_for(record.game)
-        outcome = rules.outcome(rules.fold(record.setup, events))
+        state = rules.fold(record.setup, events)
+        rules.view(state, TABLE)  # what the screen shows of it: a resumed game must show
+        outcome = rules.outcome(state)
     except Exception as exc:  # any failure to replay is what this command is for
         return problems + [f"does not replay: {type(exc).__name__}: {exc}"]
     if record.status == "finished":

@@ -224,7 +224,7 @@ class CompanionApp(App):
                 self.damaged_journal = move_aside(path)
                 log.error("the unreadable journal is kept as %s", self.damaged_journal)
                 self.journal = Journal(path, lock=self._lock)
-                self.storage_notice = (i18n.tr("storage.damaged", name=self.damaged_journal.name), [
+                self.storage_notice = (self._salvage(self.damaged_journal), [
                     ("export_button", i18n.tr("storage.export"), self.export_damaged)])
         except (OSError, JournalError) as exc:
             self._journal_in_memory(exc, "written")
@@ -237,6 +237,21 @@ class CompanionApp(App):
         for note in notes:
             log.warning("journal repaired: %s", note)
         return True
+
+    def _salvage(self, damaged: Path) -> str:
+        """Copy every game of the damaged journal that reads back and replays into the fresh
+        one; the notice's line says how many (the log names each game cut short or lost)."""
+        from companion.core.salvage import salvage
+        try:
+            report = salvage(damaged, self.journal)
+        except JournalError as exc:  # the fresh journal cannot take them (a full disk): as before
+            log.error("salvage of %s stopped: %s", damaged, exc)
+            return i18n.tr("storage.damaged", name=damaged.name)
+        found = report.games + len(report.lost)
+        if not report.games:
+            return i18n.tr("storage.damaged", name=damaged.name)
+        return i18n.tr("storage.salvaged", kept=report.games, found=found, short=len(report.cut),
+                       name=damaged.name)
 
     def _journal_in_memory(self, problem: Exception, verb: str) -> None:
         """The data folder cannot be used: play on with a journal in memory, and say so."""

@@ -58,15 +58,42 @@ class StorageUnavailable(JournalError):
 # SQLite's primary result codes (sqlite3.h), for the errors a table can do something about.
 _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
 _SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 10, 11, 13, 14, 26
+_SQLITE_TOOBIG = 18  # "string or blob too big": a damaged record header claims a huge length
+
+
+class Unreadable:
+    """A text cell whose bytes are not UTF-8 (a damaged page). Not a ``str``: every check of a
+    column's type refuses it, so it is named as damage instead of raising UnicodeDecodeError."""
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: bytes):
+        self.raw = bytes(raw)
+
+    def __repr__(self) -> str:
+        return f"<not UTF-8: {self.raw[:16]!r}>"
+
+
+def _text(raw: bytes) -> "str | Unreadable":
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Unreadable(raw)
+
+
+def _connect(target: str, **kwargs) -> sqlite3.Connection:
+    """Every connection to a journal: autocommit, and text that is not UTF-8 read as Unreadable."""
+    conn = sqlite3.connect(target, isolation_level=None, **kwargs)
+    conn.text_factory = _text
+    return conn
 
 
 def storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
     """The one-line error for a failed SQLite call on the journal at ``path``."""
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
-    text = str(exc)   # SQLite's own words, quoted as they are
+    text = _one_line(exc)   # SQLite's own words, quoted as they are (on one line)
     if code == _SQLITE_FULL or "disk is full" in text:
         return StorageFull()
-    if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in text or "not a database" in text:
+    if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB, _SQLITE_TOOBIG) or "malformed" in text or "not a database" in text:
         return JournalDamaged(keyed("journal.damaged", path=str(path), problem=text))
     if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
         return StorageUnavailable(keyed("journal.in_use", path=str(path), problem=text))
@@ -186,14 +213,16 @@ class Journal:
             if readonly:
                 self._conn = self._connect_readonly()
             else:
-                self._conn = sqlite3.connect(":memory:" if memory else str(self.path), isolation_level=None)
+                self._conn = _connect(":memory:" if memory else str(self.path))
             if not memory and not readonly:
                 self._file = _identity(os.stat(self.path))
             # Read before writing anything: another program's file must stay exactly as it was
             # (switching it to WAL would already change it).
             self._refuse_foreign()
             self._configure()
-            problems = [r[0] for r in self._db.execute("PRAGMA quick_check(3)")]
+            # The full check: quick_check does not compare an index with its table, and a damaged
+            # index hides events from every read that uses it (a game replayed with one missing).
+            problems = _one_lines(self._db.execute("PRAGMA integrity_check(3)"))
             if problems != ["ok"]:
                 raise JournalDamaged(keyed("journal.damaged", path=str(self.path), problem="; ".join(problems)))
             if not readonly:
@@ -209,7 +238,7 @@ class Journal:
 
     def _connect_readonly(self) -> sqlite3.Connection:
         uri = f"file:{pathname2url(str(self.path.resolve()))}?mode=ro"
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        conn = _connect(uri, uri=True)
         try:
             conn.execute("PRAGMA user_version").fetchone()  # SQLite opens the file at its first read
             return conn
@@ -223,7 +252,7 @@ class Journal:
                 raise
         # Even reading a WAL journal needs its index (-shm) created, which a read-only folder or
         # a full disk refuses. With no WAL content to miss, the file alone is the whole journal.
-        return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+        return _connect(uri + "&immutable=1", uri=True)
 
     def _configure(self) -> None:
         if not self.readonly:
@@ -234,7 +263,7 @@ class Journal:
     def _open_error(self, exc: sqlite3.Error) -> JournalError:
         err = storage_error(exc, self.path)
         if isinstance(err, JournalDamaged):
-            return JournalDamaged(keyed("journal.cannot_open", path=str(self.path), problem=str(exc)))
+            return JournalDamaged(keyed("journal.cannot_open", path=str(self.path), problem=_one_line(exc)))
         if isinstance(err, StorageUnavailable) and self.path.exists():
             # The folder may be fine and the file itself the problem: name the file.
             try:
@@ -370,7 +399,7 @@ class Journal:
             # Close the old connection before opening the copy: closing deletes the -wal and
             # -shm by name, which must still be the old ones.
             self._close_quietly()
-            self._conn = sqlite3.connect(str(self.path), isolation_level=None)
+            self._conn = _connect(str(self.path))
             self._file = _identity(os.stat(self.path))
             self._configure()
         except OSError as exc:
@@ -380,7 +409,7 @@ class Journal:
         except sqlite3.Error as exc:
             err = storage_error(exc, self.path)
             raise (err if isinstance(err, StorageFull) else StorageUnavailable(
-                keyed("journal.vanished", path=str(self.path), why=str(exc)))) from None
+                keyed("journal.vanished", path=str(self.path), why=_one_line(exc)))) from None
         finally:
             for leftover in (tmp, Path(str(tmp) + "-journal")):
                 with suppress(OSError):
@@ -465,6 +494,19 @@ class Journal:
                 (game_id, game_id))
         return cur.rowcount > 0
 
+    def copy_in(self, record: GameRecord, events: Sequence[Event]) -> None:
+        """A game read from another journal (a salvage), under its own number, with its events
+        as they were recorded, in one transaction."""
+        with self._tx():
+            self._db.execute(
+                "INSERT INTO games (id, game, setup, started_at, finished_at, status, winners, summary)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.id, record.game, _dumps(record.setup), record.started_at, record.finished_at,
+                 record.status, _dumps(list(record.winners)), record.summary))
+            self._db.executemany(
+                "INSERT INTO events (game_id, seq, kind, data, at, source) VALUES (?, ?, ?, ?, ?, ?)",
+                [(record.id, e.seq, e.kind, _dumps(e.data), e.at, e.source) for e in events])
+
     # -- events ---------------------------------------------------------------------------
     def append(self, game_id: int, items: Sequence[tuple[str, Mapping[str, Any], str]],
                *, finish: tuple[Sequence[str], str] | None = None, reopen: bool = False) -> list[Event]:
@@ -519,56 +561,76 @@ class Journal:
             # One parse for the whole game (a resume reads thousands of events); a row that
             # spoils it is found below, one by one.
             payloads = json.loads("[" + ",".join(r[2] for r in rows) + "]")
-            if len(payloads) != len(rows) or not all(type(p) is dict for p in payloads):
-                raise ValueError("a row holds more than one value, or not an object")
+            if len(payloads) != len(rows) or not all(type(p) is dict for p in payloads) or not all(
+                    type(r[1]) is str and type(r[3]) is str and _is_time(r[4]) for r in rows):
+                raise ValueError("a row holds more than one value, or not an event")
         except (TypeError, ValueError, RecursionError):  # too deeply nested: RecursionError
-            payloads = []
-            for seq, kind, data, _source, _at in rows:
-                try:
-                    payload = json.loads(data)
-                    if type(payload) is not dict:
-                        raise ValueError("not an object")
-                except (TypeError, ValueError, RecursionError):
-                    raise JournalDamaged(keyed("journal.unreadable_event", path=str(self.path), game=game_id,
-                                               seq=seq, kind=kind)) from None
-                payloads.append(payload)
+            return [event_of(r, self.path, game_id) for r in rows]
         return [Event(seq, kind, payload, source, at) for (seq, kind, _d, source, at), payload in zip(rows, payloads)]
 
     def integrity(self) -> list[str]:
         """SQLite's full integrity check: ``["ok"]`` or the problems it found."""
         with self._reading():
-            return [r[0] for r in self._db.execute("PRAGMA integrity_check(20)")]
+            return _one_lines(self._db.execute("PRAGMA integrity_check(20)"))
 
     def close(self) -> None:
         self._close_quietly()
 
     # -- helpers --------------------------------------------------------------------------
     def _record(self, row) -> GameRecord:
-        """A games row, every column checked: a damaged file must fail here, in one line naming
-        the game and the column, not later in a screen's arithmetic."""
-        gid, game, setup_text, started, finished, status, winners_text, summary = row
-        try:
-            setup, winners = json.loads(setup_text), json.loads(winners_text)
-        except (TypeError, ValueError, RecursionError):  # too deeply nested: RecursionError
-            raise JournalDamaged(keyed("journal.unreadable_game", path=str(self.path), game=gid)) from None
-        checks = (("game", game, isinstance(game, str)),
-                  ("setup", setup_text, isinstance(setup, dict) and _names(setup.get("players", []))),
-                  ("started_at", started, _is_time(started)),
-                  ("finished_at", finished, finished is None or _is_time(finished)),
-                  ("status", status, status in STATUSES),
-                  ("winners", winners_text, _names(winners)),
-                  ("summary", summary, isinstance(summary, str)))
-        for column, value, ok in checks:
-            if not ok:
-                raise JournalDamaged(keyed("journal.bad_column", path=str(self.path), game=gid, column=column,
-                                           value=_shown(value)))
-        return GameRecord(gid, game, setup, started, finished, status, winners, summary)
+        return game_record(row, self.path)
+
+
+def game_record(row: Sequence[Any], path: Path) -> GameRecord:
+    """A games row (``_GAME_SELECT``'s columns), every column checked: a damaged file must fail
+    here, in one line naming the game and the column, not later in a screen's arithmetic."""
+    gid, game, setup_text, started, finished, status, winners_text, summary = row
+    try:
+        setup, winners = json.loads(setup_text), json.loads(winners_text)
+    except (TypeError, ValueError, RecursionError):  # too deeply nested: RecursionError
+        raise JournalDamaged(keyed("journal.unreadable_game", path=str(path), game=gid)) from None
+    checks = (("game", game, isinstance(game, str)),
+              ("setup", setup_text, isinstance(setup, dict) and _names(setup.get("players", []))),
+              ("started_at", started, _is_time(started)),
+              ("finished_at", finished, finished is None or _is_time(finished)),
+              ("status", status, status in STATUSES),
+              ("winners", winners_text, _names(winners)),
+              ("summary", summary, isinstance(summary, str)))
+    for column, value, ok in checks:
+        if not ok:
+            raise JournalDamaged(keyed("journal.bad_column", path=str(path), game=gid, column=column,
+                                       value=_shown(value)))
+    return GameRecord(gid, game, setup, started, finished, status, winners, summary)
+
+
+def event_of(row: Sequence[Any], path: Path, game_id: int) -> Event:
+    """An events row (seq, kind, data, source, at) read back, or JournalDamaged naming it."""
+    seq, kind, data, source, at = row
+    try:
+        payload = json.loads(data)
+        if type(payload) is not dict or type(kind) is not str or type(source) is not str or not _is_time(at):
+            raise ValueError("not an event")
+    except (TypeError, ValueError, RecursionError):
+        raise JournalDamaged(keyed("journal.unreadable_event", path=str(path), game=game_id,
+                                   seq=seq, kind=_shown(kind) if type(kind) is not str else kind)) from None
+    return Event(seq, kind, payload, source, at)
 
 
 _GAME_SELECT = "SELECT id, game, setup, started_at, finished_at, status, winners, summary FROM games"
 _COLUMNS = {"games": ("id", "game", "setup", "started_at", "finished_at", "status", "winners", "summary"),
             "events": ("game_id", "seq", "kind", "data", "source", "at")}
 _INT64 = (-2 ** 63, 2 ** 63 - 1)  # what an SQLite integer holds
+
+
+def _one_line(exc: BaseException) -> str:
+    """An error's words on one line (SQLite quotes a damaged schema's text, newlines and all)."""
+    return " ".join(str(exc).split())
+
+
+def _one_lines(rows: Iterable[Sequence[Any]]) -> list[str]:
+    """SQLite's integrity problems, one line each (a row may hold several, and a heading)."""
+    lines = [line.strip() for r in rows for line in str(r[0]).splitlines()]
+    return [line for line in lines if line and not line.startswith("*** in database")]
 
 
 def _identity(st: os.stat_result) -> tuple[int, int]:
@@ -610,6 +672,8 @@ class DataLock:
         self.folder = Path(folder)
         self.path = self.folder / "journal.lock"
         self._fd: int | None = None
+        self._lost: DataInUse | None = None  # another copy took the folder while this one ran
+        self._retry = False  # the lock was dropped and could not be taken again yet
 
     def acquire(self) -> "DataLock":
         import fcntl
@@ -636,9 +700,14 @@ class DataLock:
     def keep(self) -> None:
         """Take the lock again if its file was deleted (the data folder removed under the app) or
         replaced: a lock on a file no longer at the path keeps nobody out. :class:`DataInUse` if
-        another copy of the app took the new file first."""
+        another copy of the app took the new file first, and from then on at every call: this
+        copy never writes unlocked again (the other one may be writing the same game)."""
+        if self._lost is not None:
+            raise self._lost
         if self._fd is None:
-            return
+            if self._retry:
+                self._take_again()
+            return  # never taken (check's read-only use): nothing to keep
         try:
             if _identity(os.stat(self.path)) == _identity(os.fstat(self._fd)):
                 return
@@ -648,7 +717,16 @@ class DataLock:
             raise _lock_error(self.folder, exc) from None
         old, self._fd = self._fd, None
         os.close(old)  # its file is gone from the folder: holding it protects nothing
-        self.acquire()
+        self._take_again()
+
+    def _take_again(self) -> None:
+        self._retry = True  # until taken: a full disk, say, is tried again at the next write
+        try:
+            self.acquire()
+        except DataInUse as exc:
+            self._lost = exc
+            raise
+        self._retry = False
 
     def held_elsewhere(self) -> bool:
         """True while another process holds the lock (without taking it)."""

@@ -1,0 +1,216 @@
+"""Salvage: what a damaged journal still holds, copied into a fresh one.
+
+A journal that cannot be opened (``JournalDamaged``) is moved aside whole, byte for byte
+(``journal.move_aside``). Most of its pages are usually readable: every game whose row reads back,
+with its events from the first up to the first one that is missing, unreadable or does not
+replay, is copied into the fresh journal under its own number, so an unfinished game can be
+resumed. The damaged file is read from a copy (opening it could write its -wal and -shm): it is
+never changed.
+"""
+from __future__ import annotations
+
+import logging
+import shutil
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .events import BadInput, Event
+from .rules import TABLE
+from .journal import _GAME_SELECT, GameRecord, Journal, JournalDamaged, _connect, event_of, game_record
+
+log = logging.getLogger(__name__)
+
+# Rows probed one by one past a damaged page (events take about 30 to a page).
+GAP = 4096
+
+
+@dataclass
+class Salvaged:
+    """What a salvage saved and lost: one line per game cut short or lost, in words for the log
+    and ``check``; the screen says the counts."""
+    saved: list[int] = field(default_factory=list)      # game ids copied whole
+    cut: list[tuple[int, int, int]] = field(default_factory=list)   # (game, events kept, events found)
+    lost: list[tuple[Any, str]] = field(default_factory=list)      # (game id or "?", why)
+    problem: str = ""  # why nothing at all could be read, if so
+
+    @property
+    def games(self) -> int:
+        return len(self.saved) + len(self.cut)
+
+    def lines(self) -> list[str]:
+        out = [f"game {g}: {kept} of {found} events kept (the rest could not be read or replayed)"
+               for g, kept, found in self.cut]
+        out += [f"game {g}: lost ({why})" for g, why in self.lost]
+        if self.problem:
+            out.append(f"nothing could be read: {self.problem}")
+        return out
+
+
+def _rows(conn: sqlite3.Connection, table: str, columns: str) -> tuple[dict[int, tuple], int]:
+    """Every row of ``table`` that reads back, by rowid, walking past damaged pages: a scan up to
+    the damage, a scan back from the end down to it, and the rowids between probed one by one.
+    Returns the rows and how many reads failed."""
+    rows: dict[int, tuple] = {}
+    failures = 0
+
+    def scan(sql: str, args: tuple) -> int | None:
+        nonlocal failures
+        last = None
+        try:
+            for row in conn.execute(sql, args):
+                rows.setdefault(row[0], row[1:])
+                last = row[0]
+            return None  # to the end
+        except (sqlite3.Error, ValueError, OverflowError, MemoryError):
+            failures += 1
+            return last if last is not None else args[0]
+
+    low = -2 ** 63
+    stopped = scan(f"SELECT rowid, {columns} FROM {table} NOT INDEXED WHERE rowid > ? ORDER BY rowid", (low,))
+    if stopped is None:
+        return rows, failures
+    forward_end = stopped
+    high = 2 ** 63 - 1
+    back = scan(f"SELECT rowid, {columns} FROM {table} NOT INDEXED WHERE rowid < ? ORDER BY rowid DESC", (high,))
+    backward_end = back if back is not None else forward_end
+    if backward_end in (low, high):  # the last pages cannot be read either: probe past the first damage
+        backward_end = max(forward_end, 0) + GAP
+    rowid = max(forward_end, 0) + 1
+    misses = 0
+    while rowid < backward_end and misses < GAP:
+        try:
+            row = conn.execute(f"SELECT rowid, {columns} FROM {table} NOT INDEXED WHERE rowid = ?",
+                               (rowid,)).fetchone()
+        except (sqlite3.Error, ValueError, OverflowError, MemoryError):
+            failures += 1
+            row = None
+        if row is None:
+            misses += 1
+        else:
+            misses = 0
+            rows.setdefault(row[0], row[1:])
+        rowid += 1
+    return rows, failures
+
+
+def _replayable(record: GameRecord, events: list[Event], rules_of: Callable) -> int:
+    """How many of ``events`` (from the first) the game's rules fold: all of them, or the longest
+    prefix that folds (found by halving: a fold is linear in the events)."""
+    try:
+        rules = rules_of(record.game)
+    except BadInput:
+        return 0
+
+    def folds(n: int) -> bool:
+        try:
+            state = rules.fold(record.setup, events[:n])
+            rules.view(state, TABLE)  # a resumed game is shown: its table view must be made too
+            rules.outcome(state)
+            return True
+        except Exception:  # any failure to replay: the events from here are not kept
+            return False
+    if folds(len(events)):
+        return len(events)
+    lo, hi = 0, len(events)   # folds(lo), not folds(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if folds(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def read_damaged(path: Path, rules_of: Callable) -> tuple[list[tuple[GameRecord, list[Event]]], Salvaged]:
+    """The games of the damaged journal at ``path`` (its -wal too) that read back and replay,
+    oldest first, and what could not be read. Reads a copy in a temporary folder beside it."""
+    report = Salvaged()
+    work = path.with_name(path.name + ".salvage")
+    shutil.rmtree(work, ignore_errors=True)
+    out: list[tuple[GameRecord, list[Event]]] = []
+    try:
+        work.mkdir()
+        copy = work / "journal.sqlite3"
+        for suffix in ("", "-wal"):
+            if Path(str(path) + suffix).exists():
+                shutil.copyfile(str(path) + suffix, str(copy) + suffix)
+        conn = _connect(str(copy))
+        try:
+            conn.execute("PRAGMA query_only=ON")  # a damaged file's WAL is read, never checkpointed
+            games, _ = _rows(conn, "games", _GAME_SELECT.split("SELECT ", 1)[1].split(" FROM")[0])
+            events, _ = _rows(conn, "events", "game_id, seq, kind, data, source, at")
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error, ValueError) as exc:
+        report.problem = str(exc) or type(exc).__name__
+        return out, report
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    by_game: dict[Any, dict[Any, tuple]] = {}
+    for game_id, seq, *rest in events.values():
+        by_game.setdefault(game_id, {}).setdefault(seq, (seq, *rest))
+    for rowid in sorted(games):
+        row = games[rowid]
+        gid = row[0]
+        try:
+            record = game_record(row, path)
+        except JournalDamaged as exc:
+            report.lost.append((gid, str(exc)))
+            continue
+        found = by_game.get(gid, {})
+        read: list[Event] = []
+        for seq in range(1, len(found) + 1):  # from the first: a gap ends what can be replayed
+            if seq not in found:
+                break
+            try:
+                read.append(event_of(found[seq], path, gid))
+            except JournalDamaged:
+                break
+        if not read or read[0].kind != "game_started":
+            report.lost.append((gid, "its first event could not be read"))
+            continue
+        kept = read[:_replayable(record, read, rules_of)]
+        if not kept:
+            report.lost.append((gid, "its events do not replay"))
+            continue
+        if len(kept) < len(found):
+            report.cut.append((gid, len(kept), len(found)))
+        else:
+            report.saved.append(gid)
+        out.append((record, kept))
+    for gid in sorted(set(by_game) - {row[0] for row in games.values()}, key=repr):
+        report.lost.append((gid, "its game row could not be read"))
+    return out, report
+
+
+def salvage(damaged: Path, into: Journal, rules_of: Callable | None = None) -> Salvaged:
+    """Copy what reads back of the journal kept aside at ``damaged`` into the fresh journal
+    ``into``. A game cut short is left playing (resumable) unless its kept events end it;
+    an abandoned one stays abandoned. StorageFull / JournalError when ``into`` cannot take it."""
+    if rules_of is None:
+        from .session import rules_for as rules_of
+    games, report = read_damaged(damaged, rules_of)
+    for record, events in games:
+        whole = record.id not in {g for g, _, _ in report.cut}
+        into.copy_in(record if whole else _cut_short(record, events, rules_of), events)
+    for line in report.lines():
+        log.warning("salvage of %s: %s", damaged, line)
+    return report
+
+
+def _cut_short(record: GameRecord, events: Sequence[Event], rules_of: Callable) -> GameRecord:
+    from dataclasses import replace
+
+    from .i18n import text_of
+    rules = rules_of(record.game)
+    outcome = rules.outcome(rules.fold(record.setup, events))
+    if outcome is not None:
+        return replace(record, status="finished", finished_at=events[-1].at,
+                       winners=tuple(outcome.get("winners", [])),
+                       summary=text_of(outcome.get("summary", ""), "en"))
+    if record.status == "abandoned":
+        return record
+    return replace(record, status="playing", finished_at=None, winners=(), summary="")
+

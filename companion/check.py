@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from companion.core.events import BadInput
-from companion.core.journal import (DataLock, Journal, JournalError, StorageFull, StorageUnavailable,
+from companion.core.journal import (DataLock, Journal, JournalDamaged, JournalError, StorageFull, StorageUnavailable,
                                     default_data_dir)
 from companion.core.rules import TABLE
 from companion.core.session import repair, rules_for
@@ -80,6 +80,16 @@ def run(data: Path, out=print, err=None) -> int:
                 readonly = str(exc)
         if readonly:
             journal = Journal(path, readonly=True)
+    except JournalDamaged as exc:
+        # Damaged (SQLite's integrity check fails): read what it still holds, repairing nothing.
+        lock.release()
+        try:
+            journal = Journal(path, readonly=True, verify=False)
+        except JournalError:
+            err(f"journal {path}: {exc}")
+            out("summary: the journal cannot be opened")
+            return 1
+        readonly = "the journal is damaged"
     except JournalError as exc:
         lock.release()
         err(f"journal {path}: {exc}")

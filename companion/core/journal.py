@@ -87,8 +87,16 @@ def _connect(target: str, **kwargs) -> sqlite3.Connection:
     return conn
 
 
-def storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
+# A damaged schema can make SQLite's own message hold bytes that are not UTF-8: Python then
+# raises UnicodeDecodeError in place of the sqlite3.Error.
+_SQL_ERRORS = (sqlite3.Error, UnicodeDecodeError)
+
+
+def storage_error(exc: sqlite3.Error | UnicodeDecodeError, path: Path) -> JournalError:
     """The one-line error for a failed SQLite call on the journal at ``path``."""
+    if isinstance(exc, UnicodeDecodeError):
+        return JournalDamaged(keyed("journal.damaged", path=str(path),
+                                    problem="its schema holds bytes that are not text"))
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
     text = _one_line(exc)   # SQLite's own words, quoted as they are (on one line)
     if code == _SQLITE_FULL or "disk is full" in text:
@@ -188,13 +196,15 @@ DAMAGED = "damaged"  # the status of a row ``games()`` lists but cannot read
 class Journal:
     """``Journal(path)`` opens (or creates) a journal; ``Journal(":memory:")`` keeps one in memory
     (the app's stand-in when its data folder cannot be written). ``readonly=True`` opens it
-    without writing a byte (``python -m companion check`` while the app holds the folder).
+    without writing a byte (``python -m companion check`` while the app holds the folder);
+    ``verify=False`` (with ``readonly``) skips SQLite's integrity check, for ``check`` to read
+    what a damaged journal still holds.
 
     Every storage failure raises a one-line :class:`JournalError`: :class:`JournalDamaged`,
     :class:`StorageFull`, :class:`StorageUnavailable`."""
 
     def __init__(self, path: str | os.PathLike, *, wall_clock=time.time, readonly: bool = False,
-                 lock: "DataLock | None" = None):
+                 lock: "DataLock | None" = None, verify: bool = True):
         memory = str(path) == ":memory:"
         self.path = Path(path)
         self._wall = wall_clock
@@ -222,14 +232,14 @@ class Journal:
             self._configure()
             # The full check: quick_check does not compare an index with its table, and a damaged
             # index hides events from every read that uses it (a game replayed with one missing).
-            problems = _one_lines(self._db.execute("PRAGMA integrity_check(3)"))
+            problems = _one_lines(self._db.execute("PRAGMA integrity_check(3)")) if verify else ["ok"]
             if problems != ["ok"]:
                 raise JournalDamaged(keyed("journal.damaged", path=str(self.path), problem="; ".join(problems)))
             if not readonly:
                 self._upgrade()
             if not memory:
                 self._check_columns()
-        except sqlite3.Error as exc:
+        except _SQL_ERRORS as exc:
             self._close_quietly()
             raise self._open_error(exc) from None
         except BaseException:
@@ -242,7 +252,7 @@ class Journal:
         try:
             conn.execute("PRAGMA user_version").fetchone()  # SQLite opens the file at its first read
             return conn
-        except sqlite3.Error:
+        except _SQL_ERRORS:
             conn.close()
             try:
                 wal_size = os.path.getsize(str(self.path) + "-wal")
@@ -260,9 +270,9 @@ class Journal:
             self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
 
-    def _open_error(self, exc: sqlite3.Error) -> JournalError:
+    def _open_error(self, exc: sqlite3.Error | UnicodeDecodeError) -> JournalError:
         err = storage_error(exc, self.path)
-        if isinstance(err, JournalDamaged):
+        if isinstance(err, JournalDamaged) and not isinstance(exc, UnicodeDecodeError):
             return JournalDamaged(keyed("journal.cannot_open", path=str(self.path), problem=_one_line(exc)))
         if isinstance(err, StorageUnavailable) and self.path.exists():
             # The folder may be fine and the file itself the problem: name the file.
@@ -358,7 +368,7 @@ class Journal:
                     except sqlite3.Error:
                         pass  # the error that got us here is the one to report
                 raise
-        except sqlite3.Error as exc:
+        except _SQL_ERRORS as exc:
             raise storage_error(exc, self.path) from None
 
     def _still_in_place(self) -> None:
@@ -406,7 +416,7 @@ class Journal:
             if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                 raise StorageFull() from None
             raise StorageUnavailable(keyed("journal.vanished", path=str(self.path), why=reason_of(exc))) from None
-        except sqlite3.Error as exc:
+        except _SQL_ERRORS as exc:
             err = storage_error(exc, self.path)
             raise (err if isinstance(err, StorageFull) else StorageUnavailable(
                 keyed("journal.vanished", path=str(self.path), why=_one_line(exc)))) from None
@@ -419,7 +429,7 @@ class Journal:
     def _reading(self):
         try:
             yield
-        except sqlite3.Error as exc:
+        except _SQL_ERRORS as exc:
             raise storage_error(exc, self.path) from None
 
     # -- games ----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 from .events import BadInput, Event
 from .rules import TABLE
-from .journal import _GAME_SELECT, GameRecord, Journal, JournalDamaged, _connect, event_of, game_record
+from .journal import _GAME_SELECT, SCHEMA_VERSION, GameRecord, Journal, JournalDamaged, _connect, event_of, game_record
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,33 @@ def _rows(conn: sqlite3.Connection, table: str, columns: str) -> tuple[dict[int,
     return rows, failures
 
 
+def _mend_schema(copy: Path) -> None:
+    """The copy's schema rows written again as this version writes them (their root pages kept):
+    a damaged schema text (bytes that are not text, a broken CREATE) would otherwise stop every
+    read of the file. Only for a journal of this version, with its three schema rows."""
+    conn = sqlite3.connect(str(copy), isolation_level=None)
+    conn.text_factory = bytes
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            return
+        fresh = Journal(":memory:")
+        try:
+            want = fresh._db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid").fetchall()
+        finally:
+            fresh.close()
+        conn.execute("PRAGMA writable_schema=ON")  # damaged schema rows are read, not refused
+        rows = conn.execute("SELECT rowid FROM sqlite_master ORDER BY rowid").fetchall()
+        if len(rows) != len(want):
+            return
+        for (rowid,), row in zip(rows, want):
+            conn.execute("UPDATE sqlite_master SET type=?, name=?, tbl_name=?, sql=? WHERE rowid=?", (*row, rowid))
+        conn.execute("PRAGMA writable_schema=RESET")
+    except (sqlite3.Error, ValueError):
+        pass  # read as it is: what cannot be read is said by the scan
+    finally:
+        conn.close()
+
+
 def _replayable(record: GameRecord, events: list[Event], rules_of: Callable) -> int:
     """How many of ``events`` (from the first) the game's rules fold: all of them, or the longest
     prefix that folds (found by halving: a fold is linear in the events)."""
@@ -136,11 +163,12 @@ def read_damaged(path: Path, rules_of: Callable) -> tuple[list[tuple[GameRecord,
         for suffix in ("", "-wal"):
             if Path(str(path) + suffix).exists():
                 shutil.copyfile(str(path) + suffix, str(copy) + suffix)
+        _mend_schema(copy)
         conn = _connect(str(copy))
         try:
             conn.execute("PRAGMA query_only=ON")  # a damaged file's WAL is read, never checkpointed
-            games, _ = _rows(conn, "games", _GAME_SELECT.split("SELECT ", 1)[1].split(" FROM")[0])
-            events, _ = _rows(conn, "events", "game_id, seq, kind, data, source, at")
+            games, failed = _rows(conn, "games", _GAME_SELECT.split("SELECT ", 1)[1].split(" FROM")[0])
+            events, failed_too = _rows(conn, "events", "game_id, seq, kind, data, source, at")
         finally:
             conn.close()
     except (OSError, sqlite3.Error, ValueError) as exc:
@@ -148,6 +176,8 @@ def read_damaged(path: Path, rules_of: Callable) -> tuple[list[tuple[GameRecord,
         return out, report
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if not games and not events and failed + failed_too:
+        report.problem = "neither games nor events could be read"
     by_game: dict[Any, dict[Any, tuple]] = {}
     for game_id, seq, *rest in events.values():
         by_game.setdefault(game_id, {}).setdefault(seq, (seq, *rest))

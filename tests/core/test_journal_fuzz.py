@@ -100,7 +100,7 @@ def one_damage(base: bytes, rng: random.Random, work: Path) -> dict:
         for gid, n in whole.items():
             record = journal.game(gid)
             session = GameSession.resume(journal, gid, rules_for(record.game))
-            assert len(session.events) == n, (what, how, gid, n, len(session.events))
+            assert len(session.events) >= n, (what, how, gid, n, len(session.events))
     finally:
         journal.close()
     return {"what": what, "how": how, "whole": len(whole)}

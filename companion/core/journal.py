@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 from urllib.request import pathname2url
 
 from .events import BadInput, Event
@@ -204,11 +204,13 @@ class Journal:
     :class:`StorageFull`, :class:`StorageUnavailable`."""
 
     def __init__(self, path: str | os.PathLike, *, wall_clock=time.time, readonly: bool = False,
-                 lock: "DataLock | None" = None, verify: bool = True):
+                 lock: "DataLock | None" = None, verify: bool = True,
+                 on_put_back: "Callable[[], None] | None" = None):
         memory = str(path) == ":memory:"
         self.path = Path(path)
         self._wall = wall_clock
         self._lock = lock  # the folder's, taken again with the journal if the folder is deleted
+        self._on_put_back = on_put_back  # the app's other files go back with the journal
         self.readonly = readonly
         self._conn: sqlite3.Connection | None = None  # None only until connected
         self._file: tuple[int, int] | None = None  # (device, inode) of the file opened at path
@@ -412,6 +414,8 @@ class Journal:
             self._conn = _connect(str(self.path))
             self._file = _identity(os.stat(self.path))
             self._configure()
+            if self._on_put_back is not None:
+                self._on_put_back()
         except OSError as exc:
             if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                 raise StorageFull() from None

@@ -205,8 +205,9 @@ def read_damaged(path: Path, rules_of: Callable) -> tuple[list[tuple[GameRecord,
         if not kept:
             report.lost.append((gid, "its events do not replay"))
             continue
-        if len(kept) < len(found):
-            report.cut.append((gid, len(kept), len(found)))
+        last = max((seq for seq in found if isinstance(seq, int)), default=0)  # the events it had
+        if len(kept) < max(last, len(found)):
+            report.cut.append((gid, len(kept), max(last, len(found))))
         else:
             report.saved.append(gid)
         out.append((record, kept))

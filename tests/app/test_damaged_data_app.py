@@ -131,3 +131,120 @@ def test_past_games_names_a_damaged_game_and_still_lists_the_others(driver):
     assert app.root.ids.toast.message == tr("past.damaged", n=ids[5]) and screen.shown == 0
     screen.show_game(ids[0])
     assert screen.shown == ids[0], app.root.ids.toast.message
+
+
+# -- issue 34, items 7, 8, 10-13: the journal and the settings under real damage ---------------
+
+def _child(module: str, *args: str) -> dict:
+    env = dict(os.environ)
+    env.pop("KIVY_NO_CONSOLELOG", None)
+    run = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=180)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_a_settings_file_that_cannot_be_read_is_kept_aside_at_the_next_save(tmp_path):
+    """Issue 34, 13: the real app starts on a settings.json that is not JSON (defaults, said), the
+    table changes the pace: the unreadable file is kept as settings.json.bad, and said."""
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("no X display: run through scripts/test.sh (it starts Xvfb)")
+    data = tmp_path / "data"
+    data.mkdir()
+    damaged = '{"pace": 1.2, "voice": "esp\x00'
+    (data / "settings.json").write_text(damaged)
+    out = _child("tests.app.settings_app_child", str(data), "save")
+    assert "is not valid JSON" in out["toast"]
+    assert (data / "settings.json.bad").read_text() == damaged
+    assert json.loads((data / "settings.json").read_text())["pace"] == 1.5
+    assert out["toast_after_save"] == f"The settings file that could not be read is kept as {data / 'settings.json.bad'}."
+    assert "settings.json.bad" in out["files"]
+
+
+def test_box_pairings_go_back_with_the_journal_when_the_data_folder_is_deleted(driver, tmp_path):
+    """Issue 34, 13: the data folder deleted mid-game; the next tap puts the journal back, and
+    with it boxes.json (the seats as paired) and settings.json, said in one line."""
+    import shutil
+    from tests.app.test_storage_app import reopen
+    app = driver.app
+    folder = tmp_path / "data"
+    folder.mkdir()
+    pairing = {"version": 1, "seats": [{"box": "0000BEEF", "keypad": 1, "seat": 2}]}
+    (folder / "boxes.json").write_text(json.dumps(pairing))
+    reopen(driver, folder)
+    app.boxes_arg = str(tmp_path / "no-such-box")
+    try:
+        source = app._start_boxes()
+        assert source.manager.seats() == {("0000BEEF", 1): 2}
+        driver.start_game("masks", ["Ann", "Ben", "Cat", "Dan", "Eve"])
+        shutil.rmtree(folder)
+        assert app.send("start_hidden_phase")
+        driver.pump(4)
+        assert json.loads((folder / "boxes.json").read_text())["seats"] == pairing["seats"]
+        assert (folder / "settings.json").exists() and (folder / "journal.sqlite3").exists()
+        toast = app.root.ids.toast.message
+        assert toast == (f"The data folder {folder} was deleted while the app ran: "
+                         "journal.sqlite3, settings.json, boxes.json put back."), toast
+        driver.screenshot("storage/data_folder_put_back")
+    finally:
+        app.leave_game()
+        if app.box_source is not None:
+            app.remove_source(app.box_source)
+        app.box_source, app.boxes_arg = None, None
+
+
+def test_one_bad_text_byte_in_a_games_row_hides_only_that_game(driver, tmp_path):
+    """Issue 34, 10 in the app: Past games lists the other games and names the damaged one in one
+    line, and the unfinished game is still offered for resuming."""
+    import sqlite3
+    from tests.app.test_storage_app import reopen
+    from tests.core.journal_samples import sample
+    folder = tmp_path / "data"
+    ids = sample(folder)
+    conn = sqlite3.connect(folder / "journal.sqlite3")
+    conn.execute("UPDATE games SET game = CAST(X'6D6173C36B73' AS TEXT) WHERE id = ?", (ids["masks"],))
+    conn.commit()
+    conn.close()
+    reopen(driver, folder)
+    app = driver.app
+    picker = app.screen("picker")
+    assert picker.resume_record is not None and picker.resume_record.id == ids["knives_playing"]
+    app.goto("past_games")
+    driver.pump(4)
+    texts = driver.visible_texts()
+    assert tr("past.damaged", n=ids["masks"]) in texts
+    rows = driver.find_all(cls="PastGameRow")
+    assert sorted(r.game_id for r in rows) == sorted(set(ids.values()) - {ids["masks"]})
+    assert not any("decode" in t for t in texts)
+    driver.screenshot("storage/past_games_one_bad_byte")
+    picker.clear_notice()
+
+
+def test_a_damaged_journal_is_salvaged_and_its_unfinished_game_resumes(driver, tmp_path):
+    """Issue 34, 12 in the app: the finished game's second page of events zeroed: the journal is set aside as before, the other games come back whole, the
+    table is told how many, and the unfinished game resumes where it was."""
+    from tests.app.test_storage_app import reopen
+    from tests.core.journal_samples import sample
+    folder = tmp_path / "data"
+    ids = sample(folder)
+    path = folder / "journal.sqlite3"
+    data = bytearray(path.read_bytes())
+    first = data.find(b"vote_opened") // 4096  # the finished game's first page of events
+    page = data.find(b"vote_opened", (first + 1) * 4096) // 4096   # its second, zeroed:
+    data[page * 4096:(page + 1) * 4096] = bytes(4096)
+    path.write_bytes(bytes(data))
+    reopen(driver, folder)
+    app = driver.app
+    kept = app.damaged_journal
+    assert kept is not None and kept.read_bytes() == bytes(data)
+    notice = tr("storage.salvaged", kept=5, found=5, short=1, name=kept.name)
+    assert app.storage_notice[0] == notice and notice in driver.visible_texts()
+    driver.screenshot("storage/salvaged_journal_notice")
+    picker = app.screen("picker")
+    assert picker.resume_record.id == ids["knives_playing"]
+    driver.tap(picker.ids.resume_button)
+    driver.pump(6)
+    assert app.session is not None and app.session.game_id == ids["knives_playing"]
+    assert len(app.session.events) == 80
+    app.leave_game()
+    picker.clear_notice()

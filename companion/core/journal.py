@@ -737,9 +737,15 @@ class DataLock:
         self._retry = True  # until taken: a full disk, say, is tried again at the next write
         try:
             self.acquire()
-        except DataInUse as exc:
-            self._lost = exc
-            raise
+        except DataInUse:
+            try:
+                with open(self.path, encoding="ascii", errors="replace") as f:
+                    other = f.read(32).strip()
+            except OSError:
+                other = ""
+            self._lost = DataInUse(keyed("journal.taken_over", folder=str(self.folder),
+                                         process=other if other.isdigit() else "?"))
+            raise self._lost from None
         self._retry = False
 
     def held_elsewhere(self) -> bool:

@@ -248,3 +248,63 @@ def test_a_damaged_journal_is_salvaged_and_its_unfinished_game_resumes(driver, t
     assert len(app.session.events) == 80
     app.leave_game()
     picker.clear_notice()
+
+
+SECOND_COPY = """
+import sys, time
+from pathlib import Path
+from companion.core.events import Command
+from companion.core.journal import DataLock, Journal
+from companion.core.session import GameSession, rules_for
+data, game = Path(sys.argv[1]), int(sys.argv[2])
+lock = DataLock(data).acquire()
+journal = Journal(data / "journal.sqlite3", lock=lock)
+session = GameSession.resume(journal, game, rules_for("masks"))
+session.execute(Command("start_hidden_phase", {}))
+print("written", len(session.events), flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_copy_whose_lock_another_copy_took_records_nothing_more_and_says_so(tmp_path):
+    """Issue 34, 7 with real processes: the app plays, its journal.lock is deleted, a second copy
+    takes the folder and resumes the game. The first copy's taps and box presses are all
+    refused in one line (before, the first failed and the next wrote unlocked: two tallies);
+    the journal's game replays."""
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("no X display: run through scripts/test.sh (it starts Xvfb)")
+    data = tmp_path / "data"
+    env = dict(os.environ)
+    env.pop("KIVY_NO_CONSOLELOG", None)
+    first = subprocess.Popen([sys.executable, "-m", "tests.app.storage_app_child", str(data), "two_copies"], cwd=ROOT,
+                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    second = None
+    try:
+        for line in first.stdout:
+            if line.strip() == "lock deleted":
+                break
+        else:
+            raise AssertionError(first.stderr.read()[-3000:])
+        second = subprocess.Popen([sys.executable, "-c", SECOND_COPY, str(data), "1"], cwd=ROOT,
+                                  stdout=subprocess.PIPE, text=True)
+        written = second.stdout.readline().split()
+        assert written[0] == "written", written
+        first.stdin.write("go\n")
+        first.stdin.flush()
+        out, err = first.communicate(timeout=180)
+        assert first.returncode == 0, err[-3000:]
+        seen = json.loads(out.strip().splitlines()[-1])
+    finally:
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    said = (f"Another copy of the app (process {second.pid}) took {data} while this one ran: nothing more is "
+            "recorded here; go on with that copy")
+    assert seen["toasts"] == [said, said, f"box:01: {said}"], seen
+    assert seen["phase"] == "deal" and seen["events_after"] == seen["events_before"]
+    run = subprocess.run([sys.executable, "-m", "companion", "check", "--data", str(data)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "game 1 masks playing: ok" in run.stdout, run.stdout + run.stderr
+    from companion.core.journal import Journal
+    assert len(Journal(data / "journal.sqlite3").events(1)) == int(written[1])

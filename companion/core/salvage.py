@@ -22,8 +22,8 @@ from .journal import _GAME_SELECT, SCHEMA_VERSION, GameRecord, Journal, JournalD
 
 log = logging.getLogger(__name__)
 
-# Rows probed one by one past a damaged page (events take about 30 to a page).
-GAP = 4096
+# Rowids probed one by one past a damaged page before giving up (about 30 events fill a page).
+GAP = 512
 
 
 @dataclass
@@ -49,49 +49,57 @@ class Salvaged:
 
 
 def _rows(conn: sqlite3.Connection, table: str, columns: str) -> tuple[dict[int, tuple], int]:
-    """Every row of ``table`` that reads back, by rowid, walking past damaged pages: a scan up to
-    the damage, a scan back from the end down to it, and the rowids between probed one by one.
+    """Every row of ``table`` that reads back, by rowid, walking past damaged pages: a scan from
+    the start and one back from the end; where a scan stops, the rowids after it are probed one
+    by one, and the scan goes on from the next row found (up to ``GAP`` misses in a row).
     Returns the rows and how many reads failed."""
     rows: dict[int, tuple] = {}
     failures = 0
+    low, high = -2 ** 63, 2 ** 63 - 1
+    select = f"SELECT rowid, {columns} FROM {table} NOT INDEXED"
 
-    def scan(sql: str, args: tuple) -> int | None:
+    def scan(sql: str, start: int) -> int | None:
+        """Rows from ``start`` on: None when the scan reached the end, else the last rowid read."""
         nonlocal failures
-        last = None
+        last = start
         try:
-            for row in conn.execute(sql, args):
+            for row in conn.execute(sql, (start,)):
                 rows.setdefault(row[0], row[1:])
                 last = row[0]
-            return None  # to the end
+            return None
         except (sqlite3.Error, ValueError, OverflowError, MemoryError):
             failures += 1
-            return last if last is not None else args[0]
+            return last
 
-    low = -2 ** 63
-    stopped = scan(f"SELECT rowid, {columns} FROM {table} NOT INDEXED WHERE rowid > ? ORDER BY rowid", (low,))
+    def probe(rowid: int) -> bool:
+        nonlocal failures
+        try:
+            row = conn.execute(select + " WHERE rowid = ?", (rowid,)).fetchone()
+        except (sqlite3.Error, ValueError, OverflowError, MemoryError):
+            failures += 1
+            return False
+        if row is not None:
+            rows.setdefault(row[0], row[1:])
+        return row is not None
+
+    stopped = scan(select + " WHERE rowid > ? ORDER BY rowid", low)
     if stopped is None:
         return rows, failures
-    forward_end = stopped
-    high = 2 ** 63 - 1
-    back = scan(f"SELECT rowid, {columns} FROM {table} NOT INDEXED WHERE rowid < ? ORDER BY rowid DESC", (high,))
-    backward_end = back if back is not None else forward_end
-    if backward_end in (low, high):  # the last pages cannot be read either: probe past the first damage
-        backward_end = max(forward_end, 0) + GAP
-    rowid = max(forward_end, 0) + 1
-    misses = 0
-    while rowid < backward_end and misses < GAP:
-        try:
-            row = conn.execute(f"SELECT rowid, {columns} FROM {table} NOT INDEXED WHERE rowid = ?",
-                               (rowid,)).fetchone()
-        except (sqlite3.Error, ValueError, OverflowError, MemoryError):
-            failures += 1
-            row = None
-        if row is None:
-            misses += 1
-        else:
-            misses = 0
-            rows.setdefault(row[0], row[1:])
+    back = scan(select + " WHERE rowid < ? ORDER BY rowid DESC", high)
+    if back is None:  # read back from the end to the first row: nothing is left to probe
+        return rows, failures
+    end = high if back == high else back   # rows from here on are read already
+    rowid, misses = max(stopped, 0), 0
+    while rowid + 1 < end and misses < GAP:
         rowid += 1
+        if not probe(rowid):
+            misses += 1
+            continue
+        misses = 0
+        stopped = scan(select + " WHERE rowid > ? ORDER BY rowid", rowid)
+        if stopped is None:
+            break
+        rowid = stopped
     return rows, failures
 
 

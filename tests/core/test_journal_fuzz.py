@@ -12,8 +12,7 @@ import os
 import random
 import re
 import shutil
-import subprocess
-import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -94,7 +93,7 @@ def one_damage(base: bytes, rng: random.Random, work: Path) -> dict:
         (d / "journal.sqlite3").write_bytes(bad)
     whole, lines = checked(checked_dir)
     assert lines and all("\n" not in line and "Traceback" not in line for line in lines), (what, lines)
-    exported(checked_dir, range(1, 7))
+    exported(checked_dir, rng.sample(range(1, 7), 2))  # two of the games (and a number with none)
     journal, how = app_start(app_dir)
     try:
         for gid, n in whole.items():
@@ -113,14 +112,21 @@ def test_400_random_damages_never_raise_and_every_game_check_reads_is_resumable(
     rng = random.Random(SEED)
     seen = {"opened": 0, "salvaged": 0}
     started = time.monotonic()
-    for n in range(DAMAGES):
-        try:
-            result = one_damage(base, rng, tmp_path / "work")
-        except AssertionError:
-            raise
-        except Exception as exc:  # any traceback is the failure this test is for
-            raise AssertionError(f"damage {n}: {type(exc).__name__}: {exc}") from exc
-        seen["opened" if result["how"] == "opened" else "salvaged"] += 1
+    # In memory where the machine has it (/dev/shm): 400 damaged journals written, opened and
+    # removed are otherwise mostly the disk's fsync and unlink time.
+    work = Path(tempfile.mkdtemp(dir="/dev/shm")) if os.path.isdir("/dev/shm") else tmp_path
+    try:
+        for n in range(DAMAGES):
+            try:
+                result = one_damage(base, rng, work / "work")
+            except AssertionError:
+                raise
+            except Exception as exc:  # any traceback is the failure this test is for
+                raise AssertionError(f"damage {n}: {type(exc).__name__}: {exc}") from exc
+            seen["opened" if result["how"] == "opened" else "salvaged"] += 1
+    finally:
+        if work != tmp_path:
+            shutil.rmtree(work, ignore_errors=True)
     # both paths were exercised: damage the start-up check passes, and damage that sets aside
     assert seen["opened"] > 20 and seen["salvaged"] > 20, seen
     assert len(ids) == 5

@@ -265,6 +265,7 @@ class CompanionApp(App):
         """Copy every game of the damaged journal that reads back and replays into the fresh
         one; the notice's line says how many (the log names each game cut short or lost)."""
         from companion.core.salvage import salvage
+        assert self.journal is not None  # the fresh journal, opened first
         try:
             report = salvage(damaged, self.journal)
         except JournalError as exc:  # the fresh journal cannot take them (a full disk): as before

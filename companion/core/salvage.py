@@ -229,7 +229,8 @@ def salvage(damaged: Path, into: Journal, rules_of: Callable | None = None) -> S
     ``into``. A game cut short is left playing (resumable) unless its kept events end it;
     an abandoned one stays abandoned. StorageFull / JournalError when ``into`` cannot take it."""
     if rules_of is None:
-        from .session import rules_for as rules_of
+        from .session import rules_for
+        rules_of = rules_for
     games, report = read_damaged(damaged, rules_of)
     for record, events in games:
         whole = record.id not in {g for g, _, _ in report.cut}

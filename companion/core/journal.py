@@ -465,13 +465,19 @@ class Journal:
         list nor hides the other games: it is listed with status ``DAMAGED``, ``damaged`` set to
         its one-line JournalDamaged, and neutral fields (no setup, no winners); ``game(id)``
         raises that error."""
-        with self._reading():
-            if game is None:
-                rows = self._db.execute(_GAME_SELECT + " ORDER BY id DESC").fetchall()
-            else:
-                rows = self._db.execute(_GAME_SELECT + " WHERE game = ? ORDER BY id DESC", (game,)).fetchall()
+        where, args = ("", ()) if game is None else (" WHERE game = ?", (game,))
+        try:
+            rows: list[Any] = self._db.execute(_GAME_SELECT + where + " ORDER BY id DESC", args).fetchall()
+        except _SQL_ERRORS as exc:
+            problem = storage_error(exc, self.path)
+            if not isinstance(problem, JournalDamaged):
+                raise problem from None
+            rows = self._rows_one_by_one(where, args)  # one row SQLite cannot read ("too big", say)
         out = []
         for r in rows:
+            if isinstance(r, GameRecord):
+                out.append(r)
+                continue
             try:
                 out.append(self._record(r))
             except JournalDamaged as exc:
@@ -479,6 +485,22 @@ class Journal:
                 out.append(GameRecord(gid, name if isinstance(name, str) else "?", {},
                                       started if _is_time(started) else 0.0, None, DAMAGED, (), "", exc))
         return out
+
+    def _rows_one_by_one(self, where: str, args: tuple) -> list[Any]:
+        """The games rows read one at a time, each that SQLite refuses as a DAMAGED record."""
+        with self._reading():
+            ids = [r[0] for r in self._db.execute("SELECT id FROM games" + where + " ORDER BY id DESC", args)]
+        rows: list[Any] = []
+        for gid in ids:
+            try:
+                rows.append(self._db.execute(_GAME_SELECT + " WHERE id = ?", (gid,)).fetchone())
+            except _SQL_ERRORS as exc:
+                problem = storage_error(exc, self.path)
+                if not isinstance(problem, JournalDamaged):
+                    raise problem from None
+                rows.append(GameRecord(gid, "?", {}, 0.0, None, DAMAGED, (), "", JournalDamaged(
+                    keyed("journal.unreadable_game", path=str(self.path), game=gid))))
+        return rows
 
     def unfinished(self) -> list[GameRecord]:
         """The games left playing (a damaged row is not one: ``games`` lists it)."""

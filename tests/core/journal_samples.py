@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import shutil
+import struct
 from pathlib import Path
 
 from companion.core.events import Command
@@ -99,3 +100,51 @@ def damage(data: bytes, rng: random.Random) -> tuple[bytes, str]:
         out[p * page:(p + 1) * page] = rng.randbytes(page)
         return bytes(out), f"page {p + 1} noise"
     return bytes(out[: p * page + rng.randrange(page)]), f"cut at page {p + 1}"
+
+
+def _varint(b: bytes, i: int) -> tuple[int, int]:
+    v = 0
+    for k in range(9):
+        v = (v << 7) | (b[i + k] & 0x7F)
+        if not b[i + k] & 0x80:
+            return v, k + 1
+    raise ValueError("not a varint")
+
+
+def _enc(v: int, n: int | None = None) -> bytes:
+    n = n or next(k for k in range(1, 10) if not v >> (7 * k))
+    out = [(v >> (7 * (n - 1 - k))) & 0x7F for k in range(n)]
+    return bytes([x | 0x80 for x in out[:-1]] + [out[-1]])
+
+
+def too_big(path: Path) -> int:
+    """Damage that makes SQLite say "string or blob too big" (issue 34, 9): the games row stored
+    lowest on its page (the newest game's) rewritten to claim a payload of about 1 GB, with a
+    setup text of 1,000,000,001 bytes (SQLite's limit is 10^9). Returns that game's id."""
+    data = bytearray(path.read_bytes())
+    page = 4096  # the games table's root and only page is page 2
+    ncell = struct.unpack(">H", data[page + 3:page + 5])[0]
+    pointers = [struct.unpack(">H", data[page + 8 + 2 * i:page + 10 + 2 * i])[0] for i in range(ncell)]
+    cell = min(pointers)
+    at = page + cell
+    _size, l1 = _varint(data, at)
+    rowid, l2 = _varint(data, at + l1)
+    record = at + l1 + l2
+    header, lh = _varint(data, record)
+    types, q = [], record + lh
+    while q < record + header:
+        t, n = _varint(data, q)
+        types.append(t)
+        q += n
+    values = bytes(data[record + header:at + 489 + l1 + l2 + 8])
+    types[2] = 2 * 1_000_000_001 + 13            # setup: a text of 10^9 + 1 bytes
+    body = b"".join(_enc(t) for t in types)
+    head = _enc(len(body) + 1) + body
+    new = _enc(489 + 4092 * 250000, 5) + _enc(rowid) + head + values   # payload of ~1 GB
+    start = cell + (l1 + l2 + header) - (5 + len(_enc(rowid)) + len(head))
+    data[page + start:page + start + len(new)] = new
+    i = pointers.index(cell)
+    data[page + 8 + 2 * i:page + 10 + 2 * i] = struct.pack(">H", start)
+    data[page + 5:page + 7] = struct.pack(">H", min(start, struct.unpack(">H", data[page + 5:page + 7])[0]))
+    path.write_bytes(bytes(data))
+    return rowid

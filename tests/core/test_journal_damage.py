@@ -12,7 +12,7 @@ import pytest
 
 from companion.core.journal import DAMAGED, DataLock, DataInUse, Journal, JournalDamaged, move_aside
 from companion.core.session import GameSession, rules_for
-from tests.core.journal_samples import sample
+from tests.core.journal_samples import sample, too_big
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,15 +63,49 @@ def test_schema_bytes_that_are_not_text_are_one_line_in_check_and_export_and_sal
     assert len(session.events) == 80
 
 
-def test_string_or_blob_too_big_is_damage_not_a_storage_failure(tmp_path):
-    """Issue 34, 9: SQLite's own 'string or blob too big' (SQLITE_TOOBIG, here from a length limit
-    lowered under a real journal) is JournalDamaged, so the app sets the file aside instead of
-    playing on in memory. (No random damage of ours made SQLite say it: see the report.)"""
+def toobig_damaged(folder: Path) -> dict[str, int]:
+    ids = sample(folder)
+    assert too_big(folder / "journal.sqlite3") == ids["knives_playing"]
+    return ids
+
+
+def test_string_or_blob_too_big_is_damage_check_lists_the_other_games_and_salvage_keeps_them(tmp_path):
+    """Issue 34, 9: a games row SQLite refuses with "string or blob too big" is damage: the
+    journal is set aside and the other games salvaged (before: a storage failure, and the app
+    played on in memory), `check` lists the other games (before: "cannot be opened"), `export`
+    is one line."""
+    folder = tmp_path / "data"
+    ids = toobig_damaged(folder)
+    conn = sqlite3.connect(folder / "journal.sqlite3")
+    with pytest.raises(sqlite3.DataError, match="string or blob too big"):
+        conn.execute("SELECT * FROM games").fetchall()
+    conn.close()
+    run = cli("check", "--data", str(folder))
+    assert run.returncode == 1 and "Traceback" not in run.stdout + run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert sum(line.startswith("game ") and line.endswith(": ok") for line in lines) == 4, lines
+    assert any(line.startswith(f"game {ids['knives_playing']} ? damaged: ") for line in lines), lines
+    said = one_line_refusal(cli("export", str(ids["cicero"]), "--data", str(folder)))
+    assert len(said.splitlines()) == 1 and "damaged" in said
+    with pytest.raises(JournalDamaged):
+        Journal(folder / "journal.sqlite3")
+    from companion.core.salvage import salvage  # after what fails on main (which has none)
+    kept = move_aside(folder / "journal.sqlite3")
+    fresh = Journal(folder / "journal.sqlite3")
+    report = salvage(kept, fresh)
+    assert sorted(report.saved) == sorted(set(ids.values()) - {ids["knives_playing"]})
+    assert [gid for gid, _ in report.lost] == [ids["knives_playing"]]
+    assert len(GameSession.resume(fresh, ids["cicero"], rules_for("cicero")).events) == 55
+
+
+def test_string_or_blob_too_big_from_sqlite_is_journal_damaged(tmp_path):
+    """The mapping itself: SQLite's own SQLITE_TOOBIG (here from a length limit lowered under a
+    real journal) is JournalDamaged, never a storage failure."""
     sample(tmp_path)
     journal = Journal(tmp_path / "journal.sqlite3")
     journal._db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 8)
     with pytest.raises(JournalDamaged, match="string or blob too big"):
-        journal.games()
+        journal.events(1)
 
 
 def test_one_bad_text_byte_in_a_games_row_names_that_game_only(tmp_path):

@@ -1,9 +1,10 @@
 """Issue 34's fuzz test: copies of a real journal (games of all four kinds) damaged at random, 400
-seeded damages. For each: `python -m companion check` and `export` of every game say one line
+seeded damages. For each: `python -m companion check` and `export` of two of its games say one line
 and never raise, the app's start (open, or set aside + salvage into a fresh journal, then its
 repairs and the resume offer) never raises, and every game that `check` reads back whole is
-resumable afterwards with the same events. A seeded sample of the damaged files is then opened
-by the real app in its own process (test_journal_fuzz_app below)."""
+resumable afterwards with the same events. A seeded sample of such damages is started in the
+real app, in its own process: tests/app/test_damaged_data_app.py
+(test_the_real_app_starts_on_a_seeded_sample_of_random_damages)."""
 from __future__ import annotations
 
 import contextlib

@@ -493,7 +493,9 @@ class Journal:
         rows: list[Any] = []
         for gid in ids:
             try:
-                rows.append(self._db.execute(_GAME_SELECT + " WHERE id = ?", (gid,)).fetchone())
+                row = self._db.execute(_GAME_SELECT + " WHERE id = ?", (gid,)).fetchone()
+                if row is not None:
+                    rows.append(row)
             except _SQL_ERRORS as exc:
                 problem = storage_error(exc, self.path)
                 if not isinstance(problem, JournalDamaged):

@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 from companion.core.events import BadInput
-from companion.core.journal import (DataLock, Journal, JournalError, StorageFull, StorageUnavailable,
+from companion.core.journal import (DataLock, Journal, JournalDamaged, JournalError, StorageFull, StorageUnavailable,
                                     default_data_dir)
+from companion.core.rules import TABLE
 from companion.core.session import repair, rules_for
 
 JOURNAL = "journal.sqlite3"
@@ -37,7 +38,9 @@ def check_game(journal: Journal, record) -> list[str]:
         problems.append(f"the first event is {events[0].kind}, not game_started")
     try:
         rules = rules_for(record.game)
-        outcome = rules.outcome(rules.fold(record.setup, events))
+        state = rules.fold(record.setup, events)
+        rules.view(state, TABLE)  # what the screen shows of it: a resumed game must show
+        outcome = rules.outcome(state)
     except Exception as exc:  # any failure to replay is what this command is for
         return problems + [f"does not replay: {type(exc).__name__}: {exc}"]
     if record.status == "finished":
@@ -77,6 +80,16 @@ def run(data: Path, out=print, err=None) -> int:
                 readonly = str(exc)
         if readonly:
             journal = Journal(path, readonly=True)
+    except JournalDamaged as exc:
+        # Damaged (SQLite's integrity check fails): read what it still holds, repairing nothing.
+        lock.release()
+        try:
+            journal = Journal(path, readonly=True, verify=False)
+        except JournalError:
+            err(f"journal {path}: {exc}")
+            out("summary: the journal cannot be opened")
+            return 1
+        readonly = "the journal is damaged"
     except JournalError as exc:
         lock.release()
         err(f"journal {path}: {exc}")

@@ -47,10 +47,10 @@ def game_report(journal: Journal, game_id: int) -> dict[str, Any]:
     rules = rules_for(record.game)
     try:
         state = rules.fold(record.setup, events)
-    except Exception as exc:  # a game this version cannot replay is named, not a crash
-        raise BadInput(i18n.keyed("export.no_replay", problem=str(exc))) from None
-    view = rules.view(state, TABLE)
-    outcome = rules.outcome(state)
+        view = rules.view(state, TABLE)
+        outcome = rules.outcome(state)
+    except Exception as exc:  # a game this version cannot replay (or show) is named, not a crash
+        raise BadInput(i18n.keyed("export.no_replay", problem=str(exc) or type(exc).__name__)) from None
     ended = record.finished_at or (events[-1].at if events else record.started_at)
     votes = []
     for number, vote in enumerate(view.get("vote_history") or [], start=1):

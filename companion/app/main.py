@@ -216,14 +216,14 @@ class CompanionApp(App):
             return True
         try:
             try:
-                self.journal = Journal(path, lock=self._lock)
+                self.journal = Journal(path, lock=self._lock, on_put_back=self._put_back_files)
             except JournalDamaged as exc:
                 # Unreadable: keep it byte for byte under a dated name, start afresh, say so.
                 log.error("%s", exc)
                 self.damaged_journal = move_aside(path)
                 log.error("the unreadable journal is kept as %s", self.damaged_journal)
-                self.journal = Journal(path, lock=self._lock)
-                self.storage_notice = (i18n.tr("storage.damaged", name=self.damaged_journal.name), [
+                self.journal = Journal(path, lock=self._lock, on_put_back=self._put_back_files)
+                self.storage_notice = (self._salvage(self.damaged_journal), [
                     ("export_button", i18n.tr("storage.export"), self.export_damaged)])
         except (OSError, JournalError) as exc:
             self._journal_in_memory(exc, "written")
@@ -236,6 +236,45 @@ class CompanionApp(App):
         for note in notes:
             log.warning("journal repaired: %s", note)
         return True
+
+    def _put_back_files(self) -> None:
+        """The data folder was deleted under the app and the journal has just been put back
+        (``Journal._put_back``): the settings and the box pairings go back with it, and the
+        table is told. Never raises: the write that put the journal back has succeeded."""
+        back = ["journal.sqlite3"]
+        try:
+            self.settings.save(self.data_dir / "settings.json")
+            back.append("settings.json")
+        except BadInput as exc:
+            log.error("settings not put back: %s", exc)
+        manager = getattr(self.box_source, "manager", None)
+        if manager is not None:
+            try:
+                with manager._lock:  # the box threads change the pairings under this lock
+                    if manager._seats:
+                        manager._save_pairing()
+                        back.append(os.path.basename(manager.pairing_path))
+            except (OSError, ValueError) as exc:
+                log.error("box pairings not put back: %s", exc)
+        log.warning("the data folder %s was deleted under the app: put back %s", self.data_dir, ", ".join(back))
+        text = i18n.tr("storage.put_back", folder=str(self.data_dir), files=", ".join(back))
+        Clock.schedule_once(lambda dt: self.toast(text), 0)
+
+    def _salvage(self, damaged: Path) -> str:
+        """Copy every game of the damaged journal that reads back and replays into the fresh
+        one; the notice's line says how many (the log names each game cut short or lost)."""
+        from companion.core.salvage import salvage
+        assert self.journal is not None  # the fresh journal, opened first
+        try:
+            report = salvage(damaged, self.journal)
+        except JournalError as exc:  # the fresh journal cannot take them (a full disk): as before
+            log.error("salvage of %s stopped: %s", damaged, exc)
+            return i18n.tr("storage.damaged", name=damaged.name)
+        found = report.games + len(report.lost)
+        if not report.games:
+            return i18n.tr("storage.damaged", name=damaged.name)
+        return i18n.tr("storage.salvaged", kept=report.games, found=found, short=len(report.cut),
+                       name=damaged.name)
 
     def _journal_in_memory(self, problem: Exception, verb: str) -> None:
         """The data folder cannot be used: play on with a journal in memory, and say so."""
@@ -822,9 +861,9 @@ class CompanionApp(App):
     # -- settings --------------------------------------------------------------------------
     def save_settings(self):
         from companion.app.settings import SettingsNotSaved
-        unsaved = None
+        unsaved = kept = None
         try:
-            self.settings.save(self.data_dir / "settings.json")
+            kept = self.settings.save(self.data_dir / "settings.json")
         except SettingsNotSaved as exc:  # a full disk, a read-only folder: they apply all the same
             log.error("%s", exc)
             unsaved = exc
@@ -841,8 +880,11 @@ class CompanionApp(App):
         self._voice_problem_shown = True  # save_settings says it itself, now
         self._make_narrator()  # keeps the narrator: the new settings apply from the next line
         # Said last: the screens made again in a new language have a new toast.
+        if kept is not None:
+            log.warning("the settings file that could not be read is kept as %s", kept)
         said = [self.voice_problem_text() if self.voice_problem else "",
-                i18n.error_text(unsaved) if unsaved is not None else ""]
+                i18n.error_text(unsaved) if unsaved is not None else "",
+                i18n.tr("app2.settings.kept_aside", kept=str(kept)) if kept is not None else ""]
         if any(said):
             self.toast("  ".join(t for t in said if t))
 

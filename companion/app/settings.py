@@ -111,13 +111,19 @@ class Settings:
             raise problems[0]
         return settings
 
-    def save(self, path: Path) -> None:
+    def save(self, path: Path) -> Path | None:
         """Raises BadInput for a wrong setting (nothing written), SettingsNotSaved when the file
-        cannot be written (the file as it was is kept)."""
+        cannot be written (the file as it was is kept). A file there that cannot be read as
+        settings (damaged, not JSON) is not overwritten: it is kept as ``settings.json.bad`` (or
+        ``.bad-2``, …) and that path returned, for the table to be told."""
         self.validate()
         tmp = path.with_suffix(".tmp")
+        kept = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            if _unreadable(path):
+                kept = _unused_name(path.with_name(path.name + ".bad"))
+                os.replace(path, kept)
             tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
             os.replace(tmp, path)  # never a half-written settings file
         except OSError as exc:
@@ -126,3 +132,25 @@ class Settings:
             except OSError:
                 pass
             raise SettingsNotSaved(keyed("app2.settings.not_saved", path=str(path), why=reason_of(exc))) from None
+        return kept
+
+
+def _unreadable(path: Path) -> bool:
+    """True when ``path`` holds a file that ``Settings.read`` cannot read as a whole."""
+    if not path.is_file():
+        return False
+    try:
+        Settings.read(path)
+    except BadInput:
+        return True
+    except OSError:
+        return False  # the system refuses it: replacing it is refused too, or it is not ours to keep
+    return False
+
+
+def _unused_name(path: Path) -> Path:
+    n, candidate = 1, path
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}-{n}")
+    return candidate

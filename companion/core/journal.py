@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 from urllib.request import pathname2url
 
 from .events import BadInput, Event
@@ -58,15 +58,50 @@ class StorageUnavailable(JournalError):
 # SQLite's primary result codes (sqlite3.h), for the errors a table can do something about.
 _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
 _SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 10, 11, 13, 14, 26
+_SQLITE_TOOBIG = 18  # "string or blob too big": a damaged record header claims a huge length
 
 
-def storage_error(exc: sqlite3.Error, path: Path) -> JournalError:
+class Unreadable:
+    """A text cell whose bytes are not UTF-8 (a damaged page). Not a ``str``: every check of a
+    column's type refuses it, so it is named as damage instead of raising UnicodeDecodeError."""
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: bytes):
+        self.raw = bytes(raw)
+
+    def __repr__(self) -> str:
+        return f"<not UTF-8: {self.raw[:16]!r}>"
+
+
+def _text(raw: bytes) -> "str | Unreadable":
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Unreadable(raw)
+
+
+def _connect(target: str, **kwargs) -> sqlite3.Connection:
+    """Every connection to a journal: autocommit, and text that is not UTF-8 read as Unreadable."""
+    conn = sqlite3.connect(target, isolation_level=None, **kwargs)
+    conn.text_factory = _text
+    return conn
+
+
+# A damaged schema can make SQLite's own message hold bytes that are not UTF-8: Python then
+# raises UnicodeDecodeError in place of the sqlite3.Error.
+_SQL_ERRORS = (sqlite3.Error, UnicodeDecodeError)
+
+
+def storage_error(exc: sqlite3.Error | UnicodeDecodeError, path: Path) -> JournalError:
     """The one-line error for a failed SQLite call on the journal at ``path``."""
+    if isinstance(exc, UnicodeDecodeError):
+        return JournalDamaged(keyed("journal.damaged", path=str(path),
+                                    problem="its schema holds bytes that are not text"))
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
-    text = str(exc)   # SQLite's own words, quoted as they are
+    text = _one_line(exc)   # SQLite's own words, quoted as they are (on one line)
     if code == _SQLITE_FULL or "disk is full" in text:
         return StorageFull()
-    if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in text or "not a database" in text:
+    if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB, _SQLITE_TOOBIG) or "malformed" in text or "not a database" in text:
         return JournalDamaged(keyed("journal.damaged", path=str(path), problem=text))
     if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
         return StorageUnavailable(keyed("journal.in_use", path=str(path), problem=text))
@@ -161,17 +196,21 @@ DAMAGED = "damaged"  # the status of a row ``games()`` lists but cannot read
 class Journal:
     """``Journal(path)`` opens (or creates) a journal; ``Journal(":memory:")`` keeps one in memory
     (the app's stand-in when its data folder cannot be written). ``readonly=True`` opens it
-    without writing a byte (``python -m companion check`` while the app holds the folder).
+    without writing a byte (``python -m companion check`` while the app holds the folder);
+    ``verify=False`` (with ``readonly``) skips SQLite's integrity check, for ``check`` to read
+    what a damaged journal still holds.
 
     Every storage failure raises a one-line :class:`JournalError`: :class:`JournalDamaged`,
     :class:`StorageFull`, :class:`StorageUnavailable`."""
 
     def __init__(self, path: str | os.PathLike, *, wall_clock=time.time, readonly: bool = False,
-                 lock: "DataLock | None" = None):
+                 lock: "DataLock | None" = None, verify: bool = True,
+                 on_put_back: "Callable[[], None] | None" = None):
         memory = str(path) == ":memory:"
         self.path = Path(path)
         self._wall = wall_clock
         self._lock = lock  # the folder's, taken again with the journal if the folder is deleted
+        self._on_put_back = on_put_back  # the app's other files go back with the journal
         self.readonly = readonly
         self._conn: sqlite3.Connection | None = None  # None only until connected
         self._file: tuple[int, int] | None = None  # (device, inode) of the file opened at path
@@ -186,21 +225,23 @@ class Journal:
             if readonly:
                 self._conn = self._connect_readonly()
             else:
-                self._conn = sqlite3.connect(":memory:" if memory else str(self.path), isolation_level=None)
+                self._conn = _connect(":memory:" if memory else str(self.path))
             if not memory and not readonly:
                 self._file = _identity(os.stat(self.path))
             # Read before writing anything: another program's file must stay exactly as it was
             # (switching it to WAL would already change it).
             self._refuse_foreign()
             self._configure()
-            problems = [r[0] for r in self._db.execute("PRAGMA quick_check(3)")]
+            # The full check: quick_check does not compare an index with its table, and a damaged
+            # index hides events from every read that uses it (a game replayed with one missing).
+            problems = _one_lines(self._db.execute("PRAGMA integrity_check(3)")) if verify else ["ok"]
             if problems != ["ok"]:
                 raise JournalDamaged(keyed("journal.damaged", path=str(self.path), problem="; ".join(problems)))
             if not readonly:
                 self._upgrade()
             if not memory:
                 self._check_columns()
-        except sqlite3.Error as exc:
+        except _SQL_ERRORS as exc:
             self._close_quietly()
             raise self._open_error(exc) from None
         except BaseException:
@@ -209,11 +250,11 @@ class Journal:
 
     def _connect_readonly(self) -> sqlite3.Connection:
         uri = f"file:{pathname2url(str(self.path.resolve()))}?mode=ro"
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        conn = _connect(uri, uri=True)
         try:
             conn.execute("PRAGMA user_version").fetchone()  # SQLite opens the file at its first read
             return conn
-        except sqlite3.Error:
+        except _SQL_ERRORS:
             conn.close()
             try:
                 wal_size = os.path.getsize(str(self.path) + "-wal")
@@ -223,7 +264,7 @@ class Journal:
                 raise
         # Even reading a WAL journal needs its index (-shm) created, which a read-only folder or
         # a full disk refuses. With no WAL content to miss, the file alone is the whole journal.
-        return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+        return _connect(uri + "&immutable=1", uri=True)
 
     def _configure(self) -> None:
         if not self.readonly:
@@ -231,10 +272,10 @@ class Journal:
             self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
 
-    def _open_error(self, exc: sqlite3.Error) -> JournalError:
+    def _open_error(self, exc: sqlite3.Error | UnicodeDecodeError) -> JournalError:
         err = storage_error(exc, self.path)
-        if isinstance(err, JournalDamaged):
-            return JournalDamaged(keyed("journal.cannot_open", path=str(self.path), problem=str(exc)))
+        if isinstance(err, JournalDamaged) and not isinstance(exc, UnicodeDecodeError):
+            return JournalDamaged(keyed("journal.cannot_open", path=str(self.path), problem=_one_line(exc)))
         if isinstance(err, StorageUnavailable) and self.path.exists():
             # The folder may be fine and the file itself the problem: name the file.
             try:
@@ -329,7 +370,7 @@ class Journal:
                     except sqlite3.Error:
                         pass  # the error that got us here is the one to report
                 raise
-        except sqlite3.Error as exc:
+        except _SQL_ERRORS as exc:
             raise storage_error(exc, self.path) from None
 
     def _still_in_place(self) -> None:
@@ -370,17 +411,19 @@ class Journal:
             # Close the old connection before opening the copy: closing deletes the -wal and
             # -shm by name, which must still be the old ones.
             self._close_quietly()
-            self._conn = sqlite3.connect(str(self.path), isolation_level=None)
+            self._conn = _connect(str(self.path))
             self._file = _identity(os.stat(self.path))
             self._configure()
+            if self._on_put_back is not None:
+                self._on_put_back()
         except OSError as exc:
             if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                 raise StorageFull() from None
             raise StorageUnavailable(keyed("journal.vanished", path=str(self.path), why=reason_of(exc))) from None
-        except sqlite3.Error as exc:
+        except _SQL_ERRORS as exc:
             err = storage_error(exc, self.path)
             raise (err if isinstance(err, StorageFull) else StorageUnavailable(
-                keyed("journal.vanished", path=str(self.path), why=str(exc)))) from None
+                keyed("journal.vanished", path=str(self.path), why=_one_line(exc)))) from None
         finally:
             for leftover in (tmp, Path(str(tmp) + "-journal")):
                 with suppress(OSError):
@@ -390,7 +433,7 @@ class Journal:
     def _reading(self):
         try:
             yield
-        except sqlite3.Error as exc:
+        except _SQL_ERRORS as exc:
             raise storage_error(exc, self.path) from None
 
     # -- games ----------------------------------------------------------------------------
@@ -422,13 +465,19 @@ class Journal:
         list nor hides the other games: it is listed with status ``DAMAGED``, ``damaged`` set to
         its one-line JournalDamaged, and neutral fields (no setup, no winners); ``game(id)``
         raises that error."""
-        with self._reading():
-            if game is None:
-                rows = self._db.execute(_GAME_SELECT + " ORDER BY id DESC").fetchall()
-            else:
-                rows = self._db.execute(_GAME_SELECT + " WHERE game = ? ORDER BY id DESC", (game,)).fetchall()
+        where, args = ("", ()) if game is None else (" WHERE game = ?", (game,))
+        try:
+            rows: list[Any] = self._db.execute(_GAME_SELECT + where + " ORDER BY id DESC", args).fetchall()
+        except _SQL_ERRORS as exc:
+            problem = storage_error(exc, self.path)
+            if not isinstance(problem, JournalDamaged):
+                raise problem from None
+            rows = self._rows_one_by_one(where, args)  # one row SQLite cannot read ("too big", say)
         out = []
         for r in rows:
+            if isinstance(r, GameRecord):
+                out.append(r)
+                continue
             try:
                 out.append(self._record(r))
             except JournalDamaged as exc:
@@ -436,6 +485,24 @@ class Journal:
                 out.append(GameRecord(gid, name if isinstance(name, str) else "?", {},
                                       started if _is_time(started) else 0.0, None, DAMAGED, (), "", exc))
         return out
+
+    def _rows_one_by_one(self, where: str, args: tuple) -> list[Any]:
+        """The games rows read one at a time, each that SQLite refuses as a DAMAGED record."""
+        with self._reading():
+            ids = [r[0] for r in self._db.execute("SELECT id FROM games" + where + " ORDER BY id DESC", args)]
+        rows: list[Any] = []
+        for gid in ids:
+            try:
+                row = self._db.execute(_GAME_SELECT + " WHERE id = ?", (gid,)).fetchone()
+                if row is not None:
+                    rows.append(row)
+            except _SQL_ERRORS as exc:
+                problem = storage_error(exc, self.path)
+                if not isinstance(problem, JournalDamaged):
+                    raise problem from None
+                rows.append(GameRecord(gid, "?", {}, 0.0, None, DAMAGED, (), "", JournalDamaged(
+                    keyed("journal.unreadable_game", path=str(self.path), game=gid))))
+        return rows
 
     def unfinished(self) -> list[GameRecord]:
         """The games left playing (a damaged row is not one: ``games`` lists it)."""
@@ -464,6 +531,19 @@ class Journal:
                 "DELETE FROM games WHERE id=? AND NOT EXISTS (SELECT 1 FROM events WHERE game_id=?)",
                 (game_id, game_id))
         return cur.rowcount > 0
+
+    def copy_in(self, record: GameRecord, events: Sequence[Event]) -> None:
+        """A game read from another journal (a salvage), under its own number, with its events
+        as they were recorded, in one transaction."""
+        with self._tx():
+            self._db.execute(
+                "INSERT INTO games (id, game, setup, started_at, finished_at, status, winners, summary)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.id, record.game, _dumps(record.setup), record.started_at, record.finished_at,
+                 record.status, _dumps(list(record.winners)), record.summary))
+            self._db.executemany(
+                "INSERT INTO events (game_id, seq, kind, data, at, source) VALUES (?, ?, ?, ?, ?, ?)",
+                [(record.id, e.seq, e.kind, _dumps(e.data), e.at, e.source) for e in events])
 
     # -- events ---------------------------------------------------------------------------
     def append(self, game_id: int, items: Sequence[tuple[str, Mapping[str, Any], str]],
@@ -519,56 +599,76 @@ class Journal:
             # One parse for the whole game (a resume reads thousands of events); a row that
             # spoils it is found below, one by one.
             payloads = json.loads("[" + ",".join(r[2] for r in rows) + "]")
-            if len(payloads) != len(rows) or not all(type(p) is dict for p in payloads):
-                raise ValueError("a row holds more than one value, or not an object")
+            if len(payloads) != len(rows) or not all(type(p) is dict for p in payloads) or not all(
+                    type(r[1]) is str and type(r[3]) is str and _is_time(r[4]) for r in rows):
+                raise ValueError("a row holds more than one value, or not an event")
         except (TypeError, ValueError, RecursionError):  # too deeply nested: RecursionError
-            payloads = []
-            for seq, kind, data, _source, _at in rows:
-                try:
-                    payload = json.loads(data)
-                    if type(payload) is not dict:
-                        raise ValueError("not an object")
-                except (TypeError, ValueError, RecursionError):
-                    raise JournalDamaged(keyed("journal.unreadable_event", path=str(self.path), game=game_id,
-                                               seq=seq, kind=kind)) from None
-                payloads.append(payload)
+            return [event_of(r, self.path, game_id) for r in rows]
         return [Event(seq, kind, payload, source, at) for (seq, kind, _d, source, at), payload in zip(rows, payloads)]
 
     def integrity(self) -> list[str]:
         """SQLite's full integrity check: ``["ok"]`` or the problems it found."""
         with self._reading():
-            return [r[0] for r in self._db.execute("PRAGMA integrity_check(20)")]
+            return _one_lines(self._db.execute("PRAGMA integrity_check(20)"))
 
     def close(self) -> None:
         self._close_quietly()
 
     # -- helpers --------------------------------------------------------------------------
     def _record(self, row) -> GameRecord:
-        """A games row, every column checked: a damaged file must fail here, in one line naming
-        the game and the column, not later in a screen's arithmetic."""
-        gid, game, setup_text, started, finished, status, winners_text, summary = row
-        try:
-            setup, winners = json.loads(setup_text), json.loads(winners_text)
-        except (TypeError, ValueError, RecursionError):  # too deeply nested: RecursionError
-            raise JournalDamaged(keyed("journal.unreadable_game", path=str(self.path), game=gid)) from None
-        checks = (("game", game, isinstance(game, str)),
-                  ("setup", setup_text, isinstance(setup, dict) and _names(setup.get("players", []))),
-                  ("started_at", started, _is_time(started)),
-                  ("finished_at", finished, finished is None or _is_time(finished)),
-                  ("status", status, status in STATUSES),
-                  ("winners", winners_text, _names(winners)),
-                  ("summary", summary, isinstance(summary, str)))
-        for column, value, ok in checks:
-            if not ok:
-                raise JournalDamaged(keyed("journal.bad_column", path=str(self.path), game=gid, column=column,
-                                           value=_shown(value)))
-        return GameRecord(gid, game, setup, started, finished, status, winners, summary)
+        return game_record(row, self.path)
+
+
+def game_record(row: Sequence[Any], path: Path) -> GameRecord:
+    """A games row (``_GAME_SELECT``'s columns), every column checked: a damaged file must fail
+    here, in one line naming the game and the column, not later in a screen's arithmetic."""
+    gid, game, setup_text, started, finished, status, winners_text, summary = row
+    try:
+        setup, winners = json.loads(setup_text), json.loads(winners_text)
+    except (TypeError, ValueError, RecursionError):  # too deeply nested: RecursionError
+        raise JournalDamaged(keyed("journal.unreadable_game", path=str(path), game=gid)) from None
+    checks = (("game", game, isinstance(game, str)),
+              ("setup", setup_text, isinstance(setup, dict) and _names(setup.get("players", []))),
+              ("started_at", started, _is_time(started)),
+              ("finished_at", finished, finished is None or _is_time(finished)),
+              ("status", status, status in STATUSES),
+              ("winners", winners_text, _names(winners)),
+              ("summary", summary, isinstance(summary, str)))
+    for column, value, ok in checks:
+        if not ok:
+            raise JournalDamaged(keyed("journal.bad_column", path=str(path), game=gid, column=column,
+                                       value=_shown(value)))
+    return GameRecord(gid, game, setup, started, finished, status, winners, summary)
+
+
+def event_of(row: Sequence[Any], path: Path, game_id: int) -> Event:
+    """An events row (seq, kind, data, source, at) read back, or JournalDamaged naming it."""
+    seq, kind, data, source, at = row
+    try:
+        payload = json.loads(data)
+        if type(payload) is not dict or type(kind) is not str or type(source) is not str or not _is_time(at):
+            raise ValueError("not an event")
+    except (TypeError, ValueError, RecursionError):
+        raise JournalDamaged(keyed("journal.unreadable_event", path=str(path), game=game_id,
+                                   seq=seq, kind=_shown(kind) if type(kind) is not str else kind)) from None
+    return Event(seq, kind, payload, source, at)
 
 
 _GAME_SELECT = "SELECT id, game, setup, started_at, finished_at, status, winners, summary FROM games"
 _COLUMNS = {"games": ("id", "game", "setup", "started_at", "finished_at", "status", "winners", "summary"),
             "events": ("game_id", "seq", "kind", "data", "source", "at")}
 _INT64 = (-2 ** 63, 2 ** 63 - 1)  # what an SQLite integer holds
+
+
+def _one_line(exc: BaseException) -> str:
+    """An error's words on one line (SQLite quotes a damaged schema's text, newlines and all)."""
+    return " ".join(str(exc).split())
+
+
+def _one_lines(rows: Iterable[Sequence[Any]]) -> list[str]:
+    """SQLite's integrity problems, one line each (a row may hold several, and a heading)."""
+    lines = [line.strip() for r in rows for line in str(r[0]).splitlines()]
+    return [line for line in lines if line and not line.startswith("*** in database")]
 
 
 def _identity(st: os.stat_result) -> tuple[int, int]:
@@ -610,6 +710,8 @@ class DataLock:
         self.folder = Path(folder)
         self.path = self.folder / "journal.lock"
         self._fd: int | None = None
+        self._lost: DataInUse | None = None  # another copy took the folder while this one ran
+        self._retry = False  # the lock was dropped and could not be taken again yet
 
     def acquire(self) -> "DataLock":
         import fcntl
@@ -636,9 +738,14 @@ class DataLock:
     def keep(self) -> None:
         """Take the lock again if its file was deleted (the data folder removed under the app) or
         replaced: a lock on a file no longer at the path keeps nobody out. :class:`DataInUse` if
-        another copy of the app took the new file first."""
+        another copy of the app took the new file first, and from then on at every call: this
+        copy never writes unlocked again (the other one may be writing the same game)."""
+        if self._lost is not None:
+            raise self._lost
         if self._fd is None:
-            return
+            if self._retry:
+                self._take_again()
+            return  # never taken (check's read-only use): nothing to keep
         try:
             if _identity(os.stat(self.path)) == _identity(os.fstat(self._fd)):
                 return
@@ -648,7 +755,22 @@ class DataLock:
             raise _lock_error(self.folder, exc) from None
         old, self._fd = self._fd, None
         os.close(old)  # its file is gone from the folder: holding it protects nothing
-        self.acquire()
+        self._take_again()
+
+    def _take_again(self) -> None:
+        self._retry = True  # until taken: a full disk, say, is tried again at the next write
+        try:
+            self.acquire()
+        except DataInUse:
+            try:
+                with open(self.path, encoding="ascii", errors="replace") as f:
+                    other = f.read(32).strip()
+            except OSError:
+                other = ""
+            self._lost = DataInUse(keyed("journal.taken_over", folder=str(self.folder),
+                                         process=other if other.isdigit() else "?"))
+            raise self._lost from None
+        self._retry = False
 
     def held_elsewhere(self) -> bool:
         """True while another process holds the lock (without taking it)."""

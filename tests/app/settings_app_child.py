@@ -1,5 +1,6 @@
 """The real app in this process, started on a data folder the parent prepared (a settings.json
-with wrong values): prints one JSON line of what the table sees once it is up."""
+with wrong values): prints one JSON line of what the table sees once it is up (with `save`: and
+after the table changed a setting)."""
 import json
 import os
 import sys
@@ -21,19 +22,28 @@ from companion.core.speakers import CaptionSpeaker  # noqa: E402
 from tests.app.driver import Driver  # noqa: E402
 
 
-def main(data: Path) -> dict:
+def main(data: Path, save: bool = False) -> dict:
     clock = FakeClock()
     app = CompanionApp(data_dir=data, engine_clock=clock, speaker=CaptionSpeaker(), boxes="off")
+    shown: list[str] = []   # every toast, as shown: on a loaded machine one fades (6 s) before it is read
+    app.toast = lambda message, show=app.toast: (shown.append(message), show(message))[1]
     app._run_prepare()
     runTouchApp(embedded=True)
     Driver(app, clock, data.parent).pump(10)
-    out = {"toast": app.root.ids.toast.message, "settings": asdict(app.settings),
+    out = {"toast": shown[-1] if shown else "", "settings": asdict(app.settings),
            "language": i18n.language(), "screen": app.sm.current}
+    if save:  # the table changes a setting: it is saved (issue 34, 13)
+        app.settings.pace = 1.5
+        shown.clear()
+        app.save_settings()
+        Driver(app, clock, data.parent).pump(4)
+        out["toast_after_save"] = shown[-1] if shown else ""
+        out["files"] = sorted(p.name for p in data.iterdir())
     app.stop()
     stopTouchApp()
     return out
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(Path(sys.argv[1]))), flush=True)
+    print(json.dumps(main(Path(sys.argv[1]), save=sys.argv[2:] == ["save"])), flush=True)
     os._exit(0)

@@ -58,7 +58,12 @@ class PickerScreen(Screen):
         """A storage notice in one plain sentence, with its actions and an OK that dismisses it."""
         banner = self._banner(text, list(buttons) + [("notice_ok", tr("storage.ok"), self.clear_notice)],
                               box=self.ids.notice)
-        banner.height = dp(190)
+        label = banner.ids.label
+
+        def fit(*_):  # tall enough for its sentence, however many lines it takes at this width
+            banner.height = max(dp(190), label.texture_size[1] + dp(24) + banner.ids.buttons.height + banner.spacing)
+        label.bind(texture_size=fit)
+        fit()
 
     def clear_notice(self):
         self.ids.notice.clear_widgets()

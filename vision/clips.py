@@ -94,18 +94,13 @@ def _place(rng, level_p: dict, truth: dict[int, str]) -> list[_Card]:
         cy = (r + 0.5) * synth.H / rows + rng.uniform(-0.1, 0.1) * synth.H / rows
         side = float(rng.uniform(*level_p["side"]))
         M, quad = synth._card_homography(rng, tquad, tex.shape, (cx, cy), side, level_p["tilt"])
-        th, tw = tex.shape[:2]
-        box = cv2.perspectiveTransform(np.array([[[0, 0]], [[tw, 0]], [[tw, th]], [[0, th]]], np.float32), M).reshape(4, 2)
-        x0, y0 = np.maximum(np.floor(box.min(axis=0)).astype(int) - 1, 0)
-        x1, y1 = np.minimum(np.ceil(box.max(axis=0)).astype(int) + 2, [synth.W, synth.H])
-        Mr = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ M
-        size = (int(x1 - x0), int(y1 - y0))
-        warped = cv2.warpPerspective(tex, Mr, size, flags=cv2.INTER_LINEAR).astype(np.float32)
-        alpha = cv2.warpPerspective(np.full(tex.shape[:2], 255, np.uint8), Mr, size, flags=cv2.INTER_LINEAR)
+        got = synth.warp_card(tex, M)
+        assert got is not None  # every card's centre lies in the frame
+        warped, alpha, box = got
         centre = np.array([cx, cy])
         away = centre - np.array([synth.W / 2, synth.H / 2])
         away = away / max(float(np.linalg.norm(away)), 1e-6)
-        cards.append(_Card(seat, warped, alpha.astype(np.float32) / 255.0, (int(x0), int(y0)), quad, away, side))
+        cards.append(_Card(seat, warped.astype(np.float32), alpha, box, quad, away, side))
     return cards
 
 
@@ -205,14 +200,7 @@ def _frames(clip: Clip, rng: np.random.Generator, p: dict) -> Iterator[np.ndarra
             if not cv2.countNonZero(cv2.bitwise_and(m, hands)):
                 clip.in_view[card.seat] = t
         if g_top > 0:
-            c = g0 + (g1 - g0) * (t / clip.seconds)
-            bx0, by0 = max(int(c[0] - 4 * g_rad), 0), max(int(c[1] - 4 * g_rad), 0)
-            bx1, by1 = min(int(c[0] + 4 * g_rad), synth.W), min(int(c[1] + 4 * g_rad), synth.H)
-            if bx1 > bx0 and by1 > by0:
-                yy, xx = np.mgrid[by0:by1, bx0:bx1].astype(np.float32)
-                blob = np.exp(-(((xx - c[0]) ** 2 + (yy - c[1]) ** 2) / (2 * g_rad * g_rad)))
-                lit = img[by0:by1, bx0:bx1] + (g_top * blob)[:, :, None]
-                img[by0:by1, bx0:bx1] = np.clip(lit, 0, 255).astype(np.uint8)
+            synth.add_glare(img, g0 + (g1 - g0) * (t / clip.seconds), g_rad, lambda: g_top)
         # the camera moves: the whole picture shifted and turned, blurred along the movement
         now, before = shake(t), shake(t - 1 / clip.fps)
         rot = cv2.getRotationMatrix2D((synth.W / 2, synth.H / 2), float(now[2]), 1.0)
@@ -221,12 +209,8 @@ def _frames(clip: Clip, rng: np.random.Generator, p: dict) -> Iterator[np.ndarra
         v = now[:2] - before[:2]
         length = int(min(p["blur"], max(1.0, float(np.hypot(*v)) * 2 + look.uniform(0, p["blur"] / 2))))
         if length > 1:
-            kern = np.zeros((length, length), np.float32)
-            kern[length // 2, :] = 1.0 / length
             angle = float(np.degrees(np.arctan2(v[1], v[0]))) if np.hypot(*v) > 0.1 else float(look.uniform(0, 180))
-            kern = cv2.warpAffine(kern, cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), angle, 1.0),
-                                  (length, length))
-            img = cv2.filter2D(img, -1, kern / max(float(kern.sum()), 1e-6))
+            img = cv2.filter2D(img, -1, synth.motion_kernel(length, angle))
         img = cv2.add(img, noises[int(look.integers(len(noises)))], dtype=cv2.CV_8U)
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(look.integers(*p["jpeg"]))])
         yield cv2.imdecode(buf, cv2.IMREAD_COLOR)

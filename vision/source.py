@@ -205,21 +205,23 @@ class CameraSource(InputSource):
         self._thread = threading.Thread(target=self._run, name="camera-tokens", daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self) -> bool:
         """Stops reading; returns at once (the app calls it on its UI thread). Closing the frames
         wakes a read() that waits for a frame (PushedFrames waits for the app's next push); a
         camera stream gone silent keeps its read blocked inside OpenCV, and that thread is left
-        to finish on its own: it releases the capture and ends when the read returns."""
+        to finish on its own: it releases the capture and ends when the read returns. Returns
+        whether the reading thread has ended (False: it was left to finish on its own)."""
         self._stop.set()
         self.frames.close()
         t, self._thread = self._thread, None
         if t is None or t is threading.current_thread():
-            return
+            return True
         if self.frames.blocked_in_read:
             log.info("camera: left %s to finish its blocked read", self.frames.name)
-            return
+            return False
         # Any read from now on returns None at once: the thread ends after its current frame.
         t.join(timeout=5)
+        return not t.is_alive()
 
     def silent_for(self) -> float | None:
         """Seconds since the last frame read (since the start when none came yet); None when

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from companion.core.events import BadInput
@@ -165,16 +166,24 @@ def _watch(args) -> int:
     except BadInput as exc:
         _error(exc)
         return 1
+    status = 0
     try:
         done(watch.run(emit))
     except WatchFailed as exc:
         done(exc.summary)
         _error(exc)
-        return 1
+        status = 1
     except KeyboardInterrupt:  # a camera or stream is watched until stopped
         watch.stop()
         done(watch.summary())
-    return 0
+    if not watch.ended:
+        # The reading thread is still inside OpenCV's read of a stream; were that read to return
+        # while Python shuts down, the thread's exit would abort the process ("FATAL: exception
+        # not rethrown"). Everything is printed: leave at once.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 if __name__ == "__main__":

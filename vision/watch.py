@@ -118,6 +118,9 @@ class Watch:
         self.source = CameraSource(self.frames, players, clock=self.clock, timed=True)
         self.source.expect(None)
         self.final: dict[int, str] = {}
+        # False once the reading thread was left blocked in a read that closing cannot wake (a
+        # stream gone silent): such a thread must not outlive the command into Python's exit.
+        self.ended = True
 
     def _time(self) -> float:
         if self.is_file:
@@ -131,7 +134,7 @@ class Watch:
                        float(np.median(times)) if times else None)
 
     def stop(self) -> None:
-        self.source.stop()
+        self.ended = self.source.stop() and self.ended
 
     def run(self, emit: Callable[[Settled], None]) -> Summary:
         changes: "queue.Queue[Settled]" = queue.Queue()
@@ -158,7 +161,7 @@ class Watch:
                 self.final[change.seat] = change.side
                 emit(change)
         finally:
-            self.source.stop()
+            self.stop()
         frames = self.source.frames_read + self.source.bad_frames
         if failure is None:
             if frames == 0:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -177,3 +178,28 @@ def test_help_explains_watch():
     assert p.returncode == 0
     for words in ("video file", "camera number", "stream URL", "--json", "\"final\"", "ms_per_frame", "exit status 1"):
         assert words in p.stdout, words
+
+
+def test_ctrl_c_on_a_stream_prints_the_final_line_and_exits_0(clip):
+    """A camera or stream is watched until Ctrl-C: the final line comes, exit status 0, and no
+    abort from the reading thread still inside OpenCV (before: "FATAL: exception not rethrown")."""
+    made, frames, _ = clip
+    server = MjpegServer(jpegs=[cv2.imencode(".jpg", f)[1].tobytes() for f in frames])
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([sys.executable, "-m", "vision.tokens", "watch", server.url, "--players", str(PLAYERS),
+                          "--json", "--silence", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, cwd=ROOT, env=env)
+    try:
+        changes = []
+        while len({c["seat"] for c in changes}) < PLAYERS:
+            line = p.stdout.readline()
+            assert line, p.stderr.read()
+            changes.append(json.loads(line))
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+        server.close()
+    assert p.returncode == 0 and err == "", err
+    (last,) = _lines(out)
+    assert last["final"] == {str(s): side for s, side in made.truth.items()} and last["frames"] > 0

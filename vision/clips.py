@@ -66,7 +66,8 @@ def make_clip(level: str = "moderate", seed: int = 1, players: int = 8, seconds:
               first: float = 0.3, gap: tuple[float, float] = (0.15, 0.45)) -> tuple[Clip, Iterator[np.ndarray]]:
     """A clip's ground truth and its frames (a generator: BGR 1280×720, one per 1/30 s).
 
-    Tokens arrive from ``first`` seconds on, one after another, ``gap`` seconds apart (drawn)."""
+    Tokens arrive from ``first`` seconds on, one after another, ``gap`` seconds apart (drawn); the
+    clip lasts ``seconds``, or longer where the last token would have less than 2 s in view."""
     if level not in CLIP_LEVELS:
         raise ValueError(f"clip level {level!r} is not one of {', '.join(CLIP_LEVELS)}")
     rng = np.random.default_rng([seed, 31, list(CLIP_LEVELS).index(level)])
@@ -77,6 +78,8 @@ def make_clip(level: str = "moderate", seed: int = 1, players: int = 8, seconds:
     for s in order:
         arrive[s] = t
         t += float(rng.uniform(*gap))
+    # every token gets at least 2 s in view before the clip ends (the benchmark's longest wait)
+    seconds = max(seconds, max(arrive.values()) + SLIDE_S + RETREAT_S + 2.0)
     clip = Clip(level, seed, truth, arrive, seconds=seconds)
     return clip, _frames(clip, rng, p)
 

@@ -1,7 +1,7 @@
 """The token reader against an earlier commit's, on the same frames, frame by frame.
 
     .venv/bin/python benchmarks/tokens_ab.py --against 4694fd2 [--scenes 20] [--level hard] [--held-out [lens]] [--budget MS|none]
-    .venv/bin/python benchmarks/tokens_ab.py --against 4694fd2 --single [--scenes 60] [--level hard] [--held-out [lens]]
+    .venv/bin/python benchmarks/tokens_ab.py --against 4694fd2 --single [--scenes 60] [--level hard] [--held-out [lens]] [--kind all]
     .venv/bin/python benchmarks/tokens_ab.py --against 4694fd2 --level strangers [--held-out [lens]]   # nothing to read
 
 Video (the default): each scene filmed over ``--frames`` frames, ballots as the camera source
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import subprocess
 import sys
 import tarfile
@@ -67,6 +68,8 @@ def main(argv=None) -> int:
     ap.add_argument("--single", action="store_true", help="single frames (no tracking), as the command line reads photos")
     ap.add_argument("--held-out", nargs="?", const="ranges", choices=("ranges", "lens"))
     ap.add_argument("--budget", type=tokens_accuracy.budget_arg, default=FRAME_BUDGET_MS, metavar="MS|none")
+    ap.add_argument("--kind", choices=("token", "all"), default="token",
+                    help="the markers read: the vote's tokens, or all 88 of the plan (the command line's `read`)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     budget = args.budget
@@ -78,15 +81,16 @@ def main(argv=None) -> int:
         over = {**over, "strangers": True} if args.level == "strangers" else over
         names = (args.against, "now")
         ms: dict[str, list[float]] = {k: [] for k in names}
+        wall: dict[str, list[float]] = {k: [] for k in names}  # single frames: wall ms, load included
         missed = dict.fromkeys(names, 0)
         wrong = dict.fromkeys(names, 0)
         frame_wrong = dict.fromkeys(names, 0)  # frames showing a seat's face that is not on the table
         for n in range(args.scenes):
             if args.single:
-                _single_scene(n, seed, over, args, old_cls, ms, missed, wrong, frame_wrong)
+                _single_scene(n, seed, over, args, old_cls, ms, missed, wrong, frame_wrong, wall)
                 continue
-            readers = {args.against: old_cls(8, "token", tracking=True, budget_ms=budget),
-                       "now": TokenReader(8, "token", tracking=True, budget_ms=budget)}
+            readers = {args.against: old_cls(8, args.kind, tracking=True, budget_ms=budget),
+                       "now": TokenReader(8, args.kind, tracking=True, budget_ms=budget)}
             stab = {k: Stabiliser(5, 2) for k in names}
             cast: dict[str, dict[int, str]] = {k: {} for k in names}
             truth: dict[int, str] = {}
@@ -105,7 +109,7 @@ def main(argv=None) -> int:
                 wrong[k] += sum(1 for seat, face in cast[k].items() if truth.get(seat) != face)
     frames = "single frames" if args.single else f"{args.frames} frames, budget {'none' if budget is None else f'{budget:g} ms'}"
     print(f"tokens_ab: {args.level}{f' (held-out: {args.held_out})' if args.held_out else ''}, "
-          f"{args.scenes} scenes × {frames}, 8 tokens each, both readers on every frame in turn")
+          f"{args.scenes} scenes × {frames}, 8 tokens each, markers: {args.kind}, both readers on every frame in turn")
     print(f"{'reader':<12}{'missed':>8}{'wrong':>7}{'frames wrong':>14}{'cpu ms med':>12}{'mean':>7}{'p95':>7}")
     for k in names:
         a = np.array(ms[k])
@@ -113,22 +117,26 @@ def main(argv=None) -> int:
               f"{np.percentile(a, 95):>7.1f}")
     ratio = np.array(ms["now"]) / np.maximum(np.array(ms[args.against]), 1e-6)
     print(f"median of the per-frame ratio now / {args.against}: {np.median(ratio):.3f}")
+    if args.single:
+        print("wall ms a photo, median (load included, load average "
+              f"{os.getloadavg()[0]:.2f}): " + ", ".join(f"{k} {np.median(wall[k]):.1f}" for k in names))
     return 0
 
 
-def _single_scene(n, seed, over, args, old_cls, ms, missed, wrong, frame_wrong) -> None:
+def _single_scene(n, seed, over, args, old_cls, ms, missed, wrong, frame_wrong, wall) -> None:
     """One scene read by both single-frame readers in turn (tokens missed and wrong, CPU ms of
     each one's second read)."""
     scene = synth.make_scene(np.random.default_rng([seed, n, tokens_accuracy.LEVEL_IDS[args.level]]),
                              tokens_accuracy._synth_level(args.level), kind="token", **over)
     truth = {} if args.level == "strangers" else scene.truth
     names = (args.against, "now")
-    readers = {args.against: old_cls(8, "token"), "now": TokenReader(8, "token")}
+    readers = {args.against: old_cls(8, args.kind), "now": TokenReader(8, args.kind)}
     for k in (names if n % 2 == 0 else names[::-1]):
         readers[k].read(scene.image)  # warm, as tokens_accuracy.py does
-        c0 = time.thread_time()
+        c0, w0 = time.thread_time(), time.perf_counter()
         reading = readers[k].read(scene.image)
         ms[k].append((time.thread_time() - c0) * 1000)
+        wall[k].append((time.perf_counter() - w0) * 1000)
         missed[k] += sum(1 for seat in truth if seat not in reading.tokens)
         wrong[k] += sum(1 for seat, face in reading.tokens.items() if truth.get(seat) != face)
         frame_wrong[k] += sum(1 for seat, face in reading.tokens.items() if truth.get(seat) != face)

@@ -183,6 +183,14 @@ class CameraCapture(FrameSource):
         return float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
 
     @property
+    def frame_count(self) -> int:
+        """The frames a video file says it holds (0: not said, or not a file)."""
+        cap = self._cap
+        if cap is None or self._closed:
+            return 0
+        return max(int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0), 0)
+
+    @property
     def closed(self) -> bool:
         return self._closed
 

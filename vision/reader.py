@@ -474,8 +474,14 @@ class TokenReader:
         nowhere else is taken from there, so a doubtful read can never make a seat read by the
         detector ambiguous."""
         seen = {s.face.seat for s in sightings}
+        table = set(range(1, self.players + 1))
+
+        def done(found: list[tuple[int, np.ndarray]]) -> bool:
+            # every seat of the table read: the rest of the look could only find a second marker
+            return table <= seen | {self._faces[self._ids[i]].seat for i, _ in found}
+
         for i, corners in recover.recover(frame, grey, self._ids, [s.corners for s in sightings],
-                                           self._rejected, go_on, thorough=thorough):
+                                           self._rejected, go_on, thorough=thorough, done=done):
             face = self._faces[self._ids[i]]
             if face.seat not in seen:
                 sightings.append(Sighting(face, corners))

@@ -21,7 +21,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from . import markers, track
+from . import markers, sheet, track
 
 # (window px, constant) of the adaptive thresholds: a 24–45 px marker's border and cells (15 px);
 # the whole marker as one dark shape (45 px), where glare, dim light or a smear leave its border
@@ -334,11 +334,14 @@ def _local_quads(grey: np.ndarray, colour: np.ndarray | None, quad: np.ndarray) 
 
 def recover(frame: np.ndarray, grey: np.ndarray, ids: tuple[int, ...],
             known: list[np.ndarray], rejected: Sequence[np.ndarray] = (),
-            go_on: Callable[[], bool] | None = None, thorough: bool = True) -> list[tuple[int, np.ndarray]]:
+            go_on: Callable[[], bool] | None = None, thorough: bool = True,
+            done: Callable[[list[tuple[int, np.ndarray]]], bool] | None = None) -> list[tuple[int, np.ndarray]]:
     """(index into ids, corners from the marker's own top-left) of markers read from the broken
     shapes and from ``rejected`` (quads the detector could not decode), none inside a quad in
     ``known`` (markers already read). ``go_on``: asked before each quad is read; False stops
-    (a video frame's time is up). ``thorough``: the wide threshold, the thresholds with the
+    (a video frame's time is up). ``done``: asked with what was found so far after each marker
+    read; True stops (every seat of the table is read: nothing is left to look for).
+    ``thorough``: the wide threshold, the thresholds with the
     fingers left out of their means, :func:`align`, the split at a shape's own level
     (:func:`_local_quads`) and the fit onto the likeliest marker (:func:`_read_fitted`) too: a
     photo's look. A video's first round of tiles leaves them out:
@@ -353,25 +356,43 @@ def recover(frame: np.ndarray, grey: np.ndarray, ids: tuple[int, ...],
     left: list[np.ndarray] = []  # shapes read as nothing, aligned or not
     guesses: list[np.ndarray] = []  # the same, aligned where that settled: for _read_fitted
 
+    finished = False
+
     def keep(got: tuple[int, np.ndarray]) -> None:
-        nonlocal known
+        nonlocal known, finished
         # Two quads of one shape (its hull and its corner put back) read alike: keep one.
         if not any(i == got[0] and np.abs(c.mean(axis=0) - got[1].mean(axis=0)).max() < 4 for i, c in found):
             found.append(got)
             known = [*known, got[1]]
+            finished = done is not None and done(found)
 
+    # First the quick read of every quad as it was found; only then the careful looks, for the
+    # quads that read as nothing and lie on no card read meanwhile (a marker's other shapes: the
+    # other threshold's, a corner put back). Hard photos: the same tokens read, a fifth of the
+    # alignments (docs/tokens.md).
     # (a quad, whether to align it): ArUco's rejected quads are not (it read none more)
+    careful: list[np.ndarray] = []
     for q, aligned in [*((r, False) for r in rejected), *((s, thorough) for s in shapes)]:
-        if go_on is not None and not go_on():
+        if finished or (go_on is not None and not go_on()):
             return found
-        if _inside(q, known):
+        if _on_a_card(q, known):
             continue
-        got, moved = None, None
+        got = None
         if q not in unread:
             got = track.reread(frame, grey, q, ids)
             if got is None:
                 unread.add(q)
-        if got is None and aligned and q not in aligned_from:
+        if got is not None:
+            keep(got)
+        elif aligned:
+            careful.append(q)
+    for q in careful:
+        if finished or (go_on is not None and not go_on()):
+            return found
+        if _on_a_card(q, known):
+            continue
+        got, moved = None, None
+        if q not in aligned_from:
             aligned_from.add(q)
             moved = align(grey, colour, q)
             if moved is not None and moved not in unread:
@@ -380,7 +401,7 @@ def recover(frame: np.ndarray, grey: np.ndarray, ids: tuple[int, ...],
                     unread.add(moved)
         if got is not None:
             keep(got)
-        elif aligned:
+        else:
             left.append(q)
             guesses.append(q if moved is None else moved)
     # Then the shapes left, split by their own level: after every other read, so that it takes no
@@ -389,7 +410,9 @@ def recover(frame: np.ndarray, grey: np.ndarray, ids: tuple[int, ...],
     split_at: list[np.ndarray] = []
     tried, tried_unread = _Quads(), _Quads()
     for q in left:
-        if _inside(q, known):
+        if finished:
+            return found
+        if _on_a_card(q, known):
             continue
         got = _read_local(frame, grey, colour, q, ids, known, tried, tried_unread, split_at, go_on)
         if got is not None:
@@ -399,9 +422,9 @@ def recover(frame: np.ndarray, grey: np.ndarray, ids: tuple[int, ...],
     # Last, each shape still unread fitted onto the likeliest markers' whole pictures.
     fitted = _Quads()
     for q in guesses:
-        if go_on is not None and not go_on():
+        if finished or (go_on is not None and not go_on()):
             break
-        if not _inside(q, known):
+        if not _on_a_card(q, known):
             got = _read_fitted(frame, grey, q, ids, fitted)
             if got is not None:
                 keep(got)
@@ -443,6 +466,35 @@ def _inside(quad: np.ndarray, known: list[np.ndarray]) -> bool:
     return any(cv2.pointPolygonTest(k.reshape(-1, 1, 2).astype(np.float32), pt, False) >= 0 for k in known)
 
 
+# A printed card round its marker, in the marker's own square (its top-left corner at 0, 0, its
+# side 1): the sheet's card is 46 × 58 mm round a 32 mm marker, the band and the seat above it, the
+# side's name below (vision/sheet.py). Another card's marker cannot lie there unless that card
+# covers this marker. Taken 1 mm inside the card's edge.
+_SIDE_MM = (sheet.CELL_W_MM - sheet.MARKER_MM) / 2 - 1
+_TOP_MM = sheet.BAND_MM + sheet.QUIET_MM - 1
+_BOTTOM_MM = sheet.CELL_H_MM - sheet.BAND_MM - sheet.QUIET_MM - sheet.MARKER_MM - 1
+CARD_BOX = (-_SIDE_MM / sheet.MARKER_MM, -_TOP_MM / sheet.MARKER_MM,   # u0, v0, u1, v1
+            1 + _SIDE_MM / sheet.MARKER_MM, 1 + _BOTTOM_MM / sheet.MARKER_MM)
+_UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+
+
+def _on_a_card(quad: np.ndarray, known: list[np.ndarray]) -> bool:
+    """Whether ``quad``'s centre lies on the card of a marker already read (``known``: corners
+    from each marker's own top-left). What a threshold finds there is that card's print (its seat
+    number, its side's name, its band) or the marker itself: no marker of another seat, so the
+    careful looks are not spent on it (hard photos: about two fifths of the dark shapes)."""
+    if not known:
+        return False
+    centre = quad.mean(axis=0).reshape(1, 1, 2).astype(np.float32)
+    u0, v0, u1, v1 = CARD_BOX
+    for k in known:
+        m = cv2.getPerspectiveTransform(k.reshape(4, 2).astype(np.float32), _UNIT)
+        u, v = cv2.perspectiveTransform(centre, m).ravel()
+        if u0 <= u <= u1 and v0 <= v <= v1:
+            return True
+    return False
+
+
 def _read_local(frame: np.ndarray, grey: np.ndarray, colour: np.ndarray | None, quad: np.ndarray,
                 ids: tuple[int, ...], known: list[np.ndarray], aligned_from: _Quads, unread: _Quads,
                 split_at: list[np.ndarray], go_on: Callable[[], bool] | None) -> tuple[int, np.ndarray] | None:
@@ -456,7 +508,7 @@ def _read_local(frame: np.ndarray, grey: np.ndarray, colour: np.ndarray | None, 
     for q in _local_quads(grey, colour, quad):
         if go_on is not None and not go_on():
             return None
-        if q in aligned_from or _inside(q, known):  # a marker already read, next to the shape
+        if q in aligned_from or _on_a_card(q, known):  # a card already read, next to the shape
             continue
         aligned_from.add(q)
         moved = align(grey, colour, q)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 
 import cv2
@@ -97,7 +98,9 @@ class CameraSource(InputSource):
     name = "camera"
 
     def __init__(self, frames: FrameSource, players: int, stable_frames: int = 5, max_gap: int = 2,
-                 clock=None, preview_width: int = 640):
+                 clock=None, preview_width: int = 640, timed: bool = False):
+        """``timed``: keep each frame's reading time (CPU ms of the reading thread) in
+        ``read_ms`` (``python -m vision.tokens watch`` prints their median)."""
         self.frames = frames
         self.players = markers.check_players(players)
         self.clock = clock or MonotonicClock()
@@ -117,6 +120,7 @@ class CameraSource(InputSource):
         self._stop = threading.Event()
         self.frames_read = 0
         self.bad_frames = 0
+        self.read_ms: list[float] | None = [] if timed else None
         self.last_error: str | None = None
         self.last_seen: float | None = None
         self.started_at: float | None = None
@@ -201,21 +205,23 @@ class CameraSource(InputSource):
         self._thread = threading.Thread(target=self._run, name="camera-tokens", daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self) -> bool:
         """Stops reading; returns at once (the app calls it on its UI thread). Closing the frames
         wakes a read() that waits for a frame (PushedFrames waits for the app's next push); a
         camera stream gone silent keeps its read blocked inside OpenCV, and that thread is left
-        to finish on its own: it releases the capture and ends when the read returns."""
+        to finish on its own: it releases the capture and ends when the read returns. Returns
+        whether the reading thread has ended (False: it was left to finish on its own)."""
         self._stop.set()
         self.frames.close()
         t, self._thread = self._thread, None
         if t is None or t is threading.current_thread():
-            return
+            return True
         if self.frames.blocked_in_read:
             log.info("camera: left %s to finish its blocked read", self.frames.name)
-            return
+            return False
         # Any read from now on returns None at once: the thread ends after its current frame.
         t.join(timeout=5)
+        return not t.is_alive()
 
     def silent_for(self) -> float | None:
         """Seconds since the last frame read (since the start when none came yet); None when
@@ -254,6 +260,7 @@ class CameraSource(InputSource):
         posted: list[Command] = []
         with self._lock:
             reader = self._reader
+        started = time.thread_time()
         try:
             # Read outside the lock: the UI thread's latest_preview() must never wait ~20 ms.
             reading = reader.read(frame)
@@ -262,6 +269,8 @@ class CameraSource(InputSource):
             self.last_error = str(exc)
             log.warning("camera: %s", exc)
             return posted
+        if self.read_ms is not None:
+            self.read_ms.append((time.thread_time() - started) * 1000)
         preview = self._small(mask_markers(_bgr(frame), reading))
         self.frames_read += 1
         self.last_seen = self.clock.now()

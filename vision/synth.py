@@ -118,6 +118,50 @@ def _card_homography(rng, texture_quad, card_shape, centre, side_px, tilt_deg, s
     return M, proj[4:]
 
 
+def warp_card(tex: np.ndarray, M: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[int, int]] | None:
+    """The card ``tex`` seen through ``M``, warped only into its bounding box in the frame (most of
+    the frame is table): (the warped card, its coverage 0..1 as float32, the box's top-left), or
+    None when the card lies wholly outside the frame."""
+    th, tw = tex.shape[:2]
+    box = cv2.perspectiveTransform(np.array([[[0, 0]], [[tw, 0]], [[tw, th]], [[0, th]]], np.float32), M).reshape(4, 2)
+    x0, y0 = np.maximum(np.floor(box.min(axis=0)).astype(int) - 1, 0)
+    x1, y1 = np.minimum(np.ceil(box.max(axis=0)).astype(int) + 2, [W, H])
+    if not (x1 > x0 and y1 > y0):
+        return None
+    Mr = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ M
+    size = (int(x1 - x0), int(y1 - y0))
+    warped = cv2.warpPerspective(tex, Mr, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    mask = cv2.warpPerspective(np.full(tex.shape[:2], 255, np.uint8), Mr, size, flags=cv2.INTER_LINEAR)
+    return warped, mask.astype(np.float32) / 255.0, (int(x0), int(y0))
+
+
+def add_glare(img: np.ndarray, centre, rad: float, strength) -> None:
+    """A round glare spot (a Gaussian of radius ``rad``) added to ``img`` in place; ``strength``
+    (a callable, drawn only when the spot is in the frame) its peak. ``img`` float32 is added to;
+    uint8 is added to with saturation."""
+    # The blob is negligible beyond 4 radii: add it in that window only.
+    h, w = img.shape[:2]
+    bx0, by0 = (max(int(centre[0] - 4 * rad), 0), max(int(centre[1] - 4 * rad), 0))
+    bx1, by1 = (min(int(centre[0] + 4 * rad), w), min(int(centre[1] + 4 * rad), h))
+    if bx1 > bx0 and by1 > by0:
+        yy, xx = np.mgrid[by0:by1, bx0:bx1].astype(np.float32)
+        blob = np.exp(-(((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * rad * rad)))
+        spot = (strength() * blob)[:, :, None]
+        if img.dtype == np.uint8:
+            img[by0:by1, bx0:bx1] = np.clip(img[by0:by1, bx0:bx1] + spot, 0, 255).astype(np.uint8)
+        else:
+            img[by0:by1, bx0:bx1] += spot
+
+
+def motion_kernel(length: int, angle: float) -> np.ndarray:
+    """A straight motion blur ``length`` px long at ``angle`` degrees, summing to 1."""
+    k: np.ndarray = np.zeros((length, length), np.float32)
+    k[length // 2, :] = 1.0 / length
+    rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), angle, 1.0)
+    k = cv2.warpAffine(k, rot, (length, length))
+    return k / max(k.sum(), 1e-6)
+
+
 def _finger(img, rng, quad, mode):
     """A skin-coloured finger (a thick round-ended stroke) coming from outside over the card.
 
@@ -196,17 +240,11 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
         cy = (r + 0.5) * H / rows + rng.uniform(-0.15, 0.15) * H / rows
         side = rng.uniform(*p["side"])
         M, quad = _card_homography(rng, tquad, tex.shape, (cx, cy), side, p["tilt"], spin)
-        # Warp only into the card's bounding box: most of the frame is table.
-        th, tw = tex.shape[:2]
-        box = cv2.perspectiveTransform(np.array([[[0, 0]], [[tw, 0]], [[tw, th]], [[0, th]]], np.float32), M).reshape(4, 2)
-        x0, y0 = np.maximum(np.floor(box.min(axis=0)).astype(int) - 1, 0)
-        x1, y1 = np.minimum(np.ceil(box.max(axis=0)).astype(int) + 2, [W, H])
-        if x1 > x0 and y1 > y0:
-            Mr = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ M
-            size = (int(x1 - x0), int(y1 - y0))
-            warped = cv2.warpPerspective(tex, Mr, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-            mask = cv2.warpPerspective(np.full(tex.shape[:2], 255, np.uint8), Mr, size, flags=cv2.INTER_LINEAR)
-            a = (mask.astype(np.float32) / 255.0)[:, :, None]
+        got = warp_card(tex, M)
+        if got is not None:
+            warped, alpha, (x0, y0) = got
+            a = alpha[:, :, None]
+            y1, x1 = y0 + a.shape[0], x0 + a.shape[1]
             roi = img[y0:y1, x0:x1]
             img[y0:y1, x0:x1] = roi * (1 - a) + warped.astype(np.float32) * a
         truth.setdefault(seat, name)
@@ -227,13 +265,7 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
             target = placed[int(look.integers(len(placed)))].quad.mean(axis=0) if placed else (W / 2, H / 2)
             gxy = np.array(target) + look.normal(0, 30, 2)
             rad = look.uniform(20, 60)
-            # The blob is negligible beyond 4 radii: add it in that window only.
-            bx0, by0 = (max(int(gxy[0] - 4 * rad), 0), max(int(gxy[1] - 4 * rad), 0))
-            bx1, by1 = (min(int(gxy[0] + 4 * rad), W), min(int(gxy[1] + 4 * rad), H))
-            if bx1 > bx0 and by1 > by0:
-                yy, xx = np.mgrid[by0:by1, bx0:bx1].astype(np.float32)
-                blob = np.exp(-(((xx - gxy[0]) ** 2 + (yy - gxy[1]) ** 2) / (2 * rad * rad)))
-                out[by0:by1, bx0:bx1] += (look.uniform(lo, hi) * blob)[:, :, None]
+            add_glare(out, gxy, rad, lambda: look.uniform(lo, hi))
     if p["blur"] and p.get("blur_kind", "motion") == "lens":
         # Out of focus instead of moving: a round (Gaussian) blur up to a third of "blur" in sigma.
         sigma = float(look.uniform(0.3, p["blur"] / 3))
@@ -241,12 +273,7 @@ def make_scene(rng: np.random.Generator, level: str = "moderate", players: int =
     elif p["blur"]:
         length = int(look.integers(1, p["blur"] + 1))
         if length > 1:
-            k: np.ndarray = np.zeros((length, length), np.float32)
-            k[length // 2, :] = 1.0 / length
-            rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), look.uniform(0, 180), 1.0)
-            k = cv2.warpAffine(k, rot, (length, length))
-            k = k / max(k.sum(), 1e-6)
-            out = cv2.filter2D(out, -1, k)
+            out = cv2.filter2D(out, -1, motion_kernel(length, look.uniform(0, 180)))
     noise: np.ndarray = np.empty(out.shape, np.float32)
     cv2.setRNGSeed(int(look.integers(2 ** 31)))  # cv2.randn is ~10× quicker than numpy here
     # OpenCV's stubs type mean and stddev as arrays; its C++ API takes the Scalar given here.

@@ -90,18 +90,22 @@ class StalledServer(_Server):
 
 
 class MjpegServer(_Server):
-    """Sends ``frames`` frames, then stays connected and silent until released; then closes."""
+    """Sends ``frames`` grey frames (or the JPEG pictures ``jpegs``), then stays connected and
+    silent until released (``hold``; else it closes the connection at once); then closes."""
 
-    def __init__(self, frames: int = 20):
+    def __init__(self, frames: int = 20, jpegs: list[bytes] | None = None, hold: bool = True):
         self.frames = frames
+        self.jpegs = jpegs
+        self.hold = hold
         self.sent = threading.Event()
         super().__init__()
 
     def serve(self, c):
         c.recv(65536)
         self.connected.set()
-        jpg = _jpeg()
-        c.sendall(HEADER + b"".join(_part(jpg) for _ in range(self.frames)))
+        jpegs = self.jpegs if self.jpegs is not None else [_jpeg()] * self.frames
+        c.sendall(HEADER + b"".join(_part(jpg) for jpg in jpegs))
         self.sent.set()
-        self.release.wait()
+        if self.hold:
+            self.release.wait()
         self.released.set()

@@ -1,5 +1,5 @@
 """Cicero: the round guide, the weighted Princeps election, the 2-player Automatii, the majorities
 and the Prestige track (rules only; no Kivy)."""
-from .rules import CiceroRules, CiceroState
+from .rules import RULES_VERSION, CiceroRules, CiceroState
 
-__all__ = ["CiceroRules", "CiceroState"]
+__all__ = ["RULES_VERSION", "CiceroRules", "CiceroState"]

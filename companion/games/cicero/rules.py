@@ -157,8 +157,13 @@ class CiceroState:
         return self.princeps  # until the election ends, the Princeps is the outgoing one
 
 
+# The version of these rules a game is played under (recorded when it starts: core.rules).
+RULES_VERSION = 1
+
+
 class CiceroRules(GameRules):
     game_id = "cicero"
+    rules_version = RULES_VERSION
     title = "cicero.title"
     min_players, max_players = 2, 5
     # The election's result is recorded with the reveal, in the same command: undoing it alone

@@ -221,8 +221,13 @@ def forum_icons(value: Any) -> tuple[tuple, str]:
     return tuple(spaces), extra
 
 
+# The version of these rules a game is played under (recorded when it starts: core.rules).
+RULES_VERSION = 1
+
+
 class Knives23Rules(GameRules):
     game_id = "knives23"
+    rules_version = RULES_VERSION
     title = "knives23.title"
     min_players = 3
     max_players = 8

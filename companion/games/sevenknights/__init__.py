@@ -1,2 +1,2 @@
 """Seven Knights Bewitched (Kamomeno Jona, HEY!): rules, setup tables, referee, narration."""
-from .rules import SevenKnightsRules, SevenKnightsState, choose_captain  # noqa: F401
+from .rules import RULES_VERSION, SevenKnightsRules, SevenKnightsState, choose_captain  # noqa: F401

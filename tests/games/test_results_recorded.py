@@ -8,8 +8,8 @@ the worked games of docs/commands.md, and random playthroughs (tests/games/rando
 - Replayed with every deciding function replaced by one that raises, each game folds to the
   very same state, outcome and table view: replaying never decides anything again.
 - Replayed after a tally or scoring function changes its answer, a recorded game keeps its
-  result (on the code before this change, Seven Knights' Captain and the mask game's count and
-  verdict were worked out again while folding, and changed).
+  result (on the code before this change, Seven Knights' Captain and winners, the mask game's
+  count and verdict and Cicero's tribute cost were worked out again while folding, and changed).
 - The same journals with the recorded results taken out (a journal of an older version) replay
   to the same state by the legacy path, which only such events take.
 - A journal records the rules version each game was played under, and the export shows it.
@@ -295,6 +295,19 @@ def test_a_recorded_game_keeps_its_result_after_a_scoring_or_tally_function_chan
         assert outcome_again == outcome and again == state, f"{where}: the result changed with the rule"
 
 
+def test_a_recorded_game_keeps_its_prestige_after_a_cost_changes(recorded, monkeypatch):
+    """Cicero's tribute in Prestige costs TRIBUTE_PP: the cost paid is recorded with it."""
+    from companion.games.cicero import rules as cicero_rules
+    paid = [(w, s, e) for w, _, s, e in recorded["cicero"]
+            if any(x.kind == "tribute_paid" and x.data["how"] == "prestige" for x in e)]
+    assert paid
+    for where, setup, events in paid:
+        before = _folded("cicero", setup, events)
+        with monkeypatch.context() as m:
+            m.setattr(cicero_rules, "TRIBUTE_PP", cicero_rules.TRIBUTE_PP * 2)
+            assert _folded("cicero", setup, events) == before, f"{where}: the Prestige changed with the cost"
+
+
 def test_the_changed_rules_do_change_a_game_played_afresh(monkeypatch):
     """The changed functions are real changes: a game played now under them ends otherwise."""
     from companion.games.masks.rules import MasksRules
@@ -321,7 +334,7 @@ def test_the_changed_rules_do_change_a_game_played_afresh(monkeypatch):
 RECORDED_KEYS = {"vote_revealed": ("result", "count"), "pointing_corrected": ("count",),
                  "identities_revealed": ("verdict",), "executioner_chose": ("verdict",),
                  "formation_revealed": ("winners",), "captain_tile_revealed": ("winners",),
-                 "game_started": ("rules_version",)}
+                 "tribute_paid": ("delta",), "game_started": ("rules_version",)}
 
 
 def as_older_version(events: list[Event]) -> list[Event]:
@@ -336,7 +349,7 @@ def test_a_journal_recorded_before_results_were_replays_to_the_same_result(game,
         old = as_older_version(events)
         stripped += old != events
         assert _folded(game, setup, old) == _folded(game, setup, events), f"{where}: the old journal replays otherwise"
-    assert stripped or game in ("knives23", "cicero")  # these two recorded their results already
+    assert stripped or game == "knives23"  # it recorded its results already
 
 
 # -- the rules version ------------------------------------------------------------------------------

@@ -427,7 +427,10 @@ class CiceroRules(GameRules):
                 R_TRIUMVIRATE if second else R_TRIBUTE)
         if second:
             logic.check_second_tribute(player, state.tribute.get(player), how)
-        return [("tribute_paid", {"player": player, "how": how, "second": second})]
+        data: dict[str, Any] = {"player": player, "how": how, "second": second}
+        if how == "prestige":  # the PP it costs, recorded with it
+            data["delta"] = TRIBUTE_PP
+        return [("tribute_paid", data)]
 
     def _cmd_triumvirate(self, state, d, command):
         self._phase(state, "triumvirate")
@@ -623,8 +626,9 @@ class CiceroRules(GameRules):
         paid = dict(getattr(s, key))
         paid[d["player"]] = d["how"]
         s = replace(s, **{key: paid})
-        if d["how"] == "prestige":
-            s = self._on_prestige_changed(s, {"player": d["player"], "delta": TRIBUTE_PP, "reason": key})
+        if d["how"] == "prestige":  # (legacy: a journal from before the cost was recorded)
+            s = self._on_prestige_changed(s, {"player": d["player"], "delta": d.get("delta", TRIBUTE_PP),
+                                              "reason": key})
         if len(paid) == len(s.players):
             s = replace(s, phase="castes" if d["second"] else "triumvirate")
         return s

@@ -801,7 +801,7 @@ COMMANDS = CommandTable("masks", [
          doc="a revealed pointing set to what the table saw (until the Executioner's check is answered)"),
     _cmd("executioner_check", MasksRules._do_executioner_check, RULE_EXECUTIONER,
          Arg("player", Null(Player()), doc="the most-voted player who showed the Executioner, or null",
-             values=lambda s: (None,) + tuple(top_players(s.players, s.ballots or {}))),
+             values=lambda s: (None,) + (s.count.top_players if s.count else ())),
          doc="the most-voted players look at their own card"),
     _cmd("executioner_chooses", MasksRules._do_executioner_chooses, RULE_EXECUTIONER,
          Arg("target", Player(), values=_players, doc="who is eliminated instead"),
@@ -823,7 +823,7 @@ def _deal(state, rng) -> dict:
     whoever showed the Executioner holds it; if nobody did, no most-voted player holds it."""
     others = [c for c in IDENTITIES if c != "Executioner"]
     rng.shuffle(others)
-    top = top_players(state.players, state.ballots) if state.ballots is not None else ()
+    top = state.count.top_players if state.count is not None else ()
     if state.executioner is not None:
         holder = state.executioner
     else:

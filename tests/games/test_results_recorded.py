@@ -308,6 +308,20 @@ def test_a_recorded_game_keeps_its_prestige_after_a_cost_changes(recorded, monke
             assert _folded("cicero", setup, events) == before, f"{where}: the Prestige changed with the cost"
 
 
+def test_a_recorded_game_keeps_its_end_after_the_number_of_rounds_changes(recorded, monkeypatch):
+    """Seven Knights: "The game ends after 3 rounds." A finished game stays finished, with its
+    winners, when a later version plays more rounds."""
+    from companion.games.sevenknights import setup as sk_setup
+    finished = [(w, s, e) for w, _, s, e in recorded["sevenknights"] if _folded("sevenknights", s, e)[1]]
+    assert finished
+    for where, setup, events in finished:
+        before = _folded("sevenknights", setup, events)
+        with monkeypatch.context() as m:
+            for key, mode in list(sk_setup.MODES.items()):
+                m.setitem(sk_setup.MODES, key, replace(mode, rounds=mode.rounds + 1))
+            assert _folded("sevenknights", setup, events) == before, f"{where}: the game's end changed"
+
+
 def test_the_changed_rules_do_change_a_game_played_afresh(monkeypatch):
     """The changed functions are real changes: a game played now under them ends otherwise."""
     from companion.games.masks.rules import MasksRules
@@ -333,7 +347,7 @@ def test_the_changed_rules_do_change_a_game_played_afresh(monkeypatch):
 # What this change added to the events: taken out, a journal reads as an older version wrote it.
 RECORDED_KEYS = {"vote_revealed": ("result", "count"), "pointing_corrected": ("count",),
                  "identities_revealed": ("verdict",), "executioner_chose": ("verdict",),
-                 "formation_revealed": ("winners",), "captain_tile_revealed": ("winners",),
+                 "formation_revealed": ("winners", "last"), "captain_tile_revealed": ("winners", "last"),
                  "tribute_paid": ("delta",), "game_started": ("rules_version",)}
 
 

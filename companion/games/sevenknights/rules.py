@@ -601,10 +601,12 @@ class SevenKnightsRules(GameRules):
                                         **self._scored_data(state, result)})]
 
     def _scored_data(self, state, result: Result) -> dict:
-        """A round's result as recorded; after the last round, the game's winners with it."""
-        data: dict[str, Any] = {"result": result_data(result)}
+        """A round's result as recorded, whether it ends the game ("The game ends after 3
+        rounds."), and then the game's winners."""
         mode = state.rules_mode
-        if state.round.number >= mode.rounds:
+        last = state.round.number >= mode.rounds
+        data: dict[str, Any] = {"result": result_data(result), "last": last}
+        if last:
             pts = dict(result.points)
             totals = [t + pts.get(p, 0) for p, t in zip(state.players, state.totals)]
             data["winners"] = game_winners(state.players, mode, totals, result.winner)
@@ -686,9 +688,10 @@ class SevenKnightsRules(GameRules):
     def _scored(self, state, rnd, d):
         pts = dict(rnd.result.points)
         totals = tuple(t + pts.get(p, 0) for p, t in zip(state.players, state.totals))
-        if rnd.number < state.rules_mode.rounds:
+        # Legacy: a round scored before these were recorded is decided here, as then.
+        last = d["last"] if "last" in d else rnd.number >= state.rules_mode.rounds
+        if not last:
             return replace(state, round=rnd, totals=totals, phase="cleanup")
-        # Legacy: a last round recorded before the winners were is decided here, as then.
         won = d["winners"] if "winners" in d else game_winners(state.players, state.rules_mode, totals,
                                                                rnd.result.winner)
         return replace(state, round=rnd, totals=totals, phase="game_over", winners=tuple(won))

@@ -9,7 +9,8 @@ the worked games of docs/commands.md, and random playthroughs (tests/games/rando
   very same state, outcome and table view: replaying never decides anything again.
 - Replayed after a tally or scoring function changes its answer, a recorded game keeps its
   result (on the code before this change, Seven Knights' Captain and winners, the mask game's
-  count and verdict and Cicero's tribute cost were worked out again while folding, and changed).
+  count and verdict, Cicero's tribute cost and 23 Knives' Forum going into the Curia were worked
+  out again while folding, and changed).
 - The same journals with the recorded results taken out (a journal of an older version) replay
   to the same state by the legacy path, which only such events take.
 - A journal records the rules version each game was played under, and the export shows it.
@@ -308,6 +309,19 @@ def test_a_recorded_game_keeps_its_prestige_after_a_cost_changes(recorded, monke
             assert _folded("cicero", setup, events) == before, f"{where}: the Prestige changed with the cost"
 
 
+def test_a_recorded_game_keeps_its_turns_ends_after_the_forum_limit_changes(recorded, random_recorded, monkeypatch):
+    """23 Knives: "Once there are 5 or more Fate cards in the Forum after the end of your turn"
+    the Forum goes into the Curia. Each turn's end records whether it did."""
+    from companion.games.knives23.tables import tables
+    games = recorded["knives23"] + random_recorded["knives23"]
+    assert any(e.data.get("flush") for _, _, _, events in games for e in events)
+    for where, _, setup, events in games:
+        before = _folded("knives23", setup, events)
+        with monkeypatch.context() as m:
+            m.setitem(tables()["forum"], "flush_at", tables()["forum"]["flush_at"] + 1)
+            assert _folded("knives23", setup, events) == before, f"{where}: a turn's end changed"
+
+
 def test_a_recorded_game_keeps_its_end_after_the_number_of_rounds_changes(recorded, monkeypatch):
     """Seven Knights: "The game ends after 3 rounds." A finished game stays finished, with its
     winners, when a later version plays more rounds."""
@@ -348,7 +362,8 @@ def test_the_changed_rules_do_change_a_game_played_afresh(monkeypatch):
 RECORDED_KEYS = {"vote_revealed": ("result", "count"), "pointing_corrected": ("count",),
                  "identities_revealed": ("verdict",), "executioner_chose": ("verdict",),
                  "formation_revealed": ("winners", "last"), "captain_tile_revealed": ("winners", "last"),
-                 "tribute_paid": ("delta",), "game_started": ("rules_version",)}
+                 "tribute_paid": ("delta",), "turn_ended": ("flush",), "issue_resolved": ("flush",),
+                 "board_corrected": ("flush",), "game_started": ("rules_version",)}
 
 
 def as_older_version(events: list[Event]) -> list[Event]:
@@ -363,7 +378,7 @@ def test_a_journal_recorded_before_results_were_replays_to_the_same_result(game,
         old = as_older_version(events)
         stripped += old != events
         assert _folded(game, setup, old) == _folded(game, setup, events), f"{where}: the old journal replays otherwise"
-    assert stripped or game == "knives23"  # it recorded its results already
+    assert stripped
 
 
 # -- the rules version ------------------------------------------------------------------------------

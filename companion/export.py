@@ -19,7 +19,7 @@ from companion.core import i18n
 from companion.core.events import BadInput
 from companion.core.files import write_whole
 from companion.core.journal import Journal
-from companion.core.rules import TABLE
+from companion.core.rules import TABLE, rules_version_of
 from companion.core.session import rules_for
 
 FORMATS = ("json", "csv")
@@ -73,6 +73,8 @@ def game_report(journal: Journal, game_id: int) -> dict[str, Any]:
         "game": record.game,
         "title": game_title(record.game),
         "status": record.status,
+        # the rules the game was played under (None: recorded before versions were)
+        "rules_version": rules_version_of(events),
         "players": list(record.setup.get("players", [])),
         "started_at": record.started_at,
         "finished_at": record.finished_at,

@@ -3,6 +3,18 @@
 A game subclasses :class:`GameRules`. Everything here is pure: ``decide`` reads a state and a
 command and returns the events to record (or raises :class:`RuleError` with the rule's words);
 ``evolve`` folds one recorded event into a new state. Nothing else changes state.
+
+Results are recorded once. Every outcome (a tally's winner, a tie broken, a Captain, a Princeps,
+an elimination, points, a game's winners) is worked out in ``decide`` and carried by the event's
+data as keys and values; ``evolve`` only applies what the event says and never calls a tally or
+a scoring function. A finished game so keeps its result when a later version fixes a rule: its
+journal holds the answer, not the question. A game may keep one *legacy* path in ``evolve`` for
+events recorded before their result was (a journal of an older version): it works the result out
+as that version did, only for an event without the recorded result; new games never take it.
+
+Each game's rules carry ``rules_version`` (its package's ``RULES_VERSION``), recorded in the
+journal's first event when a game starts (``GameSession.start``), so a journal says which rules
+a game was played under (:func:`rules_version_of`; ``python -m companion export`` shows it).
 """
 from __future__ import annotations
 
@@ -37,6 +49,9 @@ class GameRules:
     not_undoable: frozenset[str] = frozenset({"undo", "game_started"})
     # The game's command table (companion.core.commands), set beside each game's class.
     commands: ClassVar[CommandTable]
+    # The version of the rules the game is played under (the game package's RULES_VERSION),
+    # raised when a rule changes what a game decides; recorded when a game starts.
+    rules_version: ClassVar[int] = 1
 
     def initial_state(self, setup: Mapping[str, Any]) -> Any:
         raise NotImplementedError
@@ -74,6 +89,16 @@ BOOKKEEPING = frozenset({"game_started", "undo"}) | NOTES
 
 def fold_step(rules: GameRules, state: Any, event: Event) -> Any:
     return state if event.kind in BOOKKEEPING else rules.evolve(state, event)
+
+
+def rules_version_of(events: Iterable[Event]) -> int | None:
+    """The rules version a game was played under, as its first event recorded it; None for a
+    journal written before versions were recorded."""
+    for ev in events:
+        if ev.kind == "game_started":
+            version = ev.data.get("rules_version")
+            return version if isinstance(version, int) and not isinstance(version, bool) else None
+    return None
 
 
 def undone_seqs(events: Iterable[Event]) -> set[int]:

@@ -35,7 +35,8 @@ class GameSession:
     def start(cls, journal: Journal, rules: GameRules, setup: Mapping[str, Any]) -> "GameSession":
         rules.initial_state(setup)  # validates the setup before anything is written
         # The game row and its first event in one transaction: a kill never leaves an empty game.
-        first = [("game_started", {"game": rules.game_id}, "system")]
+        # ... recording the rules version the game is played under (rules.rules_version_of).
+        first = [("game_started", {"game": rules.game_id, "rules_version": rules.rules_version}, "system")]
         game_id = journal.new_game(rules.game_id, setup, first)
         return cls(journal, game_id, rules)
 

@@ -15,7 +15,7 @@ Ballots arrive from any input source as ``{"voter": name}`` or ``{"seat": 1-base
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, Mapping, get_args
+from typing import Any, Callable, Literal, Mapping, get_args
 
 from . import i18n
 from .events import BadInput, Event, RuleError
@@ -188,6 +188,20 @@ def cast(book: VoteBook, data: Mapping[str, Any], source: str) -> list[tuple[str
     if all(v in vote.ballots or v == voter for v in vote.spec.voters):
         events.append(("vote_revealed", {"vote_id": vote.spec.vote_id, "forced": False, "missing": []}))
     return events
+
+
+def on_reveal(book: VoteBook, events: list[tuple[str, dict]], key: str,
+              decide: Callable[[dict[str, str | None]], Any]) -> list[tuple[str, dict]]:
+    """``events`` (a cast or a reveal) with, when they reveal the open vote, what the reveal
+    decides recorded in it under ``key``: ``decide`` gets the ballots as revealed (those cast
+    before and in this very command). A game's result is so decided once, in ``decide``, and
+    its ``evolve`` only applies it (core.rules)."""
+    kind, data = events[-1]
+    if kind != "vote_revealed" or book.current is None:
+        return events
+    ballots = dict(book.current.choices())
+    ballots.update({e["voter"]: e["choice"] for k, e in events if k == "ballot_cast"})
+    return events[:-1] + [(kind, {**data, key: decide(ballots)})]
 
 
 def reveal(book: VoteBook, force: bool) -> list[tuple[str, dict]]:

@@ -76,10 +76,12 @@ def test_a_mistapped_pointing_corrected_decides_the_elimination_again(journal):
     view = s.view("table")
     assert view["most_voted"] == ["Ben", "Cat"] and view["can_correct"] is True
     events = run(s, "correct_pointing", voter="Ann", choice="Cat", reason="tapped Ben by mistake")
-    # one event of keys and values: who, what the tablet had, what the table saw, why
-    assert [(e.kind, e.data) for e in events] == [("pointing_corrected", {
+    # one event of keys and values: who, what the tablet had, what the table saw, why, and the
+    # count it makes, decided once (replaying it never counts again)
+    assert [(e.kind, {k: v for k, v in e.data.items() if k != "count"}) for e in events] == [("pointing_corrected", {
         "vote_id": rules.VOTE_ID, "voter": "Ann", "before": "Ben", "choice": "Cat",
         "reason": "tapped Ben by mistake"})]
+    assert events[0].data["count"]["most_voted"] == ["Cat"] == events[0].data["count"]["top_players"]
     view = s.view("table")
     assert view["phase"] == "executioner_check"
     assert view["most_voted"] == ["Cat"] and view["top_players"] == ["Cat"]

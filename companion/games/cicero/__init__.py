@@ -6,9 +6,9 @@ contract in pyproject.toml, ``[tool.importlinter]``, holds them to it)."""
 from .logic import second_tribute_ways
 from .narration import cues
 from .phases import Phase
-from .rules import CiceroRules, CiceroState
+from .rules import RULES_VERSION, CiceroRules, CiceroState
 from .seats import youngest_tie_break
 from .tables import AUTOMATII, CASTES, GENERALS, GUILDS, TRIBUTE_WAYS, ZONES
 
-__all__ = ["CiceroRules", "CiceroState", "Phase", "cues", "youngest_tie_break", "second_tribute_ways",
+__all__ = ["RULES_VERSION", "CiceroRules", "CiceroState", "Phase", "cues", "youngest_tie_break", "second_tribute_ways",
            "AUTOMATII", "CASTES", "GENERALS", "GUILDS", "TRIBUTE_WAYS", "ZONES"]

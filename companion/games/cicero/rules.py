@@ -157,8 +157,13 @@ class CiceroState:
         return self.princeps  # until the election ends, the Princeps is the outgoing one
 
 
+# The version of these rules a game is played under (recorded when it starts: core.rules).
+RULES_VERSION = 1
+
+
 class CiceroRules(GameRules):
     game_id = "cicero"
+    rules_version = RULES_VERSION
     title = "cicero.title"
     min_players, max_players = 2, 5
     # The election's result is recorded with the reveal, in the same command: undoing it alone
@@ -422,7 +427,10 @@ class CiceroRules(GameRules):
                 R_TRIUMVIRATE if second else R_TRIBUTE)
         if second:
             logic.check_second_tribute(player, state.tribute.get(player), how)
-        return [("tribute_paid", {"player": player, "how": how, "second": second})]
+        data: dict[str, Any] = {"player": player, "how": how, "second": second}
+        if how == "prestige":  # the PP it costs, recorded with it
+            data["delta"] = TRIBUTE_PP
+        return [("tribute_paid", data)]
 
     def _cmd_triumvirate(self, state, d, command):
         self._phase(state, "triumvirate")
@@ -618,8 +626,9 @@ class CiceroRules(GameRules):
         paid = dict(getattr(s, key))
         paid[d["player"]] = d["how"]
         s = replace(s, **{key: paid})
-        if d["how"] == "prestige":
-            s = self._on_prestige_changed(s, {"player": d["player"], "delta": TRIBUTE_PP, "reason": key})
+        if d["how"] == "prestige":  # (legacy: a journal from before the cost was recorded)
+            s = self._on_prestige_changed(s, {"player": d["player"], "delta": d.get("delta", TRIBUTE_PP),
+                                              "reason": key})
         if len(paid) == len(s.players):
             s = replace(s, phase="castes" if d["second"] else "triumvirate")
         return s

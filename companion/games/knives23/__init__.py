@@ -8,11 +8,11 @@ from .cues import load as load_script, said_after
 from .demo import SETUP as DEMO_SETUP, commands as demo_commands
 from .flow import EyesClosedIssue
 from .phases import Phase
-from .rules import RULES, Knives23Rules, group_words, issue_name, running_total
+from .rules import RULES, RULES_VERSION, Knives23Rules, group_words, issue_name, running_total
 from .scoring import blood_of, fate_total, side_of
 from .tables import default_board, load_group_board, save_group_board
 from .tables import tables as table_data
 
-__all__ = ["RULES", "Knives23Rules", "Phase", "EyesClosedIssue", "said_after", "load_script", "group_words",
+__all__ = ["RULES", "RULES_VERSION", "Knives23Rules", "Phase", "EyesClosedIssue", "said_after", "load_script", "group_words",
            "issue_name", "running_total", "blood_of", "side_of", "fate_total", "table_data", "default_board", "load_group_board",
            "save_group_board", "DEMO_SETUP", "demo_commands"]

@@ -193,6 +193,13 @@ def forum_count(state: State) -> int:
     return sum(1 for c in state.forum if c is not None) + len(state.forum_extra)
 
 
+def forum_full(state: State) -> bool:
+    """"Once there are 5 or more Fate cards in the Forum after the end of your turn": the Forum
+    goes into the Curia and the Dagger advances. Decided when a turn's end is recorded (its
+    ``flush``), so a finished game keeps its turns' ends whatever a later version's tables say."""
+    return forum_count(state) >= tables()["forum"]["flush_at"]
+
+
 def forum_cards(state: State) -> list[ForumCard]:
     """Every card that goes into the Curia when the Forum resolves, Doves on Knives included."""
     return [x for c in state.forum if c is not None for x in c.all_cards()] + \
@@ -228,8 +235,13 @@ def forum_icons(value: Any) -> tuple[tuple, str]:
     return tuple(spaces), extra
 
 
+# The version of these rules a game is played under (recorded when it starts: core.rules).
+RULES_VERSION = 1
+
+
 class Knives23Rules(GameRules):
     game_id = "knives23"
+    rules_version = RULES_VERSION
     title = "knives23.title"
     min_players = 3
     max_players = 8
@@ -479,7 +491,7 @@ class Knives23Rules(GameRules):
         assert state.turn is not None  # phase "turn" has one
         require(player != state.turn.player, keyed("knives23.error.correct_same"))
         return [("board_corrected", {"what": "turn", "before": state.turn.player, "after": player,
-                                     "reason": reason})]
+                                     "reason": reason, "flush": forum_full(state)})]
 
     def _do_correct_tribune(self, state, data, source):
         """The Issue deck is in other hands than the tablet thinks: "If you have the Issue deck,
@@ -557,9 +569,9 @@ class Knives23Rules(GameRules):
             require(state.tria_ludio and state.issues is not None and not state.issues.get("vote")
                     and not state.issues.get("held_over"), keyed("knives23.error.issue_first"),
                     R_TRIA_TRIBUNE if state.tria_ludio else R_TRIBUNE)
-            return [("turn_ended", {"player": turn.player})]
+            return [("turn_ended", {"player": turn.player, "flush": forum_full(state)})]
         if turn.step == "discard" and turn.player != state.tribune:
-            return [("turn_ended", {"player": turn.player})]
+            return [("turn_ended", {"player": turn.player, "flush": forum_full(state)})]
         return [("step_done", {"player": turn.player, "step": turn.step})]
 
     # the Issue Vote
@@ -672,7 +684,8 @@ class Knives23Rules(GameRules):
         colour = state.issues["colour"]
         return [("issue_resolved", {"colour": colour, "issue": state.issues[colour], "kalends": kalends,
                                     "tribune": state.tribune,
-                                    "next_tribune": next_clockwise(state.players, state.tribune, -1)})]
+                                    "next_tribune": next_clockwise(state.players, state.tribune, -1),
+                                    "flush": forum_full(state)})]
 
     # the end of the game
     def _do_abilities_done(self, state, data, source):
@@ -806,7 +819,8 @@ class Knives23Rules(GameRules):
         return replace(s, forum=tuple(forum), notes=s.notes + ({"kind": "dove_on_knife", **d},))
 
     def _on_board_corrected(self, s, d):
-        s = replace(s, notes=s.notes + ({"kind": "board_corrected", **d},))
+        # the note of the correction (the turn's end it makes is applied below, not noted)
+        s = replace(s, notes=s.notes + ({"kind": "board_corrected", **{k: v for k, v in d.items() if k != "flush"}},))
         what, after = d["what"], d["after"]
         if what == "forum":
             return replace(s, forum=tuple(forum_card(c, "Forum") for c in after["spaces"]),
@@ -820,7 +834,7 @@ class Knives23Rules(GameRules):
             # Forum of 5 or more into the Curia, the Dagger on, perhaps the game's end: "Once
             # there are 5 or more Fate cards in the Forum after the end of your turn ..."), and
             # then it is that player's turn, from its Move.
-            return self._end_turn(s, after)
+            return self._end_turn(s, d, after)
         if what == "tribune":
             turn = s.turn
             if turn is not None and turn.step == "issue" and turn.player != after:
@@ -845,7 +859,7 @@ class Knives23Rules(GameRules):
         return replace(s, turn=replace(s.turn, step=nxt))
 
     def _on_turn_ended(self, s, d):
-        return self._end_turn(s)
+        return self._end_turn(s, d)
 
     def _on_issues_placed(self, s, d):
         return replace(s, issues={"red": d["red"], "grey": d["grey"], "vote": d["vote"], "held_over": False})
@@ -892,7 +906,7 @@ class Knives23Rules(GameRules):
                 return s
         s = replace(s, tribune=d["next_tribune"],
                     told=s.told + (("pass_deck", {"from": d["tribune"], "to": d["next_tribune"]}),))
-        return self._end_turn(s)
+        return self._end_turn(s, d)
 
     def _on_abilities_done(self, s, d):
         return replace(s, phase="curia_reveal" if s.curia_count else "tableaux")
@@ -919,7 +933,7 @@ class Knives23Rules(GameRules):
         return replace(s, phase="over", result=dict(d["result"], opportunist_play=list(d["opportunist_play"])))
 
     # helpers of the fold
-    def _end_turn(self, s: State, nxt: str | None = None) -> State:
+    def _end_turn(self, s: State, d: Mapping[str, Any], nxt: str | None = None) -> State:
         """The end of a turn: a Forum of 5 or more goes into the Curia and the Dagger advances;
         then the next player clockwise (or ``nxt``, the player whose turn the table says it is:
         a new round begins if the turns pass the starting player on the way). In Tria Ludio a
@@ -928,7 +942,8 @@ class Knives23Rules(GameRules):
         player = s.turn.player
         if s.issues is not None and not s.issues.get("vote"):
             s = replace(s, issues={**s.issues, "held_over": True})
-        if forum_count(s) >= tables()["forum"]["flush_at"]:
+        # Legacy: a turn's end recorded before its flush was is decided here, as then.
+        if (d["flush"] if "flush" in d else forum_full(s)):
             s = self._flush_forum(s, "flush")
             s = replace(s, flushes=s.flushes + 1)
             s = self._advance_dagger(s, "forum")
@@ -997,7 +1012,7 @@ class Knives23Rules(GameRules):
                       "extra": [c.to_dict() for c in state.forum_extra], "count": forum_count(state),
                       "extra_kind": state.forum_extra_kind, "cards": len(forum_cards(state)),
                       "next_space": self._next_space(state),
-                      "full": forum_count(state) >= tables()["forum"]["flush_at"]},
+                      "full": forum_full(state)},
             "curia": {"count": state.curia_count},
             "turn": None, "issues": dict(state.issues) if state.issues else None,
             "exile": dict(state.exile) if state.exile else None, "eyes_closed": state.eyes_closed,

@@ -56,6 +56,9 @@ from companion.core.timers import timer_view
 
 CENTER = votes.CENTER  # the Bystanders, as a vote option
 
+# The version of these rules a game is played under (recorded when it starts: core.rules).
+RULES_VERSION = 1
+
 PEOPLE, ROYALS, MARTYR, DRAW = "people", "royals", "martyr", "draw"
 
 # The Identity cards in the rulebook's order of play, with their faction: (P), (R), (M).
@@ -184,6 +187,13 @@ class RoyalistWarning:
         return keyed("rule.quoted", text=keyed(f"masks.warn.{self.key}", **self.params), rule=self.rule)
 
 
+# Each warning's rulebook words, by its key (a recorded verdict holds the key, never the words).
+WARNING_RULES: Mapping[str, str] = {
+    "both_royals": RULE_ROYALIST_ONE, "royal_self": RULE_ROYALIST_NEIGHBOUR, "martyr": RULE_ROYALIST_MARTYR,
+    "not_neighbour": RULE_ROYALIST_NEIGHBOUR, "no_royal": RULE_ROYALIST_ONE,
+}
+
+
 def royalist_warnings(players: Sequence[str], identities: Mapping[str, str],
                       royalist: str | None) -> tuple[RoyalistWarning, ...]:
     """Warnings, never refusals: cards move after the Hidden Phase (the Gambler swaps with a
@@ -195,21 +205,23 @@ def royalist_warnings(players: Sequence[str], identities: Mapping[str, str],
     holder = {card: p for p, card in identities.items()}
     royals = [holder[c] for c in ROYAL_CARDS if c in holder]
     mine = identities.get(royalist)
+
+    def warn(key: str, **params: Any) -> None:
+        out.append(RoyalistWarning(key, params, WARNING_RULES[key]))
+
     if len(royals) == 2:
-        out.append(RoyalistWarning("both_royals", {"name": royalist}, RULE_ROYALIST_ONE))
+        warn("both_royals", name=royalist)
     if mine in ROYAL_CARDS:
-        out.append(RoyalistWarning("royal_self", {"name": royalist, "card": keyed(f"masks.identity.{mine}")},
-                           RULE_ROYALIST_NEIGHBOUR))
+        warn("royal_self", name=royalist, card=keyed(f"masks.identity.{mine}"))
     if mine == "Martyr":
-        out.append(RoyalistWarning("martyr", {"name": royalist}, RULE_ROYALIST_MARTYR))
+        warn("martyr", name=royalist)
     if len(royals) == 1 and royals[0] != royalist:
         seat, n = players.index(royals[0]), len(players)
         neighbours = {players[(seat - 1) % n], players[(seat + 1) % n]}
         if royalist not in neighbours:
-            out.append(RoyalistWarning("not_neighbour", {"name": royalist, "royal": royals[0]},
-                               RULE_ROYALIST_NEIGHBOUR))
+            warn("not_neighbour", name=royalist, royal=royals[0])
     if not royals and len(identities) == len(players):
-        out.append(RoyalistWarning("no_royal", {"name": royalist}, RULE_ROYALIST_ONE))
+        warn("no_royal", name=royalist)
     return tuple(out)
 
 
@@ -259,6 +271,33 @@ def executioner_to_choose(players: Sequence[str], identities: Mapping[str, str],
 
 
 @dataclass(frozen=True)
+class VoteCount:
+    """The revealed vote's count as the journal records it (decided once, with the reveal or
+    a correction): votes per player and the center in seat order, the top of the count, and
+    the players on top (who look for the Executioner)."""
+    counts: Mapping[str, int]
+    most_voted: tuple[str, ...]
+    top_players: tuple[str, ...]
+
+    def record(self) -> dict:
+        return {"counts": dict(self.counts), "most_voted": list(self.most_voted),
+                "top_players": list(self.top_players)}
+
+    @classmethod
+    def of(cls, players: Sequence[str], ballots: Mapping[str, str | None]) -> "VoteCount":
+        """The count worked out from the ballots (in ``decide``)."""
+        return cls(vote_counts(players, ballots), most_voted(players, ballots).leaders,
+                   top_players(players, ballots))
+
+    @classmethod
+    def recorded(cls, players: Sequence[str], d: Mapping[str, Any]) -> "VoteCount":
+        """The count as recorded (the journal keeps no key order: seat order again)."""
+        counts = d["counts"]
+        return cls({o: int(counts.get(o, 0)) for o in list(players) + [CENTER]},
+                   tuple(d["most_voted"]), tuple(d["top_players"]))
+
+
+@dataclass(frozen=True)
 class Verdict:
     counts: Mapping[str, int]          # votes per player and "center"
     most_voted: tuple[str, ...]        # the top of the count (may include "center")
@@ -281,6 +320,22 @@ class Verdict:
                 "executioner": self.executioner, "executioner_target": self.executioner_target,
                 "decided_by": self.decided_by, "readings": list(self.readings),
                 "warnings": [w.key for w in self.warnings]}
+
+    def record(self) -> dict:
+        """The whole verdict as the journal records it (keys and values: the warnings' rulebook
+        words are found again by their keys)."""
+        return {**self.to_dict(), **self.reasons(),
+                "warnings": [{"key": w.key, "params": dict(w.params)} for w in self.warnings]}
+
+    @classmethod
+    def recorded(cls, players: Sequence[str], d: Mapping[str, Any]) -> "Verdict":
+        counts = d["counts"]
+        return cls(counts={o: int(counts.get(o, 0)) for o in list(players) + [CENTER]},
+                   most_voted=tuple(d["most_voted"]), eliminated=tuple(d["eliminated"]), result=d["result"],
+                   winners=tuple(d["winners"]), readings=tuple(d["readings"]), executioner=d["executioner"],
+                   executioner_target=d["executioner_target"], decided_by=d["decided_by"],
+                   warnings=tuple(RoyalistWarning(w["key"], dict(w["params"]), WARNING_RULES[w["key"]])
+                                  for w in d["warnings"]))
 
 
 def judge(players: Sequence[str], identities: Mapping[str, str], center: Sequence[str],
@@ -362,6 +417,7 @@ class MasksState:
     center: tuple[str, ...] = ()
     royalist: str | None = None
     verdict: Verdict | None = None
+    count: VoteCount | None = None              # the revealed vote's count, as recorded
     # The Executioner's check, before the general reveal: done (True), who showed the card, and
     # whom they chose. (A journal written before the check existed has it False throughout.)
     checked: bool = False
@@ -383,6 +439,7 @@ def _seconds(value: Any) -> int:
 
 class MasksRules(GameRules):
     game_id = "masks"
+    rules_version = RULES_VERSION
     title = "masks.title"
     min_players = PLAYERS
     max_players = PLAYERS
@@ -450,14 +507,19 @@ class MasksRules(GameRules):
         require(choice != voter, keyed("masks.refusal.not_self", voter=voter), RULE_POINT)
         require(choice is not None or voter == state.vanguard, keyed("masks.refusal.no_abstain", voter=voter),
                 RULE_NO_ABSTAIN)
-        return votes.cast(state.book, data, "")
+        return self._with_count(state, votes.cast(state.book, data, ""))
 
     def _do_reveal_vote(self, state, data):
         self._phase(state, VOTING, what="masks.doing.reveal")
         require(state.book.current is not None, keyed("masks.refusal.no_vote"))
         waiting = state.book.current.waiting
         require(not waiting, keyed("masks.refusal.waiting", players=", ".join(waiting)), RULE_NO_ABSTAIN)
-        return votes.reveal(state.book, False)
+        return self._with_count(state, votes.reveal(state.book, False))
+
+    def _with_count(self, state, events):
+        """The reveal carries the count it makes (``count``): decided here, once."""
+        return votes.on_reveal(state.book, events, "count",
+                               lambda ballots: VoteCount.of(state.players, ballots).record())
 
     def _do_correct_pointing(self, state, data):
         """A revealed pointing set to what the table saw (``voter`` really pointed at
@@ -485,8 +547,9 @@ class MasksRules(GameRules):
         if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > MAX_REASON \
                 or "\n" in reason:
             raise BadInput(keyed("masks.error.correction_reason", most=MAX_REASON))
+        count = VoteCount.of(state.players, {**state.ballots, voter: choice})  # decided again, as at the reveal
         return [("pointing_corrected", {"vote_id": VOTE_ID, "voter": voter, "before": before,
-                                        "choice": choice, "reason": reason.strip()})]
+                                        "choice": choice, "reason": reason.strip(), "count": count.record()})]
 
     def _do_executioner_check(self, state, data):
         """Which most-voted player showed the Executioner (``player``), or nobody (null)."""
@@ -494,7 +557,8 @@ class MasksRules(GameRules):
         player = data.get("player")
         if player is None:
             return [("no_executioner_shown", {})]
-        top = top_players(state.players, state.ballots)
+        assert state.count is not None  # the vote was revealed
+        top = state.count.top_players
         if player not in state.players:
             raise BadInput(keyed("masks.error.not_a_player", name=player))
         require(player in top, keyed("masks.refusal.not_most", player=player, top=", ".join(top)),
@@ -516,8 +580,13 @@ class MasksRules(GameRules):
             else:
                 require(holder is None, keyed("masks.refusal.executioner_hidden", player=holder),
                         RULE_EXECUTIONER)
-        return [("identities_revealed", {"identities": ids, "center": list(center),
-                                         "royalist": royalist})]
+        data: dict[str, Any] = {"identities": ids, "center": list(center), "royalist": royalist}
+        # The result, decided here once: after the check (every new game), with the choice made;
+        # in a game from before the check, unless the Executioner is still to choose.
+        if state.checked or not executioner_to_choose(state.players, ids, state.ballots):
+            target = state.executioner_target if state.checked else None
+            data["verdict"] = judge(state.players, ids, center, royalist, state.ballots, target).record()
+        return [("identities_revealed", data)]
 
     def _do_executioner_chooses(self, state, data):
         self._phase(state, EXECUTIONER, what="masks.doing.executioner_choice")
@@ -528,7 +597,11 @@ class MasksRules(GameRules):
             state.players, state.identities, state.ballots)
         require(target != executioner, keyed("masks.refusal.choose_other", executioner=executioner),
                 RULE_EXECUTIONER)
-        return [("executioner_chose", {"executioner": executioner, "target": target})]
+        data: dict[str, Any] = {"executioner": executioner, "target": target}
+        if state.identities is not None:  # a game from before the check: the choice decides it
+            data["verdict"] = judge(state.players, state.identities, state.center, state.royalist,
+                                    state.ballots, target).record()
+        return [("executioner_chose", data)]
 
     # the fold -------------------------------------------------------------------------
     def evolve(self, state: MasksState, event: Event) -> MasksState:
@@ -537,13 +610,13 @@ class MasksRules(GameRules):
             book = votes.apply_vote_event(state.book, event)
             state = replace(state, book=book)
             if kind == "vote_revealed" and book.current is None and book.history:
-                return self._decided(state)
+                return self._decided(state, d)
             return state
         if kind == "pointing_corrected":
             book = votes.amend_revealed(state.book, d["vote_id"], d["voter"], d["choice"], event.source)
             note = {k: d.get(k) for k in ("voter", "before", "choice", "reason")}
-            # decided again, by the very code the reveal ran
-            return self._decided(replace(state, book=book, corrections=state.corrections + (note,)))
+            # the count decided again (in decide), by the very code the reveal ran
+            return self._decided(replace(state, book=book, corrections=state.corrections + (note,)), d)
         if kind == "hidden_phase_started":
             return replace(state, phase=HIDDEN)
         if kind == "discussion_started":
@@ -560,31 +633,40 @@ class MasksRules(GameRules):
         if kind == "identities_revealed":
             state = replace(state, identities=dict(d["identities"]), center=tuple(d["center"]),
                             royalist=d.get("royalist"), correctable=False)
-            if state.checked:
-                return self._judged(state, state.executioner_target)
-            # A journal from before the check: the Executioner chose after the reveal.
+            if "verdict" in d:
+                return self._judged(state, d)
             assert state.identities is not None and state.ballots is not None  # revealed after the vote
-            if executioner_to_choose(state.players, state.identities, state.ballots):
-                return replace(state, phase=EXECUTIONER)
-            return self._judged(state, None)
+            if state.checked:  # legacy: judged here, as the version that recorded it did
+                return self._judged(state, d, state.executioner_target)
+            # A journal from before the check: the Executioner chose after the reveal.
+            holder = executioner_to_choose(state.players, state.identities, state.ballots)
+            if holder:
+                return replace(state, phase=EXECUTIONER, executioner=holder)
+            return self._judged(state, d, None)
         if kind == "executioner_chose":
             if state.identities is None:
                 return replace(state, phase=IDENTITIES_PHASE, executioner_target=d["target"])
-            return self._judged(state, d["target"])
+            return self._judged(state, d, d["target"])
         return state  # an event kind this version does not know: nothing to fold
 
-    def _decided(self, state: MasksState) -> MasksState:
-        """The revealed vote (as revealed, or as corrected since) decides who is on top; a
-        player on top may hold the Executioner: they check before anyone reveals."""
+    def _decided(self, state: MasksState, d: Mapping[str, Any]) -> MasksState:
+        """The revealed vote (as revealed, or as corrected since) and its recorded count: who is
+        on top; a player on top may hold the Executioner: they check before anyone reveals."""
         vote = state.book.find(VOTE_ID)
         if vote is None or not vote.revealed:
             return state  # a correction of a vote this journal never revealed: nothing to fold
         ballots = vote.choices()
-        check = bool(top_players(state.players, ballots))
-        return replace(state, ballots=ballots, checked=not check, correctable=True,
+        # Legacy: an event recorded before its count was has it worked out here, as then.
+        count = VoteCount.recorded(state.players, d["count"]) if "count" in d else VoteCount.of(state.players, ballots)
+        check = bool(count.top_players)
+        return replace(state, ballots=ballots, count=count, checked=not check, correctable=True,
                        phase=EXECUTIONER_CHECK if check else IDENTITIES_PHASE)
 
-    def _judged(self, state: MasksState, target: str | None) -> MasksState:
+    def _judged(self, state: MasksState, d: Mapping[str, Any], target: str | None = None) -> MasksState:
+        """The verdict the event records; legacy (an event recorded before verdicts were): judged
+        here with ``target``, as the version that recorded it did."""
+        if "verdict" in d:
+            return replace(state, phase=OVER, verdict=Verdict.recorded(state.players, d["verdict"]))
         assert state.identities is not None and state.ballots is not None  # judged after both
         verdict = judge(state.players, state.identities, state.center, state.royalist,
                         state.ballots, target)
@@ -601,10 +683,10 @@ class MasksRules(GameRules):
             "vote": _vote_view(state.book.current),
             "vote_history": [votes.table_view(x) for x in state.book.history],
         }
-        if state.ballots is not None:
-            v["counts"] = vote_counts(state.players, state.ballots)
-            v["most_voted"] = list(most_voted(state.players, state.ballots).leaders)
-            v["top_players"] = list(top_players(state.players, state.ballots))
+        if state.count is not None:
+            v["counts"] = dict(state.count.counts)
+            v["most_voted"] = list(state.count.most_voted)
+            v["top_players"] = list(state.count.top_players)
         v["can_correct"] = state.correctable
         if state.phase == DISCUSSION:
             # "Once the 7 minutes are up, proceed immediately to the Voting Phase": the vote's
@@ -619,11 +701,8 @@ class MasksRules(GameRules):
             v["identities"] = dict(state.identities)
             v["center"] = list(state.center)
             v["royalist"] = state.royalist
-        if state.phase in (EXECUTIONER, IDENTITIES_PHASE) and state.checked:
-            v["executioner"] = state.executioner
-        elif state.phase == EXECUTIONER:  # a journal from before the check
-            assert state.identities is not None and state.ballots is not None
-            v["executioner"] = executioner_to_choose(state.players, state.identities, state.ballots)
+        if state.phase == EXECUTIONER or state.phase == IDENTITIES_PHASE and state.checked:
+            v["executioner"] = state.executioner  # (a journal from before the check: found when folded)
         if state.verdict is not None:
             vd = state.verdict
             v.update(vd.to_dict())
@@ -637,15 +716,13 @@ class MasksRules(GameRules):
 
     def prompt(self, state: MasksState) -> dict:
         if state.phase == EXECUTIONER_CHECK:
-            assert state.ballots is not None  # the vote was revealed
-            top = top_players(state.players, state.ballots)
+            assert state.count is not None  # the vote was revealed
+            top = state.count.top_players
             return keyed("masks.prompt.executioner_check_one" if len(top) == 1
                       else "masks.prompt.executioner_check", names=", ".join(top))
         if state.phase == EXECUTIONER:
             # known from the check, or (a journal from before the check) from the identities
-            name = state.executioner or executioner_to_choose(
-                state.players, state.identities or {}, state.ballots or {})
-            return keyed("masks.prompt.executioner", name=name)
+            return keyed("masks.prompt.executioner", name=state.executioner)
         if state.phase == IDENTITIES_PHASE and state.executioner_target is not None:
             return keyed("masks.prompt.identities_after_choice", name=state.executioner,
                       target=state.executioner_target)
@@ -731,7 +808,7 @@ COMMANDS = CommandTable("masks", [
          doc="a revealed pointing set to what the table saw (until the Executioner's check is answered)"),
     _cmd("executioner_check", MasksRules._do_executioner_check, RULE_EXECUTIONER,
          Arg("player", Null(Player()), doc="the most-voted player who showed the Executioner, or null",
-             values=lambda s: (None,) + tuple(top_players(s.players, s.ballots or {}))),
+             values=lambda s: (None,) + (s.count.top_players if s.count else ())),
          doc="the most-voted players look at their own card"),
     _cmd("executioner_chooses", MasksRules._do_executioner_chooses, RULE_EXECUTIONER,
          Arg("target", Player(), values=_players, doc="who is eliminated instead"),
@@ -753,7 +830,7 @@ def _deal(state, rng) -> dict:
     whoever showed the Executioner holds it; if nobody did, no most-voted player holds it."""
     others = [c for c in IDENTITIES if c != "Executioner"]
     rng.shuffle(others)
-    top = top_players(state.players, state.ballots) if state.ballots is not None else ()
+    top = state.count.top_players if state.count is not None else ()
     if state.executioner is not None:
         holder = state.executioner
     else:

@@ -12,7 +12,8 @@ from companion.core.i18n import keyed
 from companion.core.schema import Bool, Either, Int, List, Map, Names, Null, Player, Text, obj, question
 
 from .rules import (R_CAPTAIN_REVEAL, R_GROPING_DEAL, R_NO_WITCH, R_TILES, Arrow, RESERVED_NAMES, Round,
-                    check_setup, choose_captain, round_flags, score_round, search_rule, search_targets, setup_view)
+                    check_setup, choose_captain, game_winners, round_flags, score_round, search_rule,
+                    search_targets, setup_view)
 from .setup import MODES, SET_ASIDE, WITCH, ROUNDS
 
 PLAYERS = Names(3, 8, rule="Basic Rules (4-8 Players); Special Rules for 3 and 4 Players (3-4 Players)",
@@ -125,12 +126,7 @@ def score(data: dict) -> dict:
     rounds = [_round(players, mode, i + 1, r) for i, r in enumerate(data["rounds"])]
     totals = {p: sum(r["points"][p] for r in rounds) for p in players}
     complete = len(rounds) == mode.rounds
-    if not complete:
-        winners = None
-    elif mode.scored:  # "The player(s) with the highest total score after 3 rounds are the winners."
-        winners = [p for p in players if totals[p] == max(totals.values())]
-    else:  # Unity: everyone shares the Knights' victory
-        winners = list(players) if rounds[-1]["winner"] == "knights" else []
+    winners = game_winners(players, mode, [totals[p] for p in players], rounds[-1]["winner"]) if complete else None
     return {"rounds": rounds, "totals": totals, "complete": complete, "winners": winners}
 
 

@@ -58,8 +58,14 @@ R_ARROW = ("Place your Player Card (Arrow) pointing at the tile you've looked at
 R_WITCH_NO_TORIKO = "Witch Myrmamius cannot recommend TORIKO."
 R_TORIKO_NO_WITCH = "TORIKO cannot recommend Witch Myrmamius."
 
+# The version of these rules a game is played under (recorded when it starts: core.rules).
+RULES_VERSION = 1
+
 # CaptainRule.decided_by -> the catalogue key that explains it to the table.
 TIE_HOW = {"did not recommend themself": "how_humble", "farthest clockwise from the First player": "how_farthest"}
+# ... and as the journal records it (a key, never the sentence): vote_revealed's "result".
+TIE_RECORDED = {"did not recommend themself": "humble", "farthest clockwise from the First player": "farthest"}
+TIE_FROM_RECORD = {v: k for k, v in TIE_RECORDED.items()}
 
 PHASES: tuple[Phase, ...] = get_args(Phase)
 
@@ -148,6 +154,7 @@ class SevenKnightsState:
     totals: tuple[int, ...] = ()
     past: tuple[Round, ...] = ()
     book: votes.VoteBook = votes.VoteBook()
+    winners: tuple[str, ...] = ()  # the game's winners, as recorded by the last round's result
 
     @property
     def rules_mode(self) -> Mode:
@@ -168,6 +175,14 @@ def clockwise_from(players, first) -> tuple[str, ...]:
 def choose_captain(players, first, recommendations):
     """The Recommendation Phase's rule, through the shared CaptainRule tally."""
     return CaptainRule().decide(tuple(players), first, recommendations)
+
+
+def captain_data(players, first, recommendations) -> dict:
+    """The Captain as the journal records it with the recommendations' reveal (decided once, in
+    ``decide``): who, the count per player, whether there was a tie and how it was broken."""
+    tally = choose_captain(players, first, recommendations)
+    return {"captain": tally.winner, "counts": dict(sorted(tally.counts.items())), "tie": tally.tie,
+            "decided_by": TIE_RECORDED.get(tally.decided_by or "")}
 
 
 def check_setup(setup: Mapping[str, Any]) -> tuple[tuple[str, ...], str, Mode]:
@@ -374,13 +389,18 @@ def standings(state: SevenKnightsState) -> list[dict]:
     return sorted(rows, key=lambda r: -r["total"])
 
 
+def game_winners(players, mode: Mode, totals, last_winner: str | None) -> list[str]:
+    """"The player(s) with the highest total score after 3 rounds are the winners."; in Unity
+    (cooperative) everyone shares a Knights' victory in the last round."""
+    if mode.scored:
+        best = max(totals)
+        return [p for p, t in zip(players, totals) if t == best]
+    return list(players) if last_winner == "knights" else []
+
+
 def winners(state: SevenKnightsState) -> list[str]:
-    if state.rules_mode.scored:
-        best = max(state.totals)
-        return [p for p, t in zip(state.players, state.totals) if t == best]
-    # Unity is cooperative: everyone shares a Knights' victory.
-    last = (state.past + (state.round,))[-1]
-    return list(state.players) if last.result and last.result.winner == "knights" else []
+    """The game's winners as recorded when its last round was scored."""
+    return list(state.winners)
 
 
 def question_text(q: Question | Mapping[str, Any]) -> dict | str:
@@ -394,6 +414,7 @@ def question_text(q: Question | Mapping[str, Any]) -> dict | str:
 
 class SevenKnightsRules(GameRules):
     game_id = "sevenknights"
+    rules_version = RULES_VERSION
     title = "sevenknights.title"
     min_players, max_players = 3, 8
 
@@ -526,7 +547,7 @@ class SevenKnightsRules(GameRules):
         self._phase(state, "recommendation", rule=R_RECOMMEND)
         if "choice" in d and d["choice"] is None or "option" in d and d["option"] is None:
             raise RuleError(keyed("sevenknights.err.must_recommend"), R_RECOMMEND)
-        return votes.cast(state.book, d, source)
+        return self._with_captain(state, votes.cast(state.book, d, source))
 
     def _reveal_vote(self, state, d, source):
         self._phase(state, "recommendation", rule=R_RECOMMEND)
@@ -534,7 +555,12 @@ class SevenKnightsRules(GameRules):
         if current is not None and current.waiting:
             # The Captain rule counts every player's token: no reveal with one missing.
             raise RuleError(keyed("sevenknights.err.waiting", players=", ".join(current.waiting)), R_RECOMMEND)
-        return votes.reveal(state.book, False)
+        return self._with_captain(state, votes.reveal(state.book, False))
+
+    def _with_captain(self, state, events):
+        """The reveal carries the Captain it makes (``result``): decided here, once."""
+        return votes.on_reveal(state.book, events, "result",
+                               lambda ballots: captain_data(state.players, state.round.first, ballots))
 
     def _reveal_captain_tile(self, state, d, source):
         self._phase(state, "captain_reveal", rule=R_CAPTAIN_REVEAL)
@@ -547,7 +573,7 @@ class SevenKnightsRules(GameRules):
                 raise RuleError(keyed("sevenknights.err.witch_not_dealt"), R_GROPING_DEAL)
             result = round_result(state, state.round.captain, None, captain_witch=True)
             return [("captain_tile_revealed", {"round": state.round.number, "captain": state.round.captain,
-                                               "tile": WITCH, "result": result_data(result)})]
+                                               "tile": WITCH, **self._scored_data(state, result)})]
         if not isinstance(tile, int) or isinstance(tile, bool) or not 1 <= tile <= 7:
             raise BadInput(keyed("refusals.sk.tile"))
         if tile not in mode.tiles(n):
@@ -572,7 +598,19 @@ class SevenKnightsRules(GameRules):
             raise BadInput(keyed("refusals.sk.witch_place", place=witch))
         result = round_result(state, witch, in_order)
         return [("formation_revealed", {"round": state.round.number, "in_order": in_order, "witch": witch,
-                                        "result": result_data(result)})]
+                                        **self._scored_data(state, result)})]
+
+    def _scored_data(self, state, result: Result) -> dict:
+        """A round's result as recorded, whether it ends the game ("The game ends after 3
+        rounds."), and then the game's winners."""
+        mode = state.rules_mode
+        last = state.round.number >= mode.rounds
+        data: dict[str, Any] = {"result": result_data(result), "last": last}
+        if last:
+            pts = dict(result.points)
+            totals = [t + pts.get(p, 0) for p, t in zip(state.players, state.totals)]
+            data["winners"] = game_winners(state.players, mode, totals, result.winner)
+        return data
 
     def _next_round(self, state, d, source):
         if state.phase == "game_over":
@@ -600,9 +638,11 @@ class SevenKnightsRules(GameRules):
             if k == "vote_revealed":
                 last = book.last()
                 assert last is not None  # the vote just revealed
-                tally = choose_captain(state.players, rnd.first, last.choices())
-                rnd = replace(rnd, captain=tally.winner, counts=tuple(sorted(tally.counts.items())),
-                              tie=tally.tie, decided_by=tally.decided_by,
+                # Legacy: a reveal recorded before the Captain was (an older version's journal)
+                # has the Captain worked out here, as that version did. New reveals carry it.
+                r = d["result"] if "result" in d else captain_data(state.players, rnd.first, last.choices())
+                rnd = replace(rnd, captain=r["captain"], counts=tuple(sorted(r["counts"].items())),
+                              tie=bool(r["tie"]), decided_by=TIE_FROM_RECORD.get(r["decided_by"] or ""),
                               recommended=tuple((p, c) for p, c in last.choices().items()
                                                 if c is not None))
                 state = replace(state, round=rnd, phase="order_question")
@@ -635,21 +675,26 @@ class SevenKnightsRules(GameRules):
         if k == "captain_tile_revealed":
             rnd = replace(rnd, captain_tile=d["tile"])
             if "result" in d:
-                return self._scored(state, replace(rnd, result=result_from(d["result"])))
+                return self._scored(state, replace(rnd, result=result_from(d["result"])), d)
             return replace(state, round=rnd, phase="formation")
         if k == "formation_revealed":
-            return self._scored(state, replace(rnd, result=result_from(d["result"])))
+            return self._scored(state, replace(rnd, result=result_from(d["result"])), d)
         if k == "round_started":
             done = replace(rnd, next_first=d["first"])
             return replace(state, round=Round(d["round"], d["first"]), past=state.past + (done,),
                            phase="search", search=1, turn=0)
         return state
 
-    def _scored(self, state, rnd):
+    def _scored(self, state, rnd, d):
         pts = dict(rnd.result.points)
         totals = tuple(t + pts.get(p, 0) for p, t in zip(state.players, state.totals))
-        over = rnd.number >= state.rules_mode.rounds
-        return replace(state, round=rnd, totals=totals, phase="game_over" if over else "cleanup")
+        # Legacy: a round scored before these were recorded is decided here, as then.
+        last = d["last"] if "last" in d else rnd.number >= state.rules_mode.rounds
+        if not last:
+            return replace(state, round=rnd, totals=totals, phase="cleanup")
+        won = d["winners"] if "winners" in d else game_winners(state.players, state.rules_mode, totals,
+                                                               rnd.result.winner)
+        return replace(state, round=rnd, totals=totals, phase="game_over", winners=tuple(won))
 
     # -- views --------------------------------------------------------------------------------
     def view(self, state: SevenKnightsState, viewer: str) -> dict:

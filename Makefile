@@ -3,7 +3,7 @@
 VENV  := .venv
 PY    := $(VENV)/bin/python
 
-.PHONY: run test demo setup-run setup-test bench
+.PHONY: run test check demo setup-run setup-test bench
 run: setup-run
 	$(PY) -m companion
 
@@ -16,6 +16,13 @@ demo: setup-run
 test: setup-test
 	bash scripts/test.sh -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
+# The fast loop: the rules, the core, the referee, the docs' examples, the layer contract and mypy,
+# under a minute, with no X display and no app (the tests marked slow run in `make test`).
+check: setup-test
+	bash scripts/check.sh
+
+# Every benchmark in benchmarks/ to completion, printing its figures (`bash scripts/bench.sh --quick`:
+# the tiny run of each, as the suite runs them).
 bench: setup-test
 	bash scripts/bench.sh
 

@@ -25,9 +25,9 @@ def _run(args, **kw):
                           text=True, **kw)
 
 
-def harness(out: Path, kills: int, seed: int = 16, log=print) -> dict:
+def harness(out: Path, kills: int, seed: int = 16, log=print, warmups: int = 2) -> dict:
     rng = random.Random(seed)
-    for _ in range(2):  # the first run warms the voice cache; the second gives a run's length
+    for _ in range(warmups):  # the first run warms the voice cache; the second gives a run's length
         t0 = time.monotonic()
         first = _run(["demo", "--out", str(out), "--quiet"], timeout=600)
         if first.returncode != 0:
@@ -56,10 +56,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kills", type=int, default=50)  # make bench runs it; use more by hand
     ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--warmups", type=int, default=2, help="whole runs before the kills (the first warms "
+                    "the voice cache, the last gives a run's length)")
     ap.add_argument("--out", help="the folder (default: a new temporary one)")
+    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
     args = ap.parse_args(argv)
+    if args.quick:  # tiny defaults; figures given on the command line still win
+        ap.set_defaults(kills=1, warmups=1)
+        args = ap.parse_args(argv)
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="demo-kill-"))
-    r = harness(out, args.kills, args.seed)
+    r = harness(out, args.kills, args.seed, warmups=max(1, args.warmups))
     print(f"demo runs: {r['runs']} ({r['kills']} killed mid-run, one full run {r['demo_seconds']:.1f} s); "
           f"check failed after {r['failed']} of them")
     print(f"final check: {r['summary']}  ({out})")

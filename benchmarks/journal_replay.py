@@ -45,7 +45,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
     args = ap.parse_args(argv)
+    if args.quick:  # tiny defaults; figures given on the command line still win
+        ap.set_defaults(events=300, repeat=2)
+        args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "bench.sqlite3"
         t0 = time.perf_counter()

@@ -25,7 +25,11 @@ from companion.games.knives23 import RULES, demo
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
     args = ap.parse_args(argv)
+    if args.quick:  # tiny defaults; figures given on the command line still win
+        ap.set_defaults(games=1)
+        args = ap.parse_args(argv)
     commands = demo.commands()
     per_command, resumes, views = [], [], []
     tracemalloc.start()

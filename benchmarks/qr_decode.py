@@ -48,9 +48,9 @@ class Shot:
     allowed: set[str]      # what may be read without being a misread
 
 
-def real_photos():
+def real_photos(limit: int | None = None):
     truth = json.loads((REAL / "truth.json").read_text())
-    for name, texts in sorted(truth.items()):
+    for name, texts in sorted(truth.items())[:limit]:
         img = decode.read_image(REAL / name)
         for k in range(4):
             yield Shot(np.ascontiguousarray(np.rot90(img, k)), set(texts), set(texts))
@@ -72,8 +72,8 @@ def harder(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.imdecode(jpg, cv2.IMREAD_GRAYSCALE)
 
 
-def real_harder(seed: int):
-    for i, shot in enumerate(real_photos()):
+def real_harder(seed: int, limit: int | None = None):
+    for i, shot in enumerate(real_photos(limit)):
         for j in range(3):
             rng = np.random.default_rng([seed, i, j])
             yield Shot(harder(shot.image, rng), shot.texts, shot.allowed)
@@ -126,17 +126,22 @@ def main(argv=None) -> int:
     ap.add_argument("--sheet-photos", type=int, default=40)
     ap.add_argument("--per-condition", type=int, default=20, help="cards set: photos per condition")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--real-photos", type=int, help="real sets: only the first N photos (all by default)")
     ap.add_argument("--trace", action="store_true", help="also print what each stage of the "
                     "combined reader added")
+    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
     args = ap.parse_args(argv)
+    if args.quick:  # tiny defaults; figures given on the command line still win
+        ap.set_defaults(sets="real,cards", per_condition=1, real_photos=1)
+        args = ap.parse_args(argv)
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     for s in sets:
         if s not in SETS:
             ap.error(f"unknown set {s!r} (known: {', '.join(SETS)})")
     cv2.setNumThreads(1)  # per-photo CPU cost comparable between runs and machines
     makers = {
-        "real": lambda: real_photos(),
-        "real-harder": lambda: real_harder(args.seed),
+        "real": lambda: real_photos(args.real_photos),
+        "real-harder": lambda: real_harder(args.seed, args.real_photos),
         "sheet-tune": lambda: sheet_photos("tune", args.sheet_photos),
         "sheet-held-out": lambda: sheet_photos("held-out", args.sheet_photos),
         "cards": lambda: card_photos(args.seed, args.per_condition),

@@ -69,15 +69,23 @@ class Table:
         self.commit_ms = []        # how long each session.execute (rules + SQLite commit) took
         self._stop = threading.Event()
         self._ready = threading.Event()
+        self._failed: BaseException | None = None
         self._thread = threading.Thread(target=self._run, args=(folder, n), daemon=True)
         self._thread.start()
-        self._ready.wait(10)
+        if not self._ready.wait(10) or self._failed is not None:
+            raise SystemExit(f"the table's session did not start: {self._failed!r}")
 
     def _run(self, folder, n):
-        # SQLite connections belong to their thread: the session is made where it is used
-        self.session = GameSession.start(Journal(Path(folder) / "journal.sqlite3"), OneLongVote(),
-                                         {"players": n})
-        self.source.on_events(self.session.execute(Command("open_vote", {"seats": n})))
+        # SQLite connections belong to their thread: the session is made where it is used.
+        # The journal keeps a game's players as a list of names: one per box's seat.
+        try:
+            self.session = GameSession.start(Journal(Path(folder) / "journal.sqlite3"), OneLongVote(),
+                                             {"players": ["seat%d" % (i + 1) for i in range(n)]})
+            self.source.on_events(self.session.execute(Command("open_vote", {"seats": n})))
+        except BaseException as exc:  # said by the main thread, not lost in this one
+            self._failed = exc
+            self._ready.set()
+            raise
         self._ready.set()
         while not self._stop.is_set():
             self.queue.drain(self._handle, wait=0.05)
@@ -248,7 +256,11 @@ def main(argv=None):
     ap.add_argument("--boxes", type=int, default=8)
     ap.add_argument("--presses", type=int, default=400)
     ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
     a = ap.parse_args(argv)
+    if a.quick:  # tiny defaults; figures given on the command line still win
+        ap.set_defaults(boxes=2, presses=6, seconds=0.5)
+        a = ap.parse_args(argv)
     # the manager logs every dropped frame (rate-limited); the figures are what matters here
     logging.getLogger("hardware.boxes").setLevel(logging.ERROR)
     print("serial vote boxes over pseudo-terminals: %d boxes, 115200-baud framing, Python %s"

@@ -84,12 +84,16 @@ def describe(errors: list[float]) -> str:
             f"max {max(ms):7.2f} ms   min {min(ms):6.2f} ms")
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=100, help="fake-clock runs per strategy")
     parser.add_argument("--real-seconds", type=float, default=3.0)
     parser.add_argument("--runs", type=int, default=3, help="real-clock runs per strategy")
-    args = parser.parse_args()
+    parser.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
+    args = parser.parse_args(argv)
+    if args.quick:  # tiny defaults; figures given on the command line still win
+        parser.set_defaults(seeds=3, real_seconds=0.3, runs=1)
+        args = parser.parse_args(argv)
 
     duration, warnings = 420.0, (60, 10)
     print(f"7-minute countdown (warnings {warnings}) on a FakeClock, {args.seeds} runs each, "

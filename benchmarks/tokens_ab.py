@@ -60,7 +60,7 @@ def earlier_reader(rev: str, into: Path):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--against", required=True, metavar="REV", help="the earlier commit (any git revision)")
+    ap.add_argument("--against", metavar="REV", help="the earlier commit (any git revision; HEAD with --quick)")
     ap.add_argument("--scenes", type=int, default=20)
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--level", default="hard", choices=("easy", "moderate", "hard", "strangers"),
@@ -71,7 +71,13 @@ def main(argv=None) -> int:
     ap.add_argument("--kind", choices=("token", "all"), default="token",
                     help="the markers read: the vote's tokens, or all 88 of the plan (the command line's `read`)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
     args = ap.parse_args(argv)
+    if args.quick:  # tiny defaults; figures given on the command line still win
+        ap.set_defaults(against="HEAD", scenes=1, frames=2)
+        args = ap.parse_args(argv)
+    if args.against is None:
+        ap.error("--against REV is needed (the earlier commit to compare with; --quick takes HEAD)")
     budget = args.budget
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as tmp:

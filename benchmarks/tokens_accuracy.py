@@ -198,7 +198,11 @@ def main(argv=None) -> int:
                     help="the reader without its last look at broken borders (vision/recover.py): "
                     "the reader before it, for comparison on the same frames")
     ap.add_argument("--save", type=Path, help="folder to write the first two scenes of each level to")
+    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
     args = ap.parse_args(argv)
+    if args.quick:  # tiny defaults; figures given on the command line still win
+        ap.set_defaults(scenes=1)
+        args = ap.parse_args(argv)
     budget = args.budget
     cv2.setNumThreads(1)
     if args.save is not None:

@@ -30,7 +30,11 @@ def main(argv=None) -> int:
     ap.add_argument("--scenes", type=int, default=60)
     ap.add_argument("--level", choices=tuple(LEVEL_IDS), default="hard")
     ap.add_argument("--montage", type=Path)
+    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
     args = ap.parse_args(argv)
+    if args.quick:  # tiny defaults; figures given on the command line still win
+        ap.set_defaults(scenes=1)
+        args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     reader = TokenReader(8, "token")
     ids = reader._ids

@@ -6,7 +6,9 @@
 reads one JSON object on stdin and prints one JSON object on stdout (exit 0). Anything wrong —
 malformed JSON, a key the question does not know, a count the game's box cannot hold, a player
 count outside the rulebook's range, nesting too deep — exits 2 with one line ``error: …`` on
-stderr and nothing on stdout. The app's screens call the same rule functions.
+stderr and nothing on stdout. A failure inside the rules once the input was read and checked
+(a KeyError, a TypeError…) is a bug, not bad input: exit 3, one line ``internal error: …`` on
+stderr naming the log file that holds the traceback. The app's screens call the same rule functions.
 
 Each game package ``companion.games.<game>`` has a module ``referee`` with a dict ``QUESTIONS``
 mapping a question name to ``function(dict) -> dict``. A function may carry a schema
@@ -17,7 +19,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
+import tempfile
+import traceback
 from typing import Callable, Mapping
 
 from .core import i18n
@@ -109,7 +114,8 @@ def _epilog() -> str:
             names = f"(unavailable: {type(exc).__name__})"
         lines.append(f"  {game}: {names}")
     lines.append("Input: one JSON object on stdin; answer: one JSON object on stdout.")
-    lines.append("Bad input: one line 'error: ...' on stderr, exit 2. See docs/referee.md.")
+    lines.append("Bad input: one line 'error: ...' on stderr, exit 2. A bug in the rules: one line")
+    lines.append("'internal error: ...' naming the log with the traceback, exit 3. See docs/referee.md.")
     return "\n".join(lines)
 
 
@@ -144,12 +150,26 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None, stderr=None) ->
     except (BadInput, RuleError) as exc:
         print(f"error: {_one_line(i18n.error_text(exc))}", file=stderr)
         return 2
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
-        # A shape the question's own checks did not foresee: still one line, still exit 2.
-        print(f"error: malformed input ({type(exc).__name__}: {_one_line(str(exc))})", file=stderr)
-        return 2
+    except Exception as exc:  # noqa: BLE001 — anything else is a bug in the rules, not bad input
+        print(internal_error(exc, args.game, args.question), file=stderr)
+        return 3
     stdout.write(text + "\n")
     return 0
+
+
+def internal_error(exc: BaseException, game: str, question: str) -> str:
+    """The one line said for a bug (exit 3): the input was read and checked, then the rules
+    failed. The traceback goes to a new log file in the temporary folder, named in the line."""
+    trace = "".join(traceback.format_exception(exc))
+    try:
+        fd, path = tempfile.mkstemp(prefix="companion-referee-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8") as log:
+            log.write(f"python -m companion.referee {game} {question}\n{trace}")
+        where = f"traceback in {path}"
+    except OSError as why:
+        where = f"no log written ({_one_line(str(why))}); {_one_line(trace)}"
+    return (f"internal error: the referee failed on {game} {question} ({type(exc).__name__}: "
+            f"{_one_line(str(exc))}), a bug, not your input; {where}")
 
 
 def _one_line(text: str) -> str:

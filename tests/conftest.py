@@ -21,3 +21,17 @@ os.environ.setdefault("KIVY_NO_FILELOG", "1")
 # Tests must never write into the real user's data folder.
 os.environ.setdefault("TABLE_COMPANION_DATA", str(ROOT / "test-artifacts" / "data"))
 os.environ.setdefault("TABLE_COMPANION_CACHE", str(ROOT / "test-artifacts" / "cache"))
+
+
+import pytest  # noqa: E402  (after the environment above: nothing here imports Kivy)
+
+
+@pytest.fixture
+def memory_journal():
+    """A real journal (SQLite: the same schema, checks, sequence numbers and fold) kept in memory,
+    for rule tests that build a game on one: no file to sync to disk at every command
+    (synchronous=FULL). Tests of the journal itself, of reopening a file or of crashes keep a file."""
+    from companion.core.journal import Journal
+    journal = Journal(":memory:")
+    yield journal
+    journal.close()

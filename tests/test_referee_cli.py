@@ -1,10 +1,12 @@
 """The referee's command line: every kind of bad input is one line on stderr and exit 2, for every
-game and question; --help exits 0. (Answers themselves: tests/games/test_*_referee.py and the worked
+game and question; a bug inside the rules is one line "internal error: …" and exit 3, its traceback
+in a log file the line names; --help exits 0. (Answers themselves: tests/games/test_*_referee.py and the worked
 examples in docs/referee.md.)"""
 from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +157,59 @@ def test_the_referee_words_its_refusals_in_the_language_asked(tmp_path, monkeypa
     if marks["fr"]:
         assert "«" in french
     assert "--lang" in run(["--help"], "")[1]
+
+
+# --- a bug is not bad input: "internal error", exit 3, the traceback in a log -----------------------
+
+def _a_rule_with_a_bug(data):
+    return {"captain": data["players"][0]["name"]}   # players are names (str): a TypeError
+
+
+@pytest.fixture
+def buggy_captain(monkeypatch):
+    """Seven Knights' captain question with a bug in its rule function (its input schema kept)."""
+    import companion.games.sevenknights.referee as referee
+    monkeypatch.setattr(_a_rule_with_a_bug, "schema", referee.captain.schema, raising=False)
+    monkeypatch.setitem(referee.QUESTIONS, "captain", _a_rule_with_a_bug)
+
+
+CAPTAIN = {"players": ["A", "B", "C"], "first": "A", "recommendations": {"A": "B", "B": "B", "C": "A"}}
+
+
+def test_a_bug_inside_the_rules_is_an_internal_error_exit_3_with_its_traceback_logged(buggy_captain, monkeypatch,
+                                                                                       tmp_path):
+    """Before, a KeyError or TypeError raised inside a rule function was reported as
+    "error: malformed input" and exit 2: the person was told their input was wrong."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)   # read TMPDIR again
+    code, out, err = run(["sevenknights", "captain"], json.dumps(CAPTAIN))
+    assert code == 3 and out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("internal error: the referee failed on sevenknights captain "
+                                                   "(TypeError: "), err
+    assert "a bug, not your input" in lines[0] and not lines[0].startswith("error:")
+    log = Path(lines[0].rsplit("traceback in ", 1)[1])
+    assert log.parent == tmp_path and log.is_file()
+    text = log.read_text()
+    assert "Traceback (most recent call last)" in text and "_a_rule_with_a_bug" in text
+    assert text.rstrip().splitlines()[-1].startswith("TypeError:")
+
+
+def test_bad_input_to_the_same_question_stays_error_exit_2(buggy_captain):
+    assert "unknown key 'zzz'" in one_line(*run(["sevenknights", "captain"], json.dumps({**CAPTAIN, "zzz": 1})))
+    assert "3 to 8 players, got 2" in one_line(*run(["sevenknights", "captain"],
+                                                    json.dumps({**CAPTAIN, "players": ["A", "B"]})))
+
+
+def test_a_real_process_with_a_bug_in_the_rules_exits_3_and_names_its_log(tmp_path):
+    bug = ("import sys, companion.games.masks.referee as r\n"
+           "r.QUESTIONS['vote'] = lambda data: {}['missing']\n"
+           "from companion.referee import main\n"
+           "sys.exit(main(sys.argv[1:]))\n")
+    done = subprocess.run([str(PYTHON), "-c", bug, "masks", "vote"], input="{}", capture_output=True, text=True,
+                          cwd=ROOT, timeout=60, env={**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 3 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("internal error: the referee failed on masks vote (KeyError: 'missing')")
+    log = Path(line.rsplit("traceback in ", 1)[1])
+    assert log.parent == tmp_path and "KeyError: 'missing'" in log.read_text()

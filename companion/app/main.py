@@ -44,7 +44,9 @@ HERE = Path(__file__).resolve().parent
 
 def _text_records() -> None:
     """Log lines holding half a UTF-16 pair (a port or file name in an unknown encoding) are
-    written with it escaped: Kivy's log file refuses one, and that error closed the app."""
+    written with it escaped: Kivy's log file refuses one, and that error closed the app. Set when
+    the app starts (``CompanionApp.build``), not on import: importing a module changes no
+    process-wide logging."""
     make = logging.getLogRecordFactory()
     if getattr(make, "text_only", False):
         return
@@ -60,8 +62,6 @@ def _text_records() -> None:
     record.text_only = True  # type: ignore[attr-defined]
     logging.setLogRecordFactory(record)
 
-
-_text_records()
 
 SHELL_SCREENS = ("picker", "setup", "devices", "settings", "history", "past_games", "vote", "reveal")
 # Screens of play: a new table view may switch between these by itself. The utility screens
@@ -132,6 +132,7 @@ class CompanionApp(App):
 
     # -- start-up --------------------------------------------------------------------------
     def build(self):
+        _text_records()  # before anything is logged
         # The settings first: a journal that cannot be opened is said in the table's language.
         problems: list[BadInput] = []
         try:

@@ -123,6 +123,9 @@ def _stop(*_):
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    # Ctrl-C stops it even when it was started from a shell job that ignores SIGINT (``nohup … &``,
+    # a script's background job): Python keeps an inherited "ignore", so the handler is set here.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _stop)
     try:
         return serve_demo(args)

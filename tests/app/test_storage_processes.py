@@ -152,6 +152,19 @@ def test_a_log_line_with_bytes_that_are_not_text_does_not_close_the_app(tmp_path
     assert "cannot open /tmp/q\\udcff" in log_file.read_text()
 
 
+def test_importing_the_app_changes_no_logging_only_starting_it_does(tmp_path):
+    """The log record factory that escapes such lines is set when the app starts, not on import."""
+    code = ("import logging; before = logging.getLogRecordFactory(); import companion.app.main as m;"
+            "imported = logging.getLogRecordFactory() is before;"
+            f"app = m.CompanionApp(data_dir={str(tmp_path / 'data')!r}); app.build();"
+            "print('SAME', imported, logging.getLogRecordFactory() is before, flush=True);"
+            "import os; os._exit(0)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split("SAME ", 1)[1].split() == ["True", "False"]
+
+
 @needs_unshare
 def test_a_read_only_data_folder_is_a_message_and_the_app_stays_up(tmp_path):
     data = tmp_path / "data"

@@ -221,6 +221,7 @@ def guarded_imports(path: Path) -> set[str]:
     return out
 
 
+@pytest.mark.slow
 def test_optional_libraries_are_imported_only_with_a_fallback():
     for rel in packed_files(spec()):
         if rel.endswith(".py"):
@@ -251,6 +252,7 @@ def third_party_imports() -> dict[str, set[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_every_library_the_packed_code_imports_is_a_requirement():
     reqs = {r.split("==")[0].split(">=")[0].strip() for r in getlist(spec(), "requirements")}
     used = third_party_imports()
@@ -261,10 +263,12 @@ def test_every_library_the_packed_code_imports_is_a_requirement():
     assert {"usb4a", "usbserial4a"} <= set(used)   # the boxes' Android transport is imported
 
 
+@pytest.mark.slow
 def test_nothing_desktop_only_on_the_apps_import_path():
     assert set(third_party_imports()) & DESKTOP_ONLY == set()
 
 
+@pytest.mark.slow
 def test_permissions_cover_what_the_app_asks_android_for():
     perms = set(getlist(spec(), "android.permissions"))
     assert {"CAMERA", "INTERNET", "WAKE_LOCK"} <= perms

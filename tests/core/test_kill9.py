@@ -9,6 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+
 from companion.core.events import Command
 from companion.core.journal import Journal
 from companion.core.session import GameSession
@@ -65,6 +67,7 @@ def _spawn(path, mode, stop_after):
                              str(stop_after)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_kill_minus_9_at_random_points_loses_no_acknowledged_event(tmp_path):
     rng = random.Random(9)
     assert len(set(map(repr, REFERENCE))) == len(REFERENCE)  # every prefix is a distinct state

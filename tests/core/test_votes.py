@@ -98,8 +98,8 @@ def test_bad_specs():
         VoteSpec("v", "ranked", P, P)
 
 
-def test_one_vote_at_a_time(tmp_path):
-    s = GameSession.start(Journal(tmp_path / "j.db"), ToyRules(), {"players": list(P)})
+def test_one_vote_at_a_time():
+    s = GameSession.start(Journal(":memory:"), ToyRules(), {"players": list(P)})
     s.execute(Command("call_exile", {"target": "Cy"}))
     with pytest.raises(RuleError, match="already going on"):
         s.execute(Command("call_exile", {"target": "Ben"}))

@@ -141,10 +141,10 @@ def test_the_same_total_again_is_refused():
     assert refused.value.key == "cicero.err.correct_same"
 
 
-def test_a_correction_is_undone_like_any_table_action(tmp_path):
+def test_a_correction_is_undone_like_any_table_action():
     from companion.core.journal import Journal
     from companion.core.session import GameSession
-    s = GameSession.start(Journal(tmp_path / "j.db"), CiceroRules(), THREE_PLAYERS)
+    s = GameSession.start(Journal(":memory:"), CiceroRules(), THREE_PLAYERS)
     while not (s.state.phase == "election" and s.state.round == 2):
         execute_breaking_ties(s.execute, table_move(s.view("table")))
     s.execute(Command("senate_votes", {"votes": {"Livia": 6, "Marcus": 14, "Octavia": 7}}))

@@ -262,10 +262,10 @@ def test_in_case_of_a_tie_the_outgoing_princeps_decides_the_winner_from_among_th
     assert t.state.elections[2]["tie"] is True and t.state.elections[2]["outgoing"] == outgoing
 
 
-def test_a_revealed_election_cannot_be_undone_back_into_a_secret(tmp_path):
+def test_a_revealed_election_cannot_be_undone_back_into_a_secret():
     from companion.core.journal import Journal
     from companion.core.session import GameSession
-    s = GameSession.start(Journal(tmp_path / "j.db"), CiceroRules(), THREE_PLAYERS)
+    s = GameSession.start(Journal(":memory:"), CiceroRules(), THREE_PLAYERS)
     while s.state.phase != "ballot":
         execute_breaking_ties(s.execute, table_move(s.view("table")))
     for p in s.state.players:

@@ -78,12 +78,12 @@ def test_cicero_youngest_tie_break_prefers_the_first_player_then_seat_order():
     assert CiceroRules().initial_state(setup).youngest == "Cy"
 
 
-def test_the_23_knives_view_gives_each_tableau_its_allegiance_and_caesars_fate(tmp_path):
+def test_the_23_knives_view_gives_each_tableau_its_allegiance_and_caesars_fate():
     from companion.games.knives23 import demo
     from companion.core.journal import Journal
     from companion.core.session import GameSession
     from companion.games.knives23 import RULES
-    s = GameSession.start(Journal(tmp_path / "k.db"), RULES, demo.SETUP)
+    s = GameSession.start(Journal(":memory:"), RULES, demo.SETUP)
     for cmd in demo.commands():
         if cmd.kind == "opportunist_play":
             break
@@ -116,7 +116,7 @@ def test_every_cicero_and_seven_knights_phase_has_a_screen():
     assert set(knights.SCREENS) == set(get_args(KnightsPhase)) == set(PHASES)
 
 
-def test_23_knives_event_kinds_are_the_folds_and_a_whole_game_uses_only_them(tmp_path):
+def test_23_knives_event_kinds_are_the_folds_and_a_whole_game_uses_only_them():
     from typing import get_args
     from companion.core.journal import Journal
     from companion.core.session import GameSession
@@ -126,7 +126,7 @@ def test_23_knives_event_kinds_are_the_folds_and_a_whole_game_uses_only_them(tmp
     folds = {name[len("_on_"):] for name in dir(RULES) if name.startswith("_on_")}
     assert set(get_args(EventKind)) == folds
     assert VOTE_EVENTS == set(get_args(VoteEventKind))
-    s = GameSession.start(Journal(tmp_path / "k.db"), RULES, demo.SETUP)
+    s = GameSession.start(Journal(":memory:"), RULES, demo.SETUP)
     for cmd in demo.commands():
         s.execute(cmd)
     assert {e.kind for e in s.events} - {"game_started"} <= set(get_args(EventKind)) | VOTE_EVENTS

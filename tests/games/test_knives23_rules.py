@@ -23,7 +23,7 @@ class Table:
     """A game at the table: commands in, state and views out."""
 
     def __init__(self, tmp_path, players=FOUR, **setup):
-        self.journal = Journal(tmp_path / "knives.db")
+        self.journal = Journal(":memory:")  # no file: see the memory_journal fixture (tests/conftest.py)
         self.s = GameSession.start(self.journal, RULES, {"players": list(players), **setup})
 
     def __call__(self, kind, source="tablet", **data):

@@ -29,10 +29,8 @@ MIDDLE = ["Fugitive", "Harlot", "Executioner"]
 
 
 @pytest.fixture
-def journal(tmp_path):
-    j = Journal(tmp_path / "journal.sqlite")
-    yield j
-    j.close()
+def journal(memory_journal):
+    return memory_journal
 
 
 def new(journal) -> GameSession:
@@ -107,10 +105,10 @@ def test_without_the_correction_both_tied_are_eliminated(journal):
     assert view["eliminated"] == ["Ben", "Cat"] and view["result"] == "people"
 
 
-def test_a_corrected_vote_is_the_vote_the_table_meant(tmp_path):
+def test_a_corrected_vote_is_the_vote_the_table_meant():
     """Decided again by the reveal's own code: the corrected game's state is the state of a game
     in which Ann had pointed at Cat from the start (ballot sources and the record aside)."""
-    a, b = Journal(tmp_path / "a.sqlite"), Journal(tmp_path / "b.sqlite")
+    a, b = Journal(":memory:"), Journal(":memory:")
     corrected = revealed(new(a))
     run(corrected, "correct_pointing", voter="Ann", choice="Cat", reason="mistap")
     meant = revealed(new(b), MEANT)

@@ -57,6 +57,7 @@ def espeak(tmp_path_factory):
     return EspeakSpeaker(cache_dir=str(tmp_path_factory.mktemp("espeak")))
 
 
+@pytest.mark.slow
 @needs_espeak
 def test_hidden_phase_recorded_with_every_step_and_its_planned_length(espeak):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -225,10 +225,8 @@ def test_only_one_player_abstains_the_vanguard():
 # --- the round, through a real session -------------------------------------------------------
 
 @pytest.fixture
-def session(tmp_path):
-    journal = Journal(tmp_path / "journal.sqlite")
-    yield GameSession.start(journal, MasksRules(), {"players": list(P)})
-    journal.close()
+def session(memory_journal):
+    return GameSession.start(memory_journal, MasksRules(), {"players": list(P)})
 
 
 def run(s, kind, **data):
@@ -498,14 +496,14 @@ def test_every_text_the_game_shows_or_speaks_is_in_the_catalogue():
     assert missing == []
 
 
-def test_the_round_and_the_referee_agree_on_random_games(tmp_path):
+def test_the_round_and_the_referee_agree_on_random_games():
     """The app's fold and the referee call the same rule functions: a played round and the
     referee's answer for the same table never differ."""
     import random
     from companion.games.masks.referee import vote as referee_vote
 
     rng = random.Random(4)
-    journal = Journal(tmp_path / "agree.sqlite")
+    journal = Journal(":memory:")
     for _ in range(25):
         cards = list(rules.IDENTITIES)
         rng.shuffle(cards)

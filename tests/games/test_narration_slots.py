@@ -55,6 +55,7 @@ def speakers(tmp_path_factory):
             "voicepack": VoicePackSpeaker(str(pack), fallback=espeak)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", [p for p in SCRIPTS if slotted(p)], ids=lambda p: p.name)
 def test_every_slotted_line_fits_for_every_speaker_at_every_pace(path, speakers):
     over = []

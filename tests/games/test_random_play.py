@@ -63,6 +63,7 @@ def _rules(game):
     return getattr(importlib.import_module(module), cls)(), setup
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_random_play(game, tmp_path):
     rules, setup = _rules(game)

@@ -228,12 +228,10 @@ def _to_the_captains_tile(journal, recommended: str, asked: str) -> GameSession:
 
 
 @pytest.fixture
-def session(tmp_path):
-    journal = Journal(tmp_path / "journal.sqlite")
-    s = _to_the_captains_tile(journal, "Bo", "Cy")
+def session(memory_journal):
+    s = _to_the_captains_tile(memory_journal, "Bo", "Cy")
     s.execute(C("reveal_captain_tile", tile=2))
-    yield s, journal
-    journal.close()
+    return s, memory_journal
 
 
 def test_found_after_the_result_undo_correct_and_enter_it_again(session):
@@ -262,10 +260,10 @@ def test_a_correction_is_undoable(session):
     assert s.state.phase == "formation"
 
 
-def test_a_captain_revealed_as_the_witch_after_a_correction(tmp_path):
+def test_a_captain_revealed_as_the_witch_after_a_correction():
     """"If it's Witch Myrmamius, Witch Myrmamius and TORIKO win immediately!" — found after the
     Captain's tile: Undo takes the tile back, the Arrow is corrected, the tile revealed again."""
-    journal = Journal(tmp_path / "journal.sqlite")
+    journal = Journal(":memory:")
     s = _to_the_captains_tile(journal, "Cy", "Ann")
     s.execute(C("reveal_captain_tile", tile="witch"))
     assert s.view("table")["result"]["toriko"] == []

@@ -195,6 +195,7 @@ def views_of_a_journal(game: str, tmp_path: Path, monkeypatch, steps: int = 250)
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["cicero", "knives23", "masks", "sevenknights"])
 def test_every_view_of_a_journal_is_data_and_reads_in_french_and_german(game, tmp_path, monkeypatch):
     views = views_of_a_journal(game, tmp_path, monkeypatch)

@@ -216,6 +216,8 @@ def _frames(clip: Clip, rng: np.random.Generator, p: dict) -> Iterator[np.ndarra
             img = cv2.filter2D(img, -1, synth.motion_kernel(length, angle))
         img = cv2.add(img, noises[int(look.integers(len(noises)))], dtype=cv2.CV_8U)
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(look.integers(*p["jpeg"]))])
-        yield cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        assert frame is not None  # our own JPEG, just encoded
+        yield frame
     for card in cards:  # a card never seen whole: no time to hold it to
         clip.in_view.setdefault(card.seat, float("inf"))

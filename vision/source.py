@@ -205,7 +205,11 @@ class CameraSource(InputSource):
         self._thread = threading.Thread(target=self._run, name="camera-tokens", daemon=True)
         self._thread.start()
 
-    def stop(self) -> bool:
+    def stop(self) -> None:
+        """Stops reading (``InputSource.stop``); see ``halt``, which says whether the thread ended."""
+        self.halt()
+
+    def halt(self) -> bool:
         """Stops reading; returns at once (the app calls it on its UI thread). Closing the frames
         wakes a read() that waits for a frame (PushedFrames waits for the app's next push); a
         camera stream gone silent keeps its read blocked inside OpenCV, and that thread is left

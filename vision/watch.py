@@ -134,7 +134,7 @@ class Watch:
                        float(np.median(times)) if times else None)
 
     def stop(self) -> None:
-        self.ended = self.source.stop() and self.ended
+        self.ended = self.source.halt() and self.ended
 
     def run(self, emit: Callable[[Settled], None]) -> Summary:
         changes: "queue.Queue[Settled]" = queue.Queue()

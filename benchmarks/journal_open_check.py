@@ -4,7 +4,7 @@ its table), reading a game's events with the journal's text reader (text that is
 read as damage) against Python's built-in one, and a salvage of the journal with one page zeroed.
 Ratios measured side by side in one run.
 
-    .venv/bin/python benchmarks/journal_open_check.py [--events 10000] [--repeat 7]
+    .venv/bin/python benchmarks/journal_open_check.py [--events 10000] [--repeat 7] [--quick]
 """
 from __future__ import annotations
 
@@ -37,7 +37,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
     args = ap.parse_args(argv)
+    if args.quick:  # tiny defaults; figures given on the command line still win
+        ap.set_defaults(events=300, repeat=2)
+        args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "bench.sqlite3"
         game = build(path, args.events)

@@ -370,10 +370,24 @@ class _Prefetch:
     platform voice's estimate), lines are prepared inline when they start.
     """
 
-    def __init__(self, threaded: bool):
+    def __init__(self, threaded: bool, audio_out: AudioOut | None = None):
         self._pool = (ThreadPoolExecutor(max_workers=1, thread_name_prefix="narration-prepare")
                       if threaded else None)
         self._jobs: dict[tuple, Future] = {}
+        self._audio_out = audio_out
+        if self._pool is not None:  # its thread starts now, not when the first line is queued:
+            self._pool.submit(int)   # starting a thread waits for it to run (8-16 ms under load)
+
+    def _prepare(self, speaker: Speaker, step: Say, pace: float) -> Utterance:
+        """On the worker: the speech, then its sound file loaded by the audio output (loading a
+        WAV on the main thread took 5-10 ms at every line's start)."""
+        utterance = speaker.prepare(step.line_id, step.text, pace)
+        if utterance.wav_path is not None and self._audio_out is not None:
+            try:
+                self._audio_out.prepare(utterance.wav_path)
+            except Exception as exc:  # noqa: BLE001 - play() loads it again and reports a failure
+                log.debug("narration: %s not loaded ahead: %r", utterance.wav_path, exc)
+        return utterance
 
     def _inline(self, speaker: Speaker) -> bool:
         return self._pool is None or getattr(speaker, "instant", False)
@@ -383,7 +397,7 @@ class _Prefetch:
         if self._inline(speaker) or key in self._jobs:
             return
         assert self._pool is not None  # no pool: every line is prepared inline
-        self._jobs[key] = self._pool.submit(speaker.prepare, step.line_id, step.text, pace)
+        self._jobs[key] = self._pool.submit(self._prepare, speaker, step, pace)
 
     def take(self, speaker: Speaker, step: Say, pace: float):
         """``(True, Utterance | Exception)`` when ready, ``(False, None)`` while preparing."""
@@ -431,7 +445,7 @@ class Narrator:
         self.on_change = on_change or (lambda: None)
         self._rng = random.Random(rng_seed)
         self._queue: deque[_Queued] = deque()
-        self._prefetch = _Prefetch(threaded)
+        self._prefetch = _Prefetch(threaded, audio_out)
         self._current: _Running | None = None
         self._anchor: float | None = None     # scheduled end of the last step: next start
         self._paused_at: float | None = None

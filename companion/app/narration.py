@@ -157,16 +157,16 @@ class KivyAudioOut(AudioOut):
     READY_AT_MOST = 8  # sounds loaded ahead and not played yet (a dropped report's among them)
 
     def __init__(self):
-        self._sound = None
+        self._sound: _Voice | _KivySound | None = None
         self._loop = None
         self._mixer_loop: SDLMixerLoop | None = None
         self._loop_path = None
-        self._ready: OrderedDict[str, object] = OrderedDict()  # path -> sound loaded ahead
+        self._ready: OrderedDict[str, _Voice | _KivySound] = OrderedDict()  # path -> sound loaded ahead
         self._ready_lock = threading.Lock()
         self._mixer: SDLMixer | None = None
         self._looked_for_mixer = False
 
-    def _load(self, wav_path: str):
+    def _load(self, wav_path: str) -> "_Voice | _KivySound | None":
         """A sound with ``play(volume)``, ``state``, ``stop()`` and ``unload()``, or None. Kivy
         opens the mixer with its first sound; from then on chunks are loaded through ctypes."""
         if not self._looked_for_mixer:

@@ -93,7 +93,7 @@ class Narrator:
         self.on_change = on_change or (lambda: None)
         self._rng = random.Random(rng_seed)
         self._queue: deque[_Queued] = deque()
-        self._prefetch = _Prefetch(threaded, audio_out)
+        self._prefetch = _Prefetch(threaded, lambda: self.audio_out)
         self._current: _Running | None = None
         self._anchor: float | None = None     # scheduled end of the last step: next start
         self._paused_at: float | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Callable
 
 from companion.core.audio import AudioOut
 from companion.core.speakers import Speaker, Utterance
@@ -22,11 +23,11 @@ class _Prefetch:
     platform voice's estimate), lines are prepared inline when they start.
     """
 
-    def __init__(self, threaded: bool, audio_out: AudioOut | None = None):
+    def __init__(self, threaded: bool, audio_out: Callable[[], AudioOut] | None = None):
         self._pool = (ThreadPoolExecutor(max_workers=1, thread_name_prefix="narration-prepare")
                       if threaded else None)
         self._jobs: dict[tuple, Future] = {}
-        self._audio_out = audio_out
+        self._audio_out = audio_out  # the narrator's output now (a test may swap it)
         if self._pool is not None:  # its thread starts now, not when the first line is queued:
             self._pool.submit(int)   # starting a thread waits for it to run (8-16 ms under load)
 
@@ -36,7 +37,7 @@ class _Prefetch:
         utterance = speaker.prepare(step.line_id, step.text, pace)
         if utterance.wav_path is not None and self._audio_out is not None:
             try:
-                self._audio_out.prepare(utterance.wav_path)
+                self._audio_out().prepare(utterance.wav_path)
             except Exception as exc:  # noqa: BLE001 - play() loads it again and reports a failure
                 log.debug("narration: %s not loaded ahead: %r", utterance.wav_path, exc)
         return utterance

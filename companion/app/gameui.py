@@ -71,3 +71,7 @@ class GameUI:
 
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         """Called after each recorded batch: start narration, timers, sounds. Default: nothing."""
+
+    def on_left(self, app) -> None:
+        """The table left this game (to the picker, or for another game): let go of what the
+        app shares between games (hooks on the one narrator). Default: nothing."""

@@ -43,3 +43,20 @@ def test_games_started_one_after_another_leave_no_screens_or_widgets_behind(driv
     assert left == [], f"screens of games left still alive: {left}"
     assert later_screens == screens, (screens, later_screens)
     assert later_widgets <= widgets + 30, (widgets, later_widgets)
+
+
+def test_a_left_masks_game_lets_go_of_the_narrator(driver):
+    """The Hidden Phase hooks the app's one narrator; a left game's hook stayed chained, so each
+    later Masks game wrote every step once per Masks game before it (and kept it alive)."""
+    app = driver.app
+    names, kw = GAMES["masks"]
+    for _ in range(2):
+        driver.start_game("masks", names, **kw)
+        driver.tap(driver.screen.ids.start_button)   # the Hidden Phase starts: its hook is on
+        assert app.sm.current == "masks.hidden"
+        driver.advance(12)
+        steps = [e for e in app.session.events if e.kind == "narration_step"]
+        assert [e.data["step"] for e in steps] == sorted({e.data["step"] for e in steps}), steps
+        app.leave_game()
+        driver.pump(4)
+        assert app.narrator.on_mark == app.on_narration_mark

@@ -5,7 +5,9 @@
   lag = when the voice starts the last total after the last tap (and when it has said it);
 - the main thread's longest block during that narration (every narrator call it makes:
   queueing, ticking, starting each line's sound through the app's own KivyAudioOut on SDL's
-  disk audio driver; synthesis runs on the narrator's preparation thread);
+  disk audio driver; synthesis and loading each line's sound run on the narrator's preparation
+  thread), then the five longest blocks, each with the narrator call and the innermost frames
+  that were running most of that time (sampled every 1 ms), so a regression names its cause;
 - the masking bed's longest digital silence on the real audio path: Kivy's SDL2 mixer, with
   SDL's disk audio driver capturing what would reach the speaker (``--bed-seconds``, 60 default).
 
@@ -16,16 +18,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from array import array
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from companion.core import i18n  # noqa: E402
 from companion.core.clock import MonotonicClock  # noqa: E402
 from companion.core.narration import Narrator  # noqa: E402
 from companion.core.speakers import EspeakSpeaker  # noqa: E402
@@ -36,17 +41,44 @@ CARDS = [{"knives": 5}, {"knives": 3}, {"knives": 2}, {"knives": 3}, {"knives": 
 
 
 class Timed:
-    """Wraps the main thread's calls into the narrator to find its longest block."""
+    """Wraps the main thread's calls into the narrator to find its longest blocks, and what ran in
+    them: while a call runs, a 1 ms interval timer interrupts the main thread and the signal
+    handler notes the innermost frames it interrupted (cheap: nothing runs between samples). A
+    C call shows as the Python frame that made it (e.g. Kivy's ``SoundLoader.load``). Each block
+    also gives the main thread's own CPU time in it: far less than the block's length means the
+    thread was not running (the OS gave its core to another process, or another thread held the
+    GIL), which on a loaded machine is most of a long block."""
+
+    KEEP = 5
 
     def __init__(self):
         self.longest = 0.0
+        self.blocks: list[tuple[float, float, str, str]] = []  # (seconds, cpu s, callable, what ran most)
+        self._seen: Counter = Counter()
+        self._depth = 0
+        signal.signal(signal.SIGALRM, self._sample)
+
+    def _sample(self, _signum, frame) -> None:
+        names = []
+        while frame is not None and len(names) < 3:
+            names.append(f"{Path(frame.f_code.co_filename).stem}.{frame.f_code.co_name}")
+            frame = frame.f_back
+        self._seen[" < ".join(names)] += 1
 
     def __call__(self, fn, *args, **kw):
-        t0 = time.perf_counter()
+        self._seen.clear()
+        signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
+        t0, c0 = time.perf_counter(), time.thread_time()
         try:
             return fn(*args, **kw)
         finally:
-            self.longest = max(self.longest, time.perf_counter() - t0)
+            took, cpu = time.perf_counter() - t0, time.thread_time() - c0
+            signal.setitimer(signal.ITIMER_REAL, 0, 0)
+            self.longest = max(self.longest, took)
+            what = self._seen.most_common(1)[0][0] if self._seen else "(under 1 ms: not sampled)"
+            self.blocks.append((took, cpu, getattr(fn, "__qualname__", repr(fn)), what))
+            self.blocks.sort(key=lambda b: -b[0])
+            del self.blocks[self.KEEP:]
 
 
 def app_audio(tmp: str):
@@ -92,6 +124,7 @@ def reveal_lag(taps_per_s: float, cards: int, speaker, block: Timed, audio,
 BED_PROBE = r"""
 import json, os, sys, time
 from array import array
+from collections import Counter
 from companion.app.narration import KivyAudioOut, SDLMixerLoop
 from companion.core.audio import default_masking_loop
 seconds = float(sys.argv[1])
@@ -169,6 +202,7 @@ def main(argv=None) -> int:
         parser.set_defaults(cards=2, rates=[4.0], bed_seconds=1.5)
         args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
+        i18n.set_language("en")  # as the app does at start, before its first screen
         speaker = EspeakSpeaker(cache_dir=tmp)
         audio, kivy_clock = app_audio(tmp)
         block = Timed()
@@ -178,6 +212,8 @@ def main(argv=None) -> int:
                   f"last total starts {start_lag:.2f} s after the last tap, said by "
                   f"{end_lag:.2f} s; {said} of {args.cards} totals spoken")
         print(f"main thread's longest block during narration: {block.longest * 1000:.1f} ms (goal < 16 ms)")
+        for took, cpu, name, what in block.blocks:
+            print(f"  {took * 1000:6.1f} ms (on the CPU {cpu * 1000:5.1f} ms)  {name}: {what}")
     if not args.no_bed:
         silence, info = bed_silence(args.bed_seconds)
         how = "SDL_mixer loop" if info["mixer_loop"] else "Kivy Sound.loop"

@@ -667,6 +667,87 @@ def test_speech_is_prepared_on_a_worker_thread_and_the_tick_never_waits_for_it(t
     assert n.history[0].text == "Hello there."
 
 
+def test_each_lines_sound_is_loaded_on_the_preparation_thread_before_it_plays(espeak):
+    """Loading a WAV at a line's start blocked the main thread 5-33 ms (issue 35): the audio
+    output is asked to load it on the preparation thread, and ``play`` comes after, on the main
+    thread, for the same file."""
+    import threading
+    import time
+
+    calls = []
+
+    class Out(RecordingAudioOut):
+        def prepare(self, wav_path):
+            calls.append(("prepare", wav_path, threading.current_thread() is threading.main_thread()))
+
+        def play(self, wav_path, volume=1.0):
+            calls.append(("play", wav_path, threading.current_thread() is threading.main_thread()))
+            super().play(wav_path, volume)
+
+    clock = FakeClock()
+    n = Narrator(espeak, Out("/dev/null", clock), clock, threaded=True)
+    n.enqueue_script(parse_script("say a: One card.\nsay b: Two cards."))
+    for _ in range(400):
+        time.sleep(0.005)
+        clock.advance(0.05)
+        n.tick()
+        if not n.busy:
+            break
+    assert [c[0] for c in calls] == ["prepare", "prepare", "play", "play"] or \
+        [c[0] for c in calls] == ["prepare", "play", "prepare", "play"]
+    prepared = [c[1] for c in calls if c[0] == "prepare"]
+    played = [c[1] for c in calls if c[0] == "play"]
+    assert prepared == played and all(p.endswith(".wav") for p in played)
+    assert all(not c[2] for c in calls if c[0] == "prepare") and all(c[2] for c in calls if c[0] == "play")
+
+
+VOICE_PROBE = r"""
+import json, sys, threading, time
+from companion.app.narration import KivyAudioOut, _Voice
+from kivy.clock import Clock
+out = KivyAudioOut()
+first, second = sys.argv[1], sys.argv[2]
+done = []
+for path in (first, second):   # the first opens Kivy's mixer; the second goes through ctypes
+    t = threading.Thread(target=out.prepare, args=(path,)); t.start(); t.join()
+    out.play(path, 1.0)
+    kind = type(out._sound).__name__
+    t0 = time.monotonic()
+    while out.is_playing() and time.monotonic() - t0 < 10:
+        Clock.tick(); time.sleep(0.01)
+    done.append([kind, time.monotonic() - t0])
+print(json.dumps(done))
+"""
+
+
+def test_a_line_loaded_ahead_sounds_whole_on_the_real_sdl_audio_path(tmp_path):
+    """Kivy's mixer on SDL's disk driver: a line loaded on another thread (through ctypes once
+    Kivy has opened the mixer) plays to its end, and is_playing ends with it."""
+    import json
+    import os
+    import wave
+    from array import array
+
+    paths = []
+    for name, seconds in (("a.wav", 0.4), ("b.wav", 0.8)):
+        path = tmp_path / name
+        with wave.open(str(path), "wb") as w:
+            w.setnchannels(1), w.setsampwidth(2), w.setframerate(22050)
+            w.writeframes(array("h", (int(8000 * math.sin(i / 10)) for i in range(int(22050 * seconds)))).tobytes())
+        paths.append(str(path))
+    raw = tmp_path / "out.raw"
+    env = dict(os.environ, SDL_AUDIODRIVER="disk", SDL_DISKAUDIOFILE=str(raw), KIVY_NO_ARGS="1",
+               KIVY_NO_CONSOLELOG="1", KIVY_HOME=str(tmp_path / "kivy"))
+    done = subprocess.run([sys.executable, "-c", VOICE_PROBE, *paths], env=env, capture_output=True,
+                          text=True, timeout=120, cwd=str(Path(__file__).resolve().parents[1]))
+    assert done.returncode == 0, done.stderr[-2000:]
+    (k1, t1), (k2, t2) = json.loads(done.stdout.strip().splitlines()[-1])
+    assert k1 == "_KivySound" and k2 == "_Voice"
+    assert t1 >= 0.3 and t2 >= 0.7    # played (the disk driver runs at least in real time)
+    samples = array("h", raw.read_bytes()[: raw.stat().st_size // 2 * 2])
+    assert sum(1 for v in samples if v) > 44100 * 2 * 1.0   # both sounded: 1.2 s of stereo sound
+
+
 @pytest.mark.slow
 def test_the_masking_bed_never_falls_silent_on_the_real_sdl_audio_path():
     """Captured with SDL's disk audio driver from the app's own KivyAudioOut (SDL2 mixer):

@@ -88,3 +88,7 @@ class GameUI:
 
     def show_timer(self, app, countdown) -> None:
         """Show the running countdown on the game's screens. Default: nothing."""
+
+    def on_left(self, app) -> None:
+        """The table left this game (to the picker, or for another game): let go of what the
+        app shares between games (hooks on the one narrator). Default: nothing."""

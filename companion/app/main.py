@@ -584,6 +584,8 @@ class CompanionApp(App):
     def leave_game(self):
         """Back to the picker; the game stays in the journal, resumable."""
         self._note_timers_left()
+        if self.game_ui is not None:
+            self.game_ui.on_left(self)
         self.session = None
         for src in self.sources:  # boxes leave a waiting press unanswered, as after a restart
             src.on_detach()
@@ -640,6 +642,8 @@ class CompanionApp(App):
         for name in [s.name for s in self.sm.screens if "." in s.name]:
             self.sm.remove_widget(self.sm.get_screen(name))
         self._note_timers_left()  # a game switched for another: its timers are left as they were
+        if self.game_ui is not None and self.game_ui is not ui:
+            self.game_ui.on_left(self)
         self.game_ui = ui
         self.session = session
         self.game_id = ui.game_id

@@ -5,6 +5,8 @@ import ctypes
 import glob
 import logging
 import os
+import threading
+from collections import OrderedDict
 
 from kivy.core.audio import SoundLoader
 
@@ -18,15 +20,11 @@ from companion.core.speakers import CaptionSpeaker, SpeechError, make_speaker
 log = logging.getLogger(__name__)
 
 
-class SDLMixerLoop:
-    """The masking bed looped by SDL_mixer itself (``Mix_PlayChannel(-1, chunk, -1)``).
-
-    Kivy's ``Sound.loop`` replays the sound from a 0.1 s poll, which leaves tens of
-    milliseconds of digital silence at every seam: exactly the card noise the bed is there to
-    hide. SDL_mixer loops a chunk inside its own audio callback, sample-exact. It is reached
-    through ctypes on the very library Kivy has loaded (same process, same open audio device),
-    after Kivy's own SoundLoader has opened the mixer.
-    """
+class SDLMixer:
+    """Kivy's own SDL_mixer reached through ctypes (same process, same open audio device, after
+    Kivy's SoundLoader has opened the mixer). ctypes lets go of the GIL in each call, so a WAV
+    loaded on the narrator's preparation thread does not hold up the main thread (Kivy's
+    ``SoundLoader.load`` holds the GIL for the whole decode: 5-20 ms)."""
 
     def __init__(self, lib):
         self.lib = lib
@@ -37,16 +35,16 @@ class SDLMixerLoop:
         lib.Mix_PlayChannelTimed.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
         lib.Mix_Volume.argtypes = [ctypes.c_int, ctypes.c_int]
         lib.Mix_HaltChannel.argtypes = [ctypes.c_int]
+        lib.Mix_Playing.argtypes = [ctypes.c_int]
+        lib.Mix_GetChunk.argtypes = [ctypes.c_int]
+        lib.Mix_GetChunk.restype = ctypes.c_void_p
         lib.Mix_FreeChunk.argtypes = [ctypes.c_void_p]
         lib.Mix_QuerySpec.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_uint16),
                                       ctypes.POINTER(ctypes.c_int)]
-        self._chunk = None
-        self._channel = -1
 
     @classmethod
-    def find(cls) -> "SDLMixerLoop | None":
-        """The loop on Kivy's SDL_mixer, or None where it cannot be reached (Kivy's own loop
-        is used then)."""
+    def find(cls):
+        """The mixer Kivy uses, or None where it cannot be reached (Kivy's own Sound is used then)."""
         import kivy
         here = os.path.dirname(os.path.dirname(kivy.__file__))
         names = sorted(glob.glob(os.path.join(here, "Kivy.libs", "libSDL2_mixer*.so*"))) + \
@@ -66,20 +64,52 @@ class SDLMixerLoop:
             return 0, 0, 0
         return rate.value, fmt.value, ch.value
 
+    def load(self, wav_path: str):
+        """The chunk (decoded and converted to the mixer's format), or None."""
+        rw = self.lib.SDL_RWFromFile(os.fsencode(wav_path), b"rb")
+        return self.lib.Mix_LoadWAV_RW(rw, 1) if rw else None
+
+    def start(self, chunk, loops: int, volume: float) -> int:
+        """The channel it plays on (-1: none free)."""
+        channel = self.lib.Mix_PlayChannelTimed(-1, chunk, loops, -1)
+        if channel >= 0:
+            self.lib.Mix_Volume(channel, int(round(max(0.0, min(1.0, volume)) * 128)))
+        return channel
+
+    def playing(self, channel: int, chunk) -> bool:
+        return (channel >= 0 and bool(self.lib.Mix_Playing(channel))
+                and self.lib.Mix_GetChunk(channel) == chunk)
+
+    def free(self, chunk) -> None:
+        if chunk:
+            self.lib.Mix_FreeChunk(chunk)  # halts any channel still playing it
+
+
+class SDLMixerLoop(SDLMixer):
+    """The masking bed looped by SDL_mixer itself (``Mix_PlayChannel(-1, chunk, -1)``).
+
+    Kivy's ``Sound.loop`` replays the sound from a 0.1 s poll, which leaves tens of
+    milliseconds of digital silence at every seam: exactly the card noise the bed is there to
+    hide. SDL_mixer loops a chunk inside its own audio callback, sample-exact.
+    """
+
+    def __init__(self, lib):
+        super().__init__(lib)
+        self._chunk = None
+        self._channel = -1
+
     def play(self, wav_path: str, volume: float) -> bool:
         self.stop()
         if self.spec()[0] == 0:
             return False
-        rw = self.lib.SDL_RWFromFile(wav_path.encode(), b"rb")
-        chunk = self.lib.Mix_LoadWAV_RW(rw, 1) if rw else None
+        chunk = self.load(wav_path)
         if not chunk:
             return False
-        channel = self.lib.Mix_PlayChannelTimed(-1, chunk, -1, -1)  # loops=-1: for ever
+        channel = self.start(chunk, -1, volume)  # loops=-1: for ever
         if channel < 0:
-            self.lib.Mix_FreeChunk(chunk)
+            self.free(chunk)
             return False
         self._chunk, self._channel = chunk, channel
-        self.set_volume(volume)
         return True
 
     def set_volume(self, volume: float) -> None:
@@ -91,30 +121,90 @@ class SDLMixerLoop:
             self.lib.Mix_HaltChannel(self._channel)
             self._channel = -1
         if self._chunk:
-            self.lib.Mix_FreeChunk(self._chunk)
+            self.free(self._chunk)
             self._chunk = None
 
 
+class _Voice:
+    """One line's sound on the mixer: its chunk and the channel it plays on."""
+
+    def __init__(self, mixer: SDLMixer, chunk):
+        self.mixer, self.chunk, self.channel = mixer, chunk, -1
+
+    def play(self, volume: float) -> bool:
+        self.channel = self.mixer.start(self.chunk, 0, volume)
+        return self.channel >= 0
+
+    @property
+    def state(self) -> str:
+        return "play" if self.mixer.playing(self.channel, self.chunk) else "stop"
+
+    def stop(self) -> None:
+        self.unload()
+
+    def unload(self) -> None:
+        if self.chunk:
+            self.mixer.free(self.chunk)
+            self.chunk, self.channel = None, -1
+
+
 class KivyAudioOut(AudioOut):
-    """Plays WAVs through Kivy's SoundLoader (SDL2 mixer on desktop and Android); the masking
-    bed through SDL_mixer's own looping where it can be reached."""
+    """Plays WAVs through Kivy's SDL2 mixer (desktop and Android): each line's sound is loaded
+    ahead on the narrator's preparation thread, through ctypes where the mixer can be reached
+    (else Kivy's SoundLoader); the masking bed through SDL_mixer's own looping."""
 
     use_mixer_loop = True
+    READY_AT_MOST = 8  # sounds loaded ahead and not played yet (a dropped report's among them)
 
     def __init__(self):
-        self._sound = None
+        self._sound: _Voice | _KivySound | None = None
         self._loop = None
         self._mixer_loop: SDLMixerLoop | None = None
         self._loop_path = None
+        self._ready: OrderedDict[str, _Voice | _KivySound] = OrderedDict()  # path -> sound loaded ahead
+        self._ready_lock = threading.Lock()
+        self._mixer: SDLMixer | None = None
+        self._looked_for_mixer = False
+
+    def _load(self, wav_path: str) -> "_Voice | _KivySound | None":
+        """A sound with ``play(volume)``, ``state``, ``stop()`` and ``unload()``, or None. Kivy
+        opens the mixer with its first sound; from then on chunks are loaded through ctypes."""
+        if not self._looked_for_mixer:
+            self._looked_for_mixer = True
+            self._mixer = SDLMixer.find()
+        mixer = self._mixer
+        if mixer is not None and mixer.spec()[0] != 0:
+            chunk = mixer.load(wav_path)
+            return _Voice(mixer, chunk) if chunk else None
+        sound = SoundLoader.load(wav_path)  # opens Kivy's mixer (SDL_Init, Mix_OpenAudio)
+        return None if sound is None else _KivySound(sound)
+
+    def prepare(self, wav_path: str) -> None:
+        """Load the sound on the calling thread (the narrator's preparation thread) so that
+        ``play`` only starts it."""
+        sound = self._load(wav_path)
+        if sound is None:
+            return
+        with self._ready_lock:
+            old = self._ready.pop(wav_path, None)
+            self._ready[wav_path] = sound
+            evicted = [old] if old is not None else []
+            while len(self._ready) > self.READY_AT_MOST:
+                evicted.append(self._ready.popitem(last=False)[1])
+        for s in evicted:
+            s.unload()
 
     def play(self, wav_path: str, volume: float = 1.0) -> None:
         self.stop()
-        sound = SoundLoader.load(wav_path)
+        with self._ready_lock:
+            sound = self._ready.pop(wav_path, None)
         if sound is None:
+            sound = self._load(wav_path)
+        if sound is None or not sound.play(volume):
             log.warning("cannot play %s", wav_path)
+            if sound is not None:
+                sound.unload()
             return
-        sound.volume = volume
-        sound.play()
         self._sound = sound
 
     def stop(self) -> None:
@@ -155,6 +245,28 @@ class KivyAudioOut(AudioOut):
             self._loop.stop()
             self._loop = None
         self._loop_path = None
+
+
+class _KivySound:
+    """Kivy's Sound with the same four calls as ``_Voice`` (the mixer not reachable, or not open)."""
+
+    def __init__(self, sound):
+        self.sound = sound
+
+    def play(self, volume: float) -> bool:
+        self.sound.volume = volume
+        self.sound.play()
+        return True
+
+    @property
+    def state(self) -> str:
+        return self.sound.state
+
+    def stop(self) -> None:
+        self.sound.stop()
+
+    def unload(self) -> None:
+        self.sound.unload()
 
 
 class NarrationProgress:

@@ -253,6 +253,10 @@ class AudioOut(abc.ABC):
     @abc.abstractmethod
     def stop_loop(self) -> None: ...
 
+    def prepare(self, wav_path: str) -> None:
+        """Load ``wav_path`` ahead of its ``play``; called on the narrator's preparation thread,
+        so the main thread does not wait for the file when the line starts. Optional."""
+
 
 def _check_volume(volume: float) -> float:
     v = float(volume)

@@ -118,6 +118,14 @@ class MasksUI(GameUI):
         if (app.view or {}).get("phase") == "hidden":
             app.send("end_hidden_phase")
 
+    def on_left(self, app) -> None:
+        # The Hidden Phase hooks the app's one narrator (its on_mark): a left game's stayed
+        # chained, so every later game wrote each step once per Masks game played before it
+        # (and kept that game alive): issue 34 item 14.
+        if self.hidden is not None:
+            self.hidden.detach()
+            self.hidden = None
+
     def _stop_hidden(self, app) -> None:
         if app.session is not None:
             app.narration_progress.clear(app.session.game_id, "masks.hidden")

@@ -36,12 +36,17 @@ class MasksDiscussionScreen(Screen):
             ev.cancel()
 
     def on_kv_post(self, *_):
-        # Only while this screen belongs to the running game (a finished game's screens linger).
-        self.app.bind(view=lambda *_: self.refresh() if self.manager is not None else None)
+        # Only while this screen belongs to the running game; a bound method, which Kivy holds
+        # weakly (a lambda kept every left game's screen alive: issue 34 item 14).
+        self.app.bind(view=self._view_changed)
         box = self.ids.masks
         for mask in MASKS:
             box.add_widget(Factory.MasksMaskLine(text=tr(f"masks.mask.{mask}")))
         box.add_widget(Factory.MasksMaskRule(text=tr("masks.mask.used_rule")))
+
+    def _view_changed(self, *_):
+        if self.manager is not None:
+            self.refresh()
 
     def _countdown(self):
         from companion.app.games.masks import MasksUI

@@ -27,7 +27,11 @@ class MasksHiddenScreen(Screen):
 
     def on_app(self, _screen, app):
         # One pause for the whole app: this screen's button and the bar's show the same state.
-        app.bind(narration_paused=self.setter("paused"))
+        # A bound method, held weakly (``setter`` held the screen for the app's lifetime).
+        app.bind(narration_paused=self._paused_changed)
+
+    def _paused_changed(self, _app, paused):
+        self.paused = paused
 
     def on_pre_enter(self, *_):
         self.refresh()

@@ -412,3 +412,44 @@ def test_live_scanning_turns_on_https_with_the_tables_certificate(driver):
     driver.tap(screen.ids.secure_button)
     assert not screen.secure and screen.source.server.join_url.startswith("http://")
     screen.stop_serving()
+
+
+@pytest.mark.app
+def test_a_seated_phone_follows_the_tablets_board_and_timer(driver):
+    """Issue 32, the table on every player's phone, in the real app: Bo's phone, seated with
+    Bo's seat code, long-polls its view (GET /table, what the page shows); the app's own poll
+    publishes it. The tablet plays the demo game to a called Vote to Exile under Quid pro quo:
+    the phone's view follows the board (Ann's turn, not Bo's), and carries the app's running
+    bribe countdown."""
+    app = driver.app
+    driver.start_game("knives23", NAMES, first="Ann", options={**OPTIONS, "quid_pro_quo": True})
+    app.goto("phone")
+    driver.pump(4)
+    screen = app.screen("phone")
+    assert screen.start_serving(host="127.0.0.1")
+    bo = Phone(screen.source.server.seat_url("Bo"))
+    off_main(driver, bo.join)
+
+    def table(version):
+        with bo.opener.open(f"{bo.base}/table?v={version}", timeout=30) as res:
+            return json.loads(res.read())
+
+    first = off_main(driver, lambda: table(0))
+    rows = dict(first["table"]["board"])
+    assert rows["Tribune"] == app.view["tribune"] and first["table"]["timers"] == []
+    for cmd in demo.commands():          # the demo game up to its first Vote to Exile
+        if cmd.kind == "cast_ballot":
+            break
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+    driver.pump(4)
+    assert app.view["phase"] == "exile_called"
+    seen = off_main(driver, lambda: table(first["version"]))
+    shown = seen["table"]
+    rows = dict(shown["board"])
+    kalends = app.view["kalends"]
+    assert rows["Turn"] == "Ann" and not shown["your_turn"] and rows["Tribune"] == app.view["tribune"]
+    assert rows["Kalends"] == f"Dagger on {kalends['dagger']} of {kalends['spaces']} (Curia at {kalends['curia_space']})"
+    assert rows["Forum"].startswith(str(app.view["forum"]["count"]))
+    (timer,) = shown["timers"]
+    assert timer["name"] == "Bribe" and timer["running"] and timer["ends_at"] > seen["now"]
+    screen.stop_serving()

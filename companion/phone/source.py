@@ -150,7 +150,8 @@ class PhoneSource(InputSource):
                    state=lambda: app.session.state if app.session is not None else None,
                    rules=lambda: app.session.rules if app.session is not None else None,
                    vote=lambda: app.session.view("table").get("vote") if app.session else None,
-                   timers=lambda: [c for c in getattr(app, "_countdowns", []) if not c.ended],
+                   # the game's own timers (one per name, left behind with the game)
+                   timers=lambda: [c for c, _ in getattr(app, "_timers", {}).values() if not c.ended],
                    notify=app.toast, **kwargs)
 
     # --- InputSource ------------------------------------------------------------------------
@@ -193,7 +194,7 @@ class PhoneSource(InputSource):
             if c.running:
                 ends[name] = end
             label = f"phone.table.timer.{name}"
-            out.append({"name": i18n.keyed(label) if i18n.has(label) else name,
+            out.append({"id": name, "name": i18n.keyed(label) if i18n.has(label) else name,
                         "running": c.running, "ends_at": round(end, 1), "remaining": left})
         self._ends = ends
         return out

@@ -32,6 +32,11 @@ from .words import say
 # The phases in which players have their eyes closed, by game.
 EYES_CLOSED = {"knives23": frozenset({"eyes_closed"}), "masks": frozenset({"hidden"})}
 HISTORY_LINES = 12
+# The phases in which the tablet shows each game's timer (the app's game screens): a countdown
+# left running past its phase (a bribe cut short by the vote) is not the table's timer any more.
+TIMER_PHASES = {"knives23.bribe": frozenset({"exile_called"}),
+                "cicero.debate": frozenset({"debate"}),
+                "masks.discussion": frozenset({"discussion"})}
 
 
 def _t(value: Any, lang: str) -> str:
@@ -130,7 +135,8 @@ def _option(option: Any, lang: str) -> str:
 
 def seat_payload(rules, state, seat: str, lang: str, timers: Iterable[Mapping] = ()) -> dict:
     """What ``seat``'s phone shows of the game, in ``lang``. ``timers``: the tablet's running
-    countdowns, ``{"name", "ends_at" (epoch seconds), "remaining", "running"}``."""
+    countdowns, ``{"id", "name", "ends_at" (epoch seconds), "remaining", "running"}``; those
+    of another phase than this one (:data:`TIMER_PHASES`) are left out."""
     game = rules.game_id
     phase = getattr(state, "phase", None)
     title = say(lang, rules.title) if rules.title and i18n.has(rules.title) else game
@@ -159,7 +165,7 @@ def seat_payload(rules, state, seat: str, lang: str, timers: Iterable[Mapping] =
             "timers": [{"name": _t(t["name"], lang), "running": bool(t["running"]),
                         "ends_at": t["ends_at"] if t["running"] else None,
                         "remaining": None if t["running"] else round(t["remaining"])}
-                       for t in timers],
+                       for t in timers if phase in TIMER_PHASES.get(t.get("id"), (phase,))],
             "history": _history(v, lang), "result": result}
 
 

@@ -412,7 +412,8 @@ function showTable(tb) {
     $("table-prompt").textContent = t("phone.page.no_game");
     $("table-asks").textContent = "";
     for (const id of ["table-board", "table-history"]) $(id).replaceChildren();
-    for (const id of ["table-result-box", "table-history-box", "table-timers-box"]) $(id).hidden = true;
+    for (const id of ["table-result-box", "table-history-box"]) $(id).hidden = true;
+    showTimers();   // none: emptied now, so the page does not change on the next tick
     return;
   }
   $("table-game").textContent = tb.game;
@@ -422,7 +423,8 @@ function showTable(tb) {
     $("table-prompt").textContent = tb.prompt;
     $("table-asks").textContent = tb.detail;
     for (const id of ["table-board", "table-history"]) $(id).replaceChildren();
-    for (const id of ["table-result-box", "table-history-box", "table-timers-box"]) $(id).hidden = true;
+    for (const id of ["table-result-box", "table-history-box"]) $(id).hidden = true;
+    showTimers();   // none: emptied now, so the page does not change on the next tick
     return;
   }
   $("table-phase").textContent = tb.phase;

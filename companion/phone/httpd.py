@@ -214,10 +214,11 @@ class Conn:
     its answer is sent (meanwhile it is never dropped for another), ``gone`` once it was
     dropped."""
 
-    __slots__ = ("addr", "sock", "head", "gone")
+    __slots__ = ("addr", "sock", "head", "gone", "parked")
 
     def __init__(self, addr: str, sock: socket.socket):
         self.addr, self.sock, self.head, self.gone = addr, sock, False, False
+        self.parked = False   # a long poll waiting for news (see CappedServer.parked)
 
     def drop(self) -> None:
         self.gone = True
@@ -237,8 +238,9 @@ class CappedServer(http.server.ThreadingHTTPServer):
     those. Connections that only sit there (a few addresses each reopening 6 the moment they
     are closed) cannot keep a phone out, since a phone sends its head as soon as it connects;
     a request being answered is never dropped. A phone's table long poll waiting for news counts
-    as idle here (:meth:`parked`). An address at its cap may likewise replace its own idle
-    connection, never another address's."""
+    as idle here (:meth:`parked`), and an address at its cap may replace its own waiting poll
+    (never another address's, nor an idle connection: a flood from one address is still shut
+    out at once)."""
 
     daemon_threads = True
     MAX_CONNECTIONS = 32
@@ -251,10 +253,10 @@ class CappedServer(http.server.ThreadingHTTPServer):
         super().__init__(*args, **kwargs)
 
     def _idlest(self, addr: str | None = None) -> Any:
-        """The socket of the connection to drop for a new one (from ``addr``'s own when given),
-        or None."""
+        """The socket of the connection to drop for a new one (when ``addr`` is given: one of
+        that address's own waiting long polls), or None."""
         idle = [(sock, c) for sock, c in self._conns.items()
-                if not c.head and (addr is None or c.addr == addr)]
+                if not c.head and (addr is None or (c.addr == addr and c.parked))]
         if not idle:
             return None
         crowd = Counter(c.addr for _, c in idle).most_common(1)[0][0]
@@ -266,9 +268,9 @@ class CappedServer(http.server.ThreadingHTTPServer):
             full = len(self._conns) >= self.MAX_CONNECTIONS
             victim = self._idlest() if full else None
             if sum(c.addr == addr for c in self._conns.values()) >= self.PER_ADDRESS:
-                # an address at its cap: its new connection may take the slot of its own idle
-                # one (a page's table poll left waiting when it went to another page), never
-                # another address's
+                # an address at its cap: its new connection may take the slot of its own
+                # waiting long poll (a page's table poll left waiting when it went to another
+                # page), never another address's, nor an idle one (a flood stays shut out)
                 victim = self._idlest(addr)
                 if victim is None:
                     self.shutdown_request(request)
@@ -307,6 +309,7 @@ class CappedServer(http.server.ThreadingHTTPServer):
         dropped meanwhile."""
         with self._conns_lock:
             conn.head = not waiting
+            conn.parked = waiting
             return not conn.gone
 
     def moved(self, conn: Conn, sock) -> None:

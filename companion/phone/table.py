@@ -57,8 +57,8 @@ def _knives23(v: Mapping, seat: str, lang: str) -> tuple[list, str | None]:
             _row(lang, "kalends", say(lang, "phone.table.dagger_curia") if k["dagger"] >= k["curia_space"]
                  else say(lang, "phone.table.dagger_on", space=k["dagger"], spaces=k["spaces"],
                           curia=k["curia_space"])),
-            _row(lang, "forum", say(lang, "phone.table.forum_count", count=forum["count"],
-                                    cards=forum["cards"])),
+            [say(lang, "knives23.ui.forum"), say(lang, "phone.table.forum_count", count=forum["count"],
+                                    cards=forum["cards"])],
             _row(lang, "curia", v["curia"]["count"])]
     turn, asks = v.get("turn"), None
     if turn:
@@ -73,7 +73,7 @@ def _knives23(v: Mapping, seat: str, lang: str) -> tuple[list, str | None]:
 def _cicero(v: Mapping, seat: str, lang: str) -> tuple[list, str | None]:
     rows = [_row(lang, "round", f"{v['round']}/{v['rounds']}"),
             _row(lang, "princeps", v.get("princeps") or "–"),
-            _row(lang, "prestige", ", ".join(f"{p} {n}" for p, n in v["prestige"].items()))]
+            [say(lang, "cicero.ui.prestige_track"), ", ".join(f"{p} {n}" for p, n in v["prestige"].items())]]
     for c in v.get("castes", []):
         if c.get("primus") or c.get("secundus"):
             rows.append([say(lang, "phone.table.caste", caste=c["caste"]),
@@ -165,7 +165,7 @@ def seat_payload(rules, state, seat: str, lang: str, timers: Iterable[Mapping] =
             "timers": [{"name": _t(t["name"], lang), "running": bool(t["running"]),
                         "ends_at": t["ends_at"] if t["running"] else None,
                         "remaining": None if t["running"] else round(t["remaining"])}
-                       for t in timers if phase in TIMER_PHASES.get(t.get("id"), (phase,))],
+                       for t in timers if phase in TIMER_PHASES.get(str(t.get("id")), (phase,))],
             "history": _history(v, lang), "result": result}
 
 

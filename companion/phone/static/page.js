@@ -418,6 +418,7 @@ function showTable(tb) {
   }
   $("table-game").textContent = tb.game;
   if (tb.eyes_closed) {
+    document.body.classList.remove("voting");
     $("table-phase").textContent = "";
     now.className = "answer eyes-closed";
     $("table-prompt").textContent = tb.prompt;
@@ -428,6 +429,7 @@ function showTable(tb) {
     return;
   }
   $("table-phase").textContent = tb.phase;
+  document.body.classList.toggle("voting", !!tb.voting);
   now.className = "answer " + (tb.your_turn || tb.voting ? "your-turn" : "idle");
   $("table-prompt").textContent = tb.prompt;
   // a vote open asks this player for a ballot first, even on their own turn

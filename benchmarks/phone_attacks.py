@@ -3,7 +3,10 @@
 Attackers run in a child process (their own interpreter, as other devices would be) on addresses
 127.0.0.2-127.0.0.12; a joined phone (127.0.0.20) and a seated phone (127.0.0.21) ask for their
 state. Printed per attack: how many of N requests were answered within 5 s (the joined phone)
-and within 2 s (the seated phone), and the median and slowest answer.
+and within 2 s (the seated phone), and the median and slowest answer. Meanwhile eight seated
+phones (127.0.0.30-37) each hold their table long poll (``GET /table?v=N``, issue 32's view on
+every phone); the tablet publishes a new view for every seat once per try, and the line
+"8 seats' views" counts the views that reached their phone within 2 s of the publish.
 
     .venv/bin/python benchmarks/phone_attacks.py [--quick] [--tries 10]
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import re
 import socket
 import statistics
@@ -74,6 +78,42 @@ def _request(port: int, address: str, cookie: str, timeout: float) -> float | No
     return time.monotonic() - start if ok else None
 
 
+class Poller(threading.Thread):
+    """A seated phone following its table view: one long poll after another."""
+
+    def __init__(self, port: int, address: str, cookie: str):
+        super().__init__(daemon=True)
+        self.port, self.address, self.cookie = port, address, cookie
+        self.version, self.seen = 0, threading.Condition()
+        self.stop = threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30,
+                                                  source_address=(self.address, 0))
+                conn.request("GET", f"/table?v={self.version}",
+                             headers={"Cookie": self.cookie, "Host": f"127.0.0.1:{self.port}"})
+                res = conn.getresponse()
+                body = res.read()
+                conn.close()
+                if res.status == 200:
+                    with self.seen:
+                        self.version = json.loads(body)["version"]
+                        self.seen.notify_all()
+                else:
+                    time.sleep(0.2)
+            except (OSError, http.client.HTTPException, ValueError):
+                time.sleep(0.2)   # dropped for a new phone, or refused: ask again, as the page does
+
+    def wait_past(self, version: int, seconds: float) -> float | None:
+        start = time.monotonic()
+        with self.seen:
+            if not self.seen.wait_for(lambda: self.version > version, seconds):
+                return None
+        return time.monotonic() - start
+
+
 def _join(server, address: str, path: str) -> str:
     s = socket.create_connection(("127.0.0.1", server.port), timeout=10,
                                  source_address=(address, 0))
@@ -117,24 +157,44 @@ def main(argv=None) -> int:
         waiting = _join(server, "127.0.0.2", f"/join?k={server.secret}")
         seat_thief = _join(server, "127.0.0.3", re.sub(r"^http://[^/]+", "",
                                                        server.seat_url("Cy")))
-        attacks = [("64 slow-header clients, 11 addresses", "header"),
+        seats = [f"P{i}" for i in range(8)]
+        pollers = [Poller(server.port, f"127.0.0.{30 + i}",
+                          _join(server, f"127.0.0.{30 + i}",
+                                re.sub(r"^http://[^/]+", "", server.seat_url(seat))))
+                   for i, seat in enumerate(seats)]
+        for p in pollers:
+            p.start()
+        published = [0]
+
+        def publish_and_time() -> list[float | None]:
+            """A new view for every seat (as the tablet's main thread publishes one), and how
+            long each seat's phone took to have it."""
+            published[0] += 1
+            before = [p.version for p in pollers]
+            server.table.publish({(seat, "en"): {"view": published[0]} for seat in seats})
+            return [p.wait_past(v, 5.0) for p, v in zip(pollers, before)]
+
+        attacks = [("no attack", None),
+                   ("64 slow-header clients, 11 addresses", "header"),
                    ("36 slow-body connections, 6 addresses, waiting phone's cookie",
                     f"body-scan:{waiting}"),
                    ("36 slow-body connections, 6 addresses, seat phone's cookie",
                     f"body-ballot:{seat_thief}")]
         for title, attack in attacks:
-            child = subprocess.Popen([sys.executable, __file__, "--attack", attack,
-                                      "--port", str(server.port), "--seconds", "600"])
+            child = attack and subprocess.Popen([sys.executable, __file__, "--attack", attack,
+                                                 "--port", str(server.port), "--seconds", "600"])
             try:
                 time.sleep(3.0)
-                phone_t, seat_t = [], []
+                phone_t, seat_t, views_t = [], [], []
                 for _ in range(tries):
                     phone_t.append(_request(server.port, "127.0.0.20", phone, 5.0))
                     seat_t.append(_request(server.port, "127.0.0.21", seated, 5.0))
+                    views_t += publish_and_time()
                     time.sleep(0.2)
             finally:
-                child.kill()
-                child.wait()
+                if child:
+                    child.kill()
+                    child.wait()
             time.sleep(2.5)   # the attackers' last connections end
 
             def line(name, times, within):
@@ -146,7 +206,10 @@ def main(argv=None) -> int:
                         f"(median {med}, slowest {slow})")
             print(title)
             print(line("joined phone", phone_t, 5.0))
-            print(line("seated phone", seat_t, 2.0), flush=True)
+            print(line("seated phone", seat_t, 2.0))
+            print(line("8 seats' views", views_t, 2.0), flush=True)
+        for p in pollers:
+            p.stop.set()
     finally:
         server.stop()
     return 0

@@ -59,6 +59,7 @@ class PhoneRecord:
     inflight: dict = field(default_factory=dict)   # scan_id -> Event, while it is answered
     next_ballot: float = float("-inf")            # when its next ballot may be recorded
     requests: int = 0                             # its requests with a body under way
+    polls: int = 0                                # its table long polls so far (the last one waits)
 
 
 class Admission:
@@ -228,6 +229,16 @@ class Admission:
         finally:
             with self.lock:
                 phone.requests -= 1
+
+    @contextmanager
+    def polling(self, phone: PhoneRecord):
+        """The phone's one table long poll: a newer one ends the one waiting (a reloaded page),
+        so one phone's token holds at most one waiting connection. Yields ``mine()``: whether
+        this poll is still the phone's latest."""
+        with self.lock:
+            phone.polls += 1
+            mine = phone.polls
+        yield lambda: phone.polls == mine
 
     def may_count(self, phone: PhoneRecord) -> bool:
         """Whether the phone may count now (under the lock): allowed, and not refused since

@@ -5,6 +5,10 @@
   ``GET /seat?k=SEAT``: a phone takes a player's seat with that player's own seat code;
 - ``GET /`` (the page, in the phone's language), its scripts and styles, and ``GET /state`` (the
   phone's answers, totals and the vote its seat may cast), for a phone that joined;
+- ``GET /table?v=N``: a seat's phone's long poll for its view of the game (:mod:`.table`): answered
+  at once when the view's version is not ``N``, else when it changes or after ``POLL_SECONDS``;
+  one waiting poll per phone (a newer one ends it), and a waiting poll's connection may be
+  dropped for a new phone's like an idle one;
 - ``POST /scan`` (a decoded or typed code), ``POST /photo`` (a photo to read), ``POST /ballot``
   (a seat's ballot): only the expected types and JSON fields, then handed to the
   :class:`~companion.phone.server.PhoneServer`, which answers from the rules and the journal.
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import hmac
 import re
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -21,7 +26,7 @@ from companion.core.events import BadInput
 
 from .admission import PhoneRecord
 from .decoder import TooSlow
-from .httpd import HardenedHandler, Refused
+from .httpd import HardenedHandler, Late, Refused
 from .words import render_page
 
 STATIC = Path(__file__).with_name("static")
@@ -33,9 +38,11 @@ PAGES = {"/": ("page.html", "text/html; charset=utf-8"),
                                                   "text/javascript; charset=utf-8"),
          "/vendor/zxing_reader.wasm": ("vendor/zxing_reader.wasm", "application/wasm")}
 # answered in JSON, not as a page, when refused
-API = frozenset({"/state", "/scan", "/photo", "/ballot", *(p for p in PAGES if p != "/")})
+API = frozenset({"/state", "/table", "/scan", "/photo", "/ballot", *(p for p in PAGES if p != "/")})
 PHOTO_TYPES = {"image/jpeg", "image/png", "image/webp"}
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+_VERSION = re.compile(r"^[0-9]{1,12}$")
+POLL_SECONDS = 20.0   # a table long poll waits this long for news, then the page asks again
 
 
 class Handler(HardenedHandler):
@@ -95,8 +102,34 @@ class Handler(HardenedHandler):
             self._send(200, (STATIC / name).read_bytes(), ctype)
         elif url.path == "/state":
             self._json(200, self.phone_server.state(phone))
+        elif url.path == "/table":
+            self._table(phone, url.query)
         else:
             raise Refused(404, "no_page", path=repr(url.path[:60]))
+
+    def _table(self, phone: PhoneRecord, query: str):
+        ps = self.phone_server
+        seat = phone.seat
+        if seat is None:
+            raise Refused(403, "no_seat")
+        try:
+            given = urllib.parse.parse_qs(query, max_num_fields=2).get("v", ["0"])[0]
+        except ValueError:
+            given = ""
+        if not _VERSION.match(given):
+            raise Refused(400, "table_version")
+        conn = self._conn
+        hold = max(0.0, min(POLL_SECONDS, ps.request_seconds + ps.answer_seconds - 5.0))
+        with ps.phones.polling(phone) as mine:
+            self.server.parked(conn, True)
+            try:
+                version, payload = ps.table.wait(seat, phone.lang, int(given), hold,
+                                                 give_up=lambda: conn.gone or not mine())
+            finally:
+                alive = self.server.parked(conn, False)
+        if not alive:
+            raise Late()   # its slot went to a new phone: the page asks again
+        self._json(200, {"version": version, "table": payload, "now": round(time.time(), 3)})
 
     def _join(self, query: str, seat: bool = False):
         ps = self.phone_server

@@ -214,10 +214,11 @@ class Conn:
     its answer is sent (meanwhile it is never dropped for another), ``gone`` once it was
     dropped."""
 
-    __slots__ = ("addr", "sock", "head", "gone")
+    __slots__ = ("addr", "sock", "head", "gone", "parked")
 
     def __init__(self, addr: str, sock: socket.socket):
         self.addr, self.sock, self.head, self.gone = addr, sock, False, False
+        self.parked = False   # a long poll waiting for news (see CappedServer.parked)
 
     def drop(self) -> None:
         self.gone = True
@@ -236,7 +237,10 @@ class CappedServer(http.server.ThreadingHTTPServer):
     request head yet (idle, or trickling it): the oldest of the address holding the most of
     those. Connections that only sit there (a few addresses each reopening 6 the moment they
     are closed) cannot keep a phone out, since a phone sends its head as soon as it connects;
-    a request being answered is never dropped."""
+    a request being answered is never dropped. A phone's table long poll waiting for news counts
+    as idle here (:meth:`parked`), and an address at its cap may replace its own waiting poll
+    (never another address's, nor an idle connection: a flood from one address is still shut
+    out at once)."""
 
     daemon_threads = True
     MAX_CONNECTIONS = 32
@@ -248,9 +252,11 @@ class CappedServer(http.server.ThreadingHTTPServer):
         self._conns_lock = threading.Lock()
         super().__init__(*args, **kwargs)
 
-    def _idlest(self) -> Any:
-        """The socket of the connection to drop for a new one, or None."""
-        idle = [(sock, c) for sock, c in self._conns.items() if not c.head]
+    def _idlest(self, addr: str | None = None) -> Any:
+        """The socket of the connection to drop for a new one (when ``addr`` is given: one of
+        that address's own waiting long polls), or None."""
+        idle = [(sock, c) for sock, c in self._conns.items()
+                if not c.head and (addr is None or (c.addr == addr and c.parked))]
         if not idle:
             return None
         crowd = Counter(c.addr for _, c in idle).most_common(1)[0][0]
@@ -261,8 +267,15 @@ class CappedServer(http.server.ThreadingHTTPServer):
         with self._conns_lock:
             full = len(self._conns) >= self.MAX_CONNECTIONS
             victim = self._idlest() if full else None
-            if (sum(c.addr == addr for c in self._conns.values()) >= self.PER_ADDRESS
-                    or (full and victim is None)):
+            if sum(c.addr == addr for c in self._conns.values()) >= self.PER_ADDRESS:
+                # an address at its cap: its new connection may take the slot of its own
+                # waiting long poll (a page's table poll left waiting when it went to another
+                # page), never another address's, nor an idle one (a flood stays shut out)
+                victim = self._idlest(addr)
+                if victim is None:
+                    self.shutdown_request(request)
+                    return
+            elif full and victim is None:
                 self.shutdown_request(request)
                 return
             if victim is not None:
@@ -289,6 +302,15 @@ class CappedServer(http.server.ThreadingHTTPServer):
         may go to a new connection."""
         with self._conns_lock:
             conn.head = False
+
+    def parked(self, conn: Conn, waiting: bool) -> bool:
+        """A long poll waiting for news (``waiting``) may lose its slot to a new connection like
+        an idle one (the phone asks again); once its answer is due it keeps it. False: it was
+        dropped meanwhile."""
+        with self._conns_lock:
+            conn.head = not waiting
+            conn.parked = waiting
+            return not conn.gone
 
     def moved(self, conn: Conn, sock) -> None:
         with self._conns_lock:

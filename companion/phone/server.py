@@ -42,6 +42,7 @@ from .admission import (HISTORY, MAX_PHONES, MAX_WAITING, MAX_WAITING_PER_ADDRES
 from .endpoints import STATIC, Handler
 from .httpd import (HEAD_SECONDS, REQUEST_SECONDS, CappedServer, RateLimiter,  # noqa: F401
                     Refused, is_local_peer, lan_address)
+from .table import TableFeed
 from .words import say
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,8 @@ class PhoneServer:
         self._recent: deque = deque(maxlen=HISTORY)  # (phone, answer), newest last, for the tablet
         self._answered = 0  # answers given since start: the tablet asks for the ones it has not shown
         self.photos = PhotoLine(answer_seconds, photo_rest_seconds, clock)
+        # each seat's view of the game, published by the tablet, long-polled by its phone
+        self.table = TableFeed()
         self._httpd: CappedServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -177,6 +180,7 @@ class PhoneServer:
             self._httpd.shutdown()
             self._httpd.server_close()
             self._httpd = None
+        self.table.clear()
         if self._worker is not None:
             self._worker.close()
 

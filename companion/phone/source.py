@@ -11,6 +11,7 @@ No Kivy here.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -23,6 +24,7 @@ from vision.qr import payload as qrpayload
 
 from .bridge import CuriaBridge
 from .server import HISTORY, PhoneServer, RateLimiter, is_local_peer, lan_address
+from .table import seat_payload
 
 # The same file name the sticker printer uses (vision.qr.payload.default_key_path); the app's
 # default data dir is that printer's default folder, so stickers printed with the defaults work.
@@ -110,6 +112,7 @@ class PhoneSource(InputSource):
                  port: int = 0, rate: RateLimiter | None = None, decoder: Callable | None = None,
                  timeout: float = 10.0, lan: Callable[[], str] = lan_address,
                  clock=SYSTEM_CLOCK, vote: Callable[[], dict | None] | None = None,
+                 timers: Callable[[], list] | None = None,
                  **server_options):
         self.host, self.unreachable, self.lan_seen = choose_host(host, lan)
         bridge = self.bridge = CuriaBridge(execute=execute, state=state, rules=rules,
@@ -126,6 +129,12 @@ class PhoneSource(InputSource):
         self._told = 0
         self._unsaid: list[dict] = []   # refused answers not yet told to the table
         self._next_toast = 0.0
+        # each seat's view of the game for its phone (.table): built here on the main thread
+        # when the state, the timers or the phones asking change, never per request
+        self._state, self._rules = state, rules
+        self._timers = timers or (lambda: [])
+        self._ends: dict[str, float] = {}   # a running timer's end, kept while it runs on
+        self._published: tuple = ()
 
     @classmethod
     def for_app(cls, app, secure: bool = False, **kwargs) -> "PhoneSource":
@@ -141,6 +150,8 @@ class PhoneSource(InputSource):
                    state=lambda: app.session.state if app.session is not None else None,
                    rules=lambda: app.session.rules if app.session is not None else None,
                    vote=lambda: app.session.view("table").get("vote") if app.session else None,
+                   # the game's own timers (one per name, left behind with the game)
+                   timers=lambda: [c for c, _ in getattr(app, "_timers", {}).values() if not c.ended],
                    notify=app.toast, **kwargs)
 
     # --- InputSource ------------------------------------------------------------------------
@@ -157,6 +168,7 @@ class PhoneSource(InputSource):
 
     def poll(self) -> None:
         self.bridge.drain()
+        self.publish_table()
         self._told, new = self.server.recent_since(self._told)
         # a counted card is shown and spoken already; the rest is told, one line at a time
         self._unsaid.extend(a for a in new if a.get("status") != "counted")
@@ -167,6 +179,46 @@ class PhoneSource(InputSource):
             self._unsaid.clear()
             self._next_toast = now + TOAST_SECONDS
             self.notify(line)
+
+    def _timer_list(self) -> list[dict]:
+        """The running countdowns as the phones get them: a running one by when it ends (kept
+        as it was while it runs on, so the payload does not change each tick), a paused one
+        by what is left."""
+        out, now, ends = [], time.time(), {}
+        for c in self._timers():   # companion.core.timers.Countdown
+            name = getattr(c, "name", "") or ""
+            left = c.remaining()
+            end = now + left
+            if c.running and name in self._ends and abs(self._ends[name] - end) < 1.0:
+                end = self._ends[name]
+            if c.running:
+                ends[name] = end
+            label = f"phone.table.timer.{name}"
+            out.append({"id": name, "name": i18n.keyed(label) if i18n.has(label) else name,
+                        "running": c.running, "ends_at": round(end, 1), "remaining": left})
+        self._ends = ends
+        return out
+
+    def publish_table(self) -> None:
+        """Each seat's phone view, where something it shows may have changed (main thread)."""
+        wanted = self.server.table.wanted()
+        if not wanted:
+            return
+        rules, state = self._rules(), self._state()
+        timers = self._timer_list()
+        key = (rules, state, [(t["name"], t["running"], t["ends_at"] if t["running"]
+                               else round(t["remaining"])) for t in timers], wanted)
+        if len(key) == len(self._published) and all(
+                a is b or a == b for a, b in zip(key, self._published)):
+            return
+        self._published = key
+        if rules is None or state is None:
+            payloads = {w: {"game": None} for w in wanted}
+        else:
+            players = set(getattr(state, "players", ()))
+            payloads = {(seat, lang): seat_payload(rules, state, seat, lang, timers)
+                        for seat, lang in wanted if seat in players}
+        self.server.table.publish(payloads)
 
     def devices(self) -> list[DeviceInfo]:
         if not self.serving:

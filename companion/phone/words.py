@@ -38,6 +38,9 @@ PAGE_WORDS = (
     "phone.page.status.counted", "phone.page.status.duplicate", "phone.page.status.claimed",
     "phone.page.status.not_fate", "phone.page.status.unreadable", "phone.page.status.refused",
     "phone.page.status.offline", "phone.page.status.waiting",
+    "phone.page.table", "phone.page.your_turn", "phone.page.vote_open", "phone.page.timers",
+    "phone.page.paused", "phone.page.table_history", "phone.page.result", "phone.page.you_won",
+    "phone.page.you_lost", "phone.page.winners", "phone.page.no_game", "phone.page.table_waiting",
 )
 _HTML_KEY = re.compile(r"\{\{([a-z0-9_.]+)\}\}")
 

@@ -412,3 +412,128 @@ def test_live_scanning_turns_on_https_with_the_tables_certificate(driver):
     driver.tap(screen.ids.secure_button)
     assert not screen.secure and screen.source.server.join_url.startswith("http://")
     screen.stop_serving()
+
+
+@pytest.mark.app
+def test_a_seated_phone_follows_the_tablets_board_and_timer(driver):
+    """Issue 32, the table on every player's phone, in the real app: Bo's phone, seated with
+    Bo's seat code, long-polls its view (GET /table, what the page shows); the app's own poll
+    publishes it. The tablet plays the demo game to a called Vote to Exile under Quid pro quo:
+    the phone's view follows the board (Ann's turn, not Bo's), and carries the app's running
+    bribe countdown."""
+    app = driver.app
+    driver.start_game("knives23", NAMES, first="Ann", options={**OPTIONS, "quid_pro_quo": True})
+    app.goto("phone")
+    driver.pump(4)
+    screen = app.screen("phone")
+    assert screen.start_serving(host="127.0.0.1")
+    bo = Phone(screen.source.server.seat_url("Bo"))
+    off_main(driver, bo.join)
+
+    def table(version):
+        with bo.opener.open(f"{bo.base}/table?v={version}", timeout=30) as res:
+            return json.loads(res.read())
+
+    first = off_main(driver, lambda: table(0))
+    rows = dict(first["table"]["board"])
+    assert rows["Tribune"] == app.view["tribune"] and first["table"]["timers"] == []
+    for cmd in demo.commands():          # the demo game up to its first Vote to Exile
+        if cmd.kind == "cast_ballot":
+            break
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+    driver.pump(4)
+    assert app.view["phase"] == "exile_called"
+    seen = off_main(driver, lambda: table(first["version"]))
+    for _ in range(5):   # the game's screen starts the countdown on its next refresh
+        if seen["table"]["timers"]:
+            break
+        seen = off_main(driver, lambda: table(seen["version"]))
+    shown = seen["table"]
+    rows = dict(shown["board"])
+    kalends = app.view["kalends"]
+    assert rows["Turn"] == "Ann" and not shown["your_turn"] and rows["Tribune"] == app.view["tribune"]
+    assert rows["Kalends"] == f"Dagger on {kalends['dagger']} of {kalends['spaces']} (Curia at {kalends['curia_space']})"
+    assert rows["Forum"].startswith(str(app.view["forum"]["count"]))
+    (timer,) = shown["timers"]
+    assert timer["name"] == "Bribe" and timer["running"] and timer["ends_at"] > seen["now"]
+    screen.stop_serving()
+
+
+@pytest.mark.app
+def test_five_chromium_phones_follow_the_apps_23_knives_round(driver, tmp_path, monkeypatch):
+    """Issue 32 in the real app with five headless Chromium phones (en, fr, de), each seated
+    with its player's seat code: the first round of the five-player game the qr tests play
+    whole (tests/qr/phone_games.py), sent on the tablet, with the Vote to Exile and the first
+    Issue voted from the phones. After each move every phone shows the app's board (the Tribune,
+    whose turn), the bribe countdown while it runs, and with eyes closed a page that stays as
+    it is while the app runs on. (The whole game and a Cicero round: tests/qr/test_phone_table_chromium.py.)"""
+    from companion.phone.httpd import CappedServer
+    from companion.phone.server import RateLimiter, option_words
+    from tests.qr.phone_games import FIVE, PHONE_VOTES, knives_five
+    from tests.qr.test_phone_chromium import make_browser
+    from tests.qr.test_phone_table_chromium import LANGS, READ
+    # five phones on one loopback address stand in for five devices on five addresses: the
+    # caps per address are the five addresses' together
+    monkeypatch.setattr(CappedServer, "PER_ADDRESS", CappedServer.MAX_CONNECTIONS)
+    app = driver.app
+    driver.start_game("knives23", FIVE, first="Ann", options={**OPTIONS, "quid_pro_quo": True})
+    app.goto("phone")
+    driver.pump(4)
+    screen = app.screen("phone")
+    assert screen.start_serving(host="127.0.0.1", rate=RateLimiter(burst=150, per_second=25))
+    server = screen.source.server
+    phones = []
+    try:
+        for i, lang in enumerate(LANGS):
+            phones.append(make_browser(tmp_path / f"phone{i}", extra=(f"--lang={lang}", f"--accept-lang={lang}")))
+            phones[-1].get(server.seat_url(FIVE[i]))
+        for drv in phones:
+            driver.pump_until(lambda: drv.execute_script(READ)["version"] != "0", "a seated phone's view")
+        steps = knives_five()
+        last = next(i for i, s in enumerate(steps) if not isinstance(s, str) and s[0].kind == "eyes_open")
+        bribe = False
+        for step in steps[:last + 2]:
+            if isinstance(step, str):
+                for i, drv in enumerate(phones):
+                    label = option_words(PHONE_VOTES[step][FIVE[i]], LANGS[i])
+                    def choice():
+                        return [b for b in drv.find_elements("css selector", "#vote-options button")
+                                if b.text == label]
+                    driver.pump_until(lambda: bool(choice()), f"{FIVE[i]}'s choices")
+                    choice()[0].click()
+                driver.pump_until(lambda: app.view.get("vote") is None or app.view["vote"]["revealed"]
+                                  or not app.view["vote"]["waiting"], "the phones' ballots")
+                continue
+            for cmd in step:
+                assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+            driver.pump(2)
+            if step[0].kind == "eyes_closed":
+                driver.pump_until(lambda: all(d.execute_script(READ)["board"] == [] for d in phones), "eyes closed")
+                pages = [d.page_source for d in phones]
+                end = time.monotonic() + 3
+                while time.monotonic() < end:
+                    driver.pump(1)
+                assert [d.page_source for d in phones] == pages, "a page changed with eyes closed"
+                continue
+            view = app.view
+            want = [view["tribune"]] + ([view["turn"]["player"]] if view.get("turn") else [])
+
+            reads: list = []
+
+            def shown():
+                reads[:] = [d.execute_script(READ) for d in phones]
+                return all(all(any(w == v for _, v in r["board"]) for w in want) for r in reads)
+            driver.pump_until(shown, f"the phones' boards after {step[0].kind}")
+            if view["phase"] == "exile_called":   # the app starts the bribe's countdown
+                driver.pump_until(lambda: all(len(d.execute_script(READ)["timers"]) == 1 for d in phones),
+                                  "the bribe's countdown on the phones")
+                bribe = True
+            else:   # a countdown left running past its phase is not on the phones
+                driver.pump_until(lambda: all(d.execute_script(READ)["timers"] == [] for d in phones),
+                                  f"no countdown on the phones after {step[0].kind}")
+        assert bribe, "the app's bribe countdown was not on the phones"
+        phones[0].save_screenshot(str(driver.screenshot("phone/app_tablet").parent / "app_phone_ann.png"))
+    finally:
+        for drv in phones:
+            drv.quit()
+        screen.stop_serving()

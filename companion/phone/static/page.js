@@ -367,6 +367,118 @@ async function castBallot(voteId, option) {
   $("vote-detail").textContent = t("phone.page.not_sent_detail");
 }
 
+// The table: a seat's phone shows the game as the tablet does, for its own seat (the server
+// builds it from the rules' view of this seat, see companion/phone/table.py). A long poll:
+// the server answers when the view's version changes, so the page follows the tablet within
+// a second; during eyes-closed phases the view does not change, so neither does the page.
+let tableVersion = 0;
+let tableShown = null;
+let clockSkew = 0;            // the tablet's clock minus this phone's, in ms
+
+function sleep(ms) { return new Promise((ok) => setTimeout(ok, ms)); }
+
+function clockText(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function showTimers() {
+  const timers = (tableShown && !tableShown.eyes_closed && tableShown.timers) || [];
+  $("table-timers-box").hidden = !timers.length;
+  const now = Date.now() + clockSkew;
+  const lines = timers.map((tm) => {
+    const text = tm.running ? clockText(tm.ends_at - now / 1000)
+      : t("phone.page.paused", { time: clockText(tm.remaining) });
+    return `${tm.name} ${text}`;
+  });
+  const box = $("table-timers");
+  if (box.children.length !== lines.length) {
+    box.replaceChildren(...lines.map(() => document.createElement("li")));
+  }
+  lines.forEach((line, i) => { if (box.children[i].textContent !== line) box.children[i].textContent = line; });
+}
+
+function showTable(tb) {
+  tableShown = tb;
+  // which view is up and when it came (read by the tests; the same for every seat and phase)
+  document.documentElement.dataset.tableVersion = String(tableVersion);
+  document.documentElement.dataset.tableShownAt = String(Date.now());
+  $("table-area").hidden = false;
+  const now = $("table-now");
+  if (!tb || !tb.game) {
+    $("table-game").textContent = t("phone.page.table");
+    $("table-phase").textContent = "";
+    now.className = "answer idle";
+    $("table-prompt").textContent = t("phone.page.no_game");
+    $("table-asks").textContent = "";
+    for (const id of ["table-board", "table-history"]) $(id).replaceChildren();
+    for (const id of ["table-result-box", "table-history-box"]) $(id).hidden = true;
+    showTimers();   // none: emptied now, so the page does not change on the next tick
+    return;
+  }
+  $("table-game").textContent = tb.game;
+  if (tb.eyes_closed) {
+    document.body.classList.remove("voting");
+    $("table-phase").textContent = "";
+    now.className = "answer eyes-closed";
+    $("table-prompt").textContent = tb.prompt;
+    $("table-asks").textContent = tb.detail;
+    for (const id of ["table-board", "table-history"]) $(id).replaceChildren();
+    for (const id of ["table-result-box", "table-history-box"]) $(id).hidden = true;
+    showTimers();   // none: emptied now, so the page does not change on the next tick
+    return;
+  }
+  $("table-phase").textContent = tb.phase;
+  document.body.classList.toggle("voting", !!tb.voting);
+  now.className = "answer " + (tb.your_turn || tb.voting ? "your-turn" : "idle");
+  $("table-prompt").textContent = tb.prompt;
+  // a vote open asks this player for a ballot first, even on their own turn
+  $("table-asks").textContent = tb.voting ? t("phone.page.vote_open")
+    : tb.your_turn ? `${t("phone.page.your_turn")}: ${tb.asks}` : "";
+  $("table-board").replaceChildren(...tb.board.flatMap(([label, value]) => {
+    const dt = document.createElement("dt");
+    dt.textContent = label;
+    const dd = document.createElement("dd");
+    dd.textContent = value;
+    return [dt, dd];
+  }));
+  $("table-result-box").hidden = !tb.result;
+  if (tb.result) {
+    $("table-result").textContent = [tb.result.won ? t("phone.page.you_won") : t("phone.page.you_lost"),
+      tb.result.summary, t("phone.page.winners", { names: tb.result.winners.join(", ") })]
+      .filter(Boolean).join(" · ");
+  }
+  $("table-history-box").hidden = !tb.history.length;
+  $("table-history").replaceChildren(...tb.history.map((line) => {
+    const li = document.createElement("li");
+    li.textContent = line;
+    return li;
+  }));
+  showTimers();
+}
+
+let tablePolling = false;
+async function pollTable() {
+  if (tablePolling) return;
+  tablePolling = true;
+  for (;;) {
+    try {
+      const res = await fetchWithin("/table?v=" + tableVersion, {}, 30000);
+      if (res.status === 403) { $("table-area").hidden = true; tablePolling = false; return; }
+      if (!res.ok) { await sleep(1000); continue; }
+      const r = await res.json();
+      clockSkew = r.now * 1000 - Date.now();
+      if (r.version !== tableVersion) {
+        const voting = tableShown && tableShown.voting;
+        tableVersion = r.version;
+        showTable(r.table);
+        if (r.table && r.table.voting !== voting) refresh();   // a vote opened or closed
+      }
+    } catch (e) { await sleep(1000); }
+  }
+}
+setInterval(showTimers, 500);
+
 async function refresh() {
   // Totals change from tablet taps and other phones too; the tablet's journal is the truth.
   try {
@@ -377,6 +489,7 @@ async function refresh() {
     }
     const st = await res.json();
     showVote(st);
+    if (st.seat) pollTable();
     // a seat's phone scans Fate cards only if the narrator allowed it to
     $("curia-area").hidden = !!st.seat && !st.allowed;
     showTotals(st);

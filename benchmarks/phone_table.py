@@ -5,7 +5,7 @@ a timer or the phones asking change. Printed: the cost of a frame where nothing 
 one after a table move, with every seat's phone asking (23 Knives' whole demo game, 4 players;
 Cicero's scripted table, 5 players), the phones in three languages. Wall-clock on whatever else the machine is doing.
 
-    .venv/bin/python benchmarks/phone_table.py [--moves 40]
+    .venv/bin/python benchmarks/phone_table.py [--moves 40] [--quick]
 """
 from __future__ import annotations
 
@@ -55,7 +55,11 @@ def line(name, times):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--moves", type=int, default=40)
+    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
     args = ap.parse_args(argv)
+    if args.quick:  # tiny defaults; figures given on the command line still win
+        ap.set_defaults(moves=8)
+        args = ap.parse_args(argv)
     from companion.games.knives23 import demo
     from companion.games.knives23.rules import Knives23Rules
     players = demo.SETUP["players"]

@@ -9,10 +9,7 @@ cd "$(dirname "$0")/.."
 export KIVY_HOME="$PWD/.kivy-home" KIVY_NO_CONSOLELOG=1 KIVY_NO_ARGS=1
 unset DISPLAY   # nothing here may need X
 tests=(tests/games tests/core tests/test_referee_cli.py tests/test_referee_docs.py tests/test_commands_doc.py
-       tests/test_registry.py)
-for optional in tests/test_layers.py; do   # the layer contract (import-linter), where the tree has it
-  [ -e "$optional" ] && tests+=("$optional")
-done
+       tests/test_registry.py tests/test_layers.py)   # the last: the layer contract (import-linter)
 .venv/bin/python -m mypy --config-file pyproject.toml > .mypy-check.out 2>&1 &
 mypy=$!
 .venv/bin/python -m pytest -q -n 2 -m "not slow" "${tests[@]}" "$@"

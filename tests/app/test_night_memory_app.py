@@ -32,16 +32,18 @@ def play_each_kind(driver):
 
 def test_games_started_one_after_another_leave_no_screens_or_widgets_behind(driver):
     app = driver.app
+    from kivy.uix.screenmanager import Screen
+    gc.collect()
+    before = {id(s) for s in gc.get_objects() if issubclass(type(s), Screen)}  # earlier tests' own
     play_each_kind(driver)
     screens, widgets = alive()
     play_each_kind(driver)
     later_screens, later_widgets = alive()
-    in_use = {id(s) for s in app.sm.screens}
-    from kivy.uix.screenmanager import Screen
+    in_use = {id(s) for s in app.sm.screens} | before
     left = sorted({s.name for s in gc.get_objects()
                    if issubclass(type(s), Screen) and id(s) not in in_use and "." in s.name})
     assert left == [], f"screens of games left still alive: {left}"
-    assert later_screens == screens, (screens, later_screens)
+    assert later_screens <= screens, (screens, later_screens)   # fewer: an earlier test's let go
     assert later_widgets <= widgets + 30, (widgets, later_widgets)
 
 

@@ -195,7 +195,7 @@ def test_salvage_keeps_every_game_that_reads_and_cuts_a_game_at_its_damage(tmp_p
     original.close()
     path = folder / "journal.sqlite3"
     data = bytearray(path.read_bytes())
-    needle = b'{"game":"knives23"}'  # events rows are written in order: the first is game 1's first
+    needle = b'{"game":"knives23",'  # events rows are written in order: the first is game 1's first
     target = data.find(b"vote_opened")
     assert data.find(needle) > 0 and target > 0
     page = data.find(b"vote_opened", (target // 4096 + 1) * 4096) // 4096  # its second page of events

@@ -28,7 +28,13 @@ class MasksDiscussionScreen(Screen):
 
     def on_pre_enter(self, *_):
         self.refresh()
-        self._ev = Clock.schedule_interval(lambda dt: self.update_clock(), 0.2)
+        # a bound method (Kivy's Clock holds it weakly; a lambda kept a screen left mid-Discussion alive)
+        self._ev = Clock.schedule_interval(self._tick_clock, 0.2)
+
+    def _tick_clock(self, _dt):
+        if self.manager is None:   # the table left the game with this screen showing
+            return False
+        self.update_clock()
 
     def on_leave(self, *_):
         ev = getattr(self, "_ev", None)

@@ -167,7 +167,7 @@ class PortWatcher:
         self._thread = threading.Thread(target=self._loop, name="box-discovery", daemon=True)
         self._thread.start()
 
-    def _loop(self):
+    def _loop(self) -> None:
         while not self._stop.wait(self.interval):
             self.scan_once()
 

@@ -114,7 +114,7 @@ def faces_for(players: int, kind: str = "all") -> list[Face]:
     return out
 
 
-def check_players(players) -> int:
+def check_players(players: object) -> int:
     if not isinstance(players, int) or isinstance(players, bool) or not 1 <= players <= MAX_SEATS:
         raise ValueError(f"players must be a whole number from 1 to {MAX_SEATS}, not {players!r}")
     return players

@@ -36,7 +36,7 @@ class Stabiliser:
     _runs: dict[int, _Run] = field(default_factory=dict)
     _stable: dict[int, str] = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.frames < 1 or self.max_gap < 0:
             raise ValueError("frames must be at least 1 and max_gap at least 0")
 

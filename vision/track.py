@@ -188,7 +188,8 @@ def reread(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray, ids: tuple[int
 def _read(grey, colour, quad, ids, quick_failed=False):
     # the marker's 7×7 cells and the ring of margin cells round them: 9×9
     side, n = (N + 2) * CELL, N + 2
-    dst = np.float32([[CELL, CELL], [side - CELL, CELL], [side - CELL, side - CELL], [CELL, side - CELL]])
+    dst = np.array([[CELL, CELL], [side - CELL, CELL], [side - CELL, side - CELL], [CELL, side - CELL]],
+                   np.float32)
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     view = cv2.warpPerspective(grey, m, (side, side), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
@@ -286,7 +287,8 @@ _PLANE = np.stack([np.ones_like(_XX), _XX, _YY], axis=-1).astype(np.float64)
 _CURVED = np.stack([np.ones_like(_XX), _XX, _YY, _XX * _XX, _YY * _YY, _XX * _YY], axis=-1).astype(np.float64)
 
 
-def _flatten(cells: np.ndarray, visible: np.ndarray, rounds: int = 3, curved: bool = False):
+def _flatten(cells: np.ndarray, visible: np.ndarray, rounds: int = 3,
+             curved: bool = False) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
     """The cells with the light's slope removed: cells ≈ light(x, y) + d·white, light a plane
     (or, ``curved``, a quadratic surface: a glare spot), fitted over the visible cells with the
     bits refined a few times."""

@@ -12,7 +12,7 @@ import os
 import shutil
 import sys
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 from pathlib import Path
 
 from kivy.app import App
@@ -38,6 +38,9 @@ from companion.app.gameui import GameUI
 from companion.app.settings import Settings
 from companion.app import widgets  # noqa: F401  (registers the shared widgets with the kv Factory)
 
+if TYPE_CHECKING:
+    from hardware.source import BoxSource
+
 log = logging.getLogger(__name__)
 HERE = Path(__file__).resolve().parent
 
@@ -57,7 +60,7 @@ def _text_records() -> None:
 
         def message() -> str:
             return i18n.escaped(plain())
-        rec.getMessage = message
+        rec.getMessage = message  # type: ignore[method-assign]  # this record's own method, on purpose
         return rec
     record.text_only = True  # type: ignore[attr-defined]
     logging.setLogRecordFactory(record)
@@ -121,7 +124,7 @@ class CompanionApp(App):
         self.listen("box_conflict", lambda command: self.toast(command.data["message"]))
         self.voice_problem = ""
         self._voice_error_at: float | None = None  # when a failing line was last said on screen
-        self.box_source = None     # the vote boxes' BoxSource while boxes are on
+        self.box_source: BoxSource | None = None     # the vote boxes' BoxSource while boxes are on
         self.refused = ""               # set when another copy of the app holds the data folder
         # (text, [(id, label, action)]) for the picker
         self.storage_notice: tuple[str, list[tuple[str, str, Callable[[], Any]]]] | None = None
@@ -190,6 +193,7 @@ class CompanionApp(App):
         self._start_boxes()
         if self.storage_notice:
             self.screen("picker").show_notice(*self.storage_notice)
+        assert self.journal is not None   # _open_storage() made one (a refused start returned above)
         try:
             unfinished = self.journal.unfinished()
         except JournalError as exc:  # a row damaged beyond what opening checks
@@ -357,11 +361,13 @@ class CompanionApp(App):
         countdown = None
 
         def warn(mark):
+            assert self.narrator is not None   # made in build(), before any countdown
             self.narrator.report(name, *spoken_warning(mark), urgent=True, finish=True,
                                  still_true=lambda: warning_still_true(countdown, mark))
 
         def end():
             if say_end:
+                assert self.narrator is not None   # made in build(), before any countdown
                 self.narrator.report(name, *spoken_end(), urgent=True)
             if on_end is not None:
                 Clock.schedule_once(lambda dt: on_end(), 0)
@@ -429,6 +435,7 @@ class CompanionApp(App):
         return self.session.live_event(kind) if self.session is not None else None
 
     def narration_toggle_pause(self):
+        assert self.narrator is not None   # made in build(), before the narration bar is shown
         if self.narrator.paused:
             self.narrator.resume()
         else:
@@ -476,6 +483,7 @@ class CompanionApp(App):
     # next change, each timer's next warning or end, and the next second a timer's display shows.
     # A slow safety wake catches state that arrives without a command (a resumed game).
     SAFETY_WAKE = 1.0
+    _engine_due: float   # when the scheduled _engine_event fires (set with it in _wake_engines)
 
     def _wake_engines(self, delay):
         if delay is None:
@@ -496,7 +504,7 @@ class CompanionApp(App):
             ev.cancel()
             self._engine_event = None
         now = self.engine_clock.now()
-        waits = [self.SAFETY_WAKE]
+        waits: list[float | None] = [self.SAFETY_WAKE]
         if self.narrator is not None:
             self.narrator.tick()
             n = self.narrator
@@ -505,7 +513,7 @@ class CompanionApp(App):
             self.narration_active = bool(n.busy or n.paused or recent)
             self.narration_paused = n.paused
             waits.append(n.next_change_in())
-            if recent and not (n.busy or n.paused):
+            if recent and last is not None and not (n.busy or n.paused):
                 waits.append(last + self.NARRATION_LINGER - now)
         if self.game_ui is not None:
             self.game_ui.tick(self)
@@ -804,6 +812,7 @@ class CompanionApp(App):
         elif len(history) > self._seen_reveals:
             target = "reveal"
         else:
+            assert self.game_ui is not None   # a game is on: _attach() set it with the session
             target = self.game_ui.screen_for(view)
         if current != target:
             self.sm.current = target

@@ -220,6 +220,7 @@ class KivyAudioOut(AudioOut):
             if self._mixer_loop is not None:
                 self._mixer_loop.set_volume(volume)   # the same bed, re-levelled: no seam
             else:
+                assert self._loop is not None   # one of the two beds is playing (checked above)
                 self._loop.volume = volume
             return
         self.stop_loop()

@@ -23,7 +23,9 @@ import threading
 import wave
 from array import array
 from itertools import repeat
+from typing import Iterable, Sequence
 
+from companion.core.clock import Clock
 from companion.core.events import BadInput
 from companion.core.i18n import keyed, message_of
 
@@ -49,7 +51,7 @@ def default_cache_dir() -> str:
 _PCM, _FLOAT, _EXTENSIBLE = 1, 3, 0xFFFE
 
 
-def _riff(path: str, read_data: bool = True):
+def _riff(path: str, read_data: bool = True) -> tuple[int, int, int, bool, int, bytes | None]:
     """``(channels, width, rate, is_float, data_len, data)`` of a WAV file.
 
     Our own reader because Python 3.11's ``wave`` refuses WAVE_FORMAT_EXTENSIBLE, which sox,
@@ -137,6 +139,7 @@ def read_wav(path: str, rate: int = DEFAULT_RATE) -> array:
     """The file's sound as mono floats at ``rate`` (channels averaged, linear resampling)."""
     try:
         channels, width, src_rate, is_float, _n, raw = _riff(path)
+        assert raw is not None   # read_data: the samples are read
         samples = _to_float(raw, width, is_float)
     except (ValueError, OSError) as exc:
         raise BadInput(keyed("audio.not_wav", path=str(path), problem=message_of(exc))) from None
@@ -157,13 +160,14 @@ def read_wav(path: str, rate: int = DEFAULT_RATE) -> array:
     return samples
 
 
-def write_wav(path: str, samples, rate: int = DEFAULT_RATE) -> str:
+def write_wav(path: str, samples: Sequence[float], rate: int = DEFAULT_RATE) -> str:
     """Write mono floats as 16-bit PCM (clipped), atomically (temp file + rename)."""
     # Builtins mapped in C: a Python function per sample is the slow part of writing a long
     # narration. Clipping (rare: only when voice and loop peak together) costs two passes more.
+    values: Iterable[float] = samples
     if samples and (max(samples) > 1.0 or min(samples) < -1.0):
-        samples = map(max, map(min, samples, repeat(1.0)), repeat(-1.0))
-    pcm = array("h", map(round, map((32767.0).__mul__, samples)))
+        values = map(max, map(min, samples, repeat(1.0)), repeat(-1.0))
+    pcm = array("h", map(round, map((32767.0).__mul__, values)))
     if pcm.itemsize != 2:
         raise RuntimeError("array('h') is not 16-bit on this platform")
     if sys.byteorder == "big":  # WAV is little-endian
@@ -273,7 +277,7 @@ class RecordingAudioOut(AudioOut):
     test can prove that no line started while another was still sounding.
     """
 
-    def __init__(self, path: str, clock, rate: int = DEFAULT_RATE):
+    def __init__(self, path: str, clock: Clock, rate: int = DEFAULT_RATE):
         self.path, self.clock, self.rate = path, clock, rate
         self.log: list[tuple[float, float, float | None, str]] = []
         self._clips: list[list] = []   # [start, samples, volume, cut_at]

@@ -7,6 +7,13 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """What the engines read: monotonic seconds (MonotonicClock, or FakeClock in tests)."""
+
+    def now(self) -> float: ...
 
 
 class MonotonicClock:

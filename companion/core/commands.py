@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass, field
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .events import BadInput, Command, RuleError
@@ -104,7 +104,7 @@ class CommandTable:
                 raise ValueError(f"{game} command {spec.name!r}: who must be among {SENDERS}")
             self.specs[spec.name] = spec
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[CommandSpec]:
         return iter(self.specs.values())
 
     def __contains__(self, name: str) -> bool:
@@ -280,7 +280,7 @@ def ballot_args(choices: Callable[[Any], Sequence[Any]]) -> tuple[Arg, ...]:
     )
 
 
-def force_arg():
+def force_arg() -> Arg:
     from .schema import Bool
     return Arg("force", Bool(), False, "reveal with ballots missing (where the game allows it)",
                values=lambda s: (True, False))
@@ -293,7 +293,7 @@ class PerPlayer(Schema):
     rule's words."""
     value: Schema | None = None
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         from .schema import Int, Text
         inner = self.value or Int(None, None)
         if not isinstance(value, Mapping):
@@ -371,7 +371,8 @@ def legal_values(rules: Any, state: Any, name: str, arg: str, seat: str | None =
 
 
 def command(name: str, handler: Callable, rule: str, *args: Arg, who: tuple[str, ...] = (TABLE,),
-            doc: str = "", seat_arg: str | None = None, sample=None, passes: str = "source") -> CommandSpec:
+            doc: str = "", seat_arg: str | None = None,
+            sample: Callable[[Any, random.Random], dict] | None = None, passes: str = "source") -> CommandSpec:
     """One row of a game's table. ``handler`` is the game's rule function, called as
     ``handler(rules, state, data)`` plus what ``passes`` names: the command's ``source``, the whole
     ``command``, or nothing (``"data"``)."""

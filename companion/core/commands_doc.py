@@ -13,8 +13,12 @@ import importlib
 import json
 import random
 import sys
+from typing import TYPE_CHECKING, Any
 
 from .commands import TABLE, legal_commands, play, vocabulary
+
+if TYPE_CHECKING:
+    from .events import Event
 
 GAMES = {
     # game: (rules class, the worked example's setup, seed, commands left out of the walk)
@@ -34,7 +38,7 @@ TITLES = {"masks": "Royals and Martyr (masks)", "knives23": "23 Knives", "sevenk
           "cicero": "Cicero"}
 
 
-def rules_for(game: str):
+def rules_for(game: str) -> Any:   # the game's GameRules, imported by name
     path, cls = GAMES[game][0].split(":")
     return getattr(importlib.import_module(path), cls)()
 
@@ -62,7 +66,7 @@ def walk(game: str, limit: int = 3000) -> list[dict]:
     return out
 
 
-def _event(seq, kind, data):
+def _event(seq: int, kind: str, data: Any) -> Event:
     from .events import Event
     return Event(seq, kind, json.loads(json.dumps(data)))
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 
@@ -29,7 +29,7 @@ class Event:
     at: float = 0.0  # wall-clock seconds when recorded; for display only, never for rules
 
 
-def _message(message) -> tuple[str, str | None, dict]:
+def _message(message: object) -> tuple[str, str | None, dict]:
     """An error's one-line English text, and its catalogue ``key`` and ``values`` when the
     message is ``i18n.keyed(...)`` (the app shows it in its own language: ``i18n.text_of``)."""
     if isinstance(message, Mapping) and "key" in message:
@@ -72,10 +72,10 @@ class _Refusal:
         return (self._text,)
 
     @args.setter
-    def args(self, value) -> None:
+    def args(self, value: tuple) -> None:
         self._raw, self._text = (value[0] if value else ""), None
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
         return (type(self), (self.args[0], self.rule))
 
     def __repr__(self) -> str:
@@ -109,7 +109,8 @@ class RuleError(_Refusal, Exception):
 class NeedsTieBreak(RuleError):
     """A tie that a named person must break; ``chooser`` is who, ``among`` the tied options."""
 
-    def __init__(self, message: str | Mapping, chooser: str | None, among, rule: str | None = None):
+    def __init__(self, message: str | Mapping, chooser: str | None, among: Iterable[Any],
+                 rule: str | None = None):
         super().__init__(message, rule)
         self.chooser = chooser
         self.among = tuple(among)

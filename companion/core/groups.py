@@ -13,7 +13,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from . import i18n
 from .events import BadInput
@@ -122,7 +122,7 @@ class Groups:
         self.groups = groups
 
 
-def _group(d) -> Group:
+def _group(d: Mapping[str, Any]) -> Group:
     players, colours = tuple(str(p) for p in d["players"]), tuple(str(c) for c in d["colours"])
     if not players or len(players) != len(colours):
         raise BadInput(i18n.keyed("groups.uneven", name=repr(d.get("name")), players=len(players),

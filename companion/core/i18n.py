@@ -24,7 +24,7 @@ import threading
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from babel.messages.pofile import PoFileError, read_po
 
@@ -136,7 +136,7 @@ def _parse_catalogue(paths: list[Path]) -> Catalogue:
 
 
 @lru_cache(maxsize=None)
-def _plural_rule(header: str, where: str = "catalogue"):
+def _plural_rule(header: str, where: str = "catalogue") -> tuple[int, Callable[[int], int]]:
     """``(nplurals, plural(n))`` from a gettext Plural-Forms line, compiled by gettext."""
     parts = dict(p.strip().split("=", 1) for p in str(header).split(";") if "=" in p)
     try:
@@ -164,7 +164,7 @@ def language() -> str:
 
 
 @contextmanager
-def speaking(lang: str):
+def speaking(lang: str) -> Iterator[None]:
     """Words made inside are in ``lang`` (the journal's English log lines), then as before."""
     global _language
     _cat(lang)   # a missing catalogue raises before anything changes

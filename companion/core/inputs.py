@@ -11,9 +11,9 @@ import logging
 import queue
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable, Sequence
 
-from .events import BadInput, Command, RuleError
+from .events import BadInput, Command, Event, RuleError
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +50,10 @@ class InputSource(ABC):
 
     # Feedback to devices, called on the main thread (boxes light "vote received", a phone shows
     # "counted"). Defaults do nothing.
-    def on_events(self, events) -> None:
+    def on_events(self, events: Sequence[Event]) -> None:
         """Every batch of events the session recorded, whatever their source."""
 
-    def on_attach(self, events) -> None:
+    def on_attach(self, events: Sequence[Event]) -> None:
         """A game was attached (started, resumed after a restart) or this source was added
         during one: every event of its journal so far, to catch up (boxes learn that a vote is
         open). Called on the main thread."""
@@ -130,14 +130,14 @@ class ScriptedSource(InputSource):
 
     name = "scripted"
 
-    def __init__(self, commands=()):
+    def __init__(self, commands: Iterable[Command] = ()):
         self._pending = list(commands)
         self._post: Callable[[Command], None] | None = None
 
-    def start(self, post):
+    def start(self, post: Callable[[Command], None]) -> None:
         self._post = post
 
-    def stop(self):
+    def stop(self) -> None:
         self._post = None
 
     def send(self, command: Command) -> None:
@@ -149,5 +149,5 @@ class ScriptedSource(InputSource):
         while self._pending:
             self.send(self._pending.pop(0))
 
-    def devices(self):
+    def devices(self) -> list[DeviceInfo]:
         return [DeviceInfo("tablet", "scripted", "Scripted input", connected=self._post is not None)]

@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.request import pathname2url
 
 from .events import BadInput, Event
@@ -80,7 +80,7 @@ def _text(raw: bytes) -> "str | Unreadable":
         return Unreadable(raw)
 
 
-def _connect(target: str, **kwargs) -> sqlite3.Connection:
+def _connect(target: str, **kwargs: Any) -> sqlite3.Connection:
     """Every connection to a journal: autocommit, and text that is not UTF-8 read as Unreadable."""
     conn = sqlite3.connect(target, isolation_level=None, **kwargs)
     conn.text_factory = _text
@@ -203,7 +203,7 @@ class Journal:
     Every storage failure raises a one-line :class:`JournalError`: :class:`JournalDamaged`,
     :class:`StorageFull`, :class:`StorageUnavailable`."""
 
-    def __init__(self, path: str | os.PathLike, *, wall_clock=time.time, readonly: bool = False,
+    def __init__(self, path: str | os.PathLike, *, wall_clock: Callable[[], float] = time.time, readonly: bool = False,
                  lock: "DataLock | None" = None, verify: bool = True,
                  on_put_back: "Callable[[], None] | None" = None):
         memory = str(path) == ":memory:"
@@ -352,7 +352,7 @@ class Journal:
             version = target
 
     @contextmanager
-    def _tx(self):
+    def _tx(self) -> Iterator[None]:
         """One write transaction. A failed COMMIT (disk full) may already have rolled back: the
         real error is raised, never "cannot rollback - no transaction is active"."""
         if self.readonly:
@@ -430,7 +430,7 @@ class Journal:
                     leftover.unlink()
 
     @contextmanager
-    def _reading(self):
+    def _reading(self) -> Iterator[None]:
         try:
             yield
         except _SQL_ERRORS as exc:
@@ -561,7 +561,7 @@ class Journal:
                 self._set_finished(game_id, finish)
         return out
 
-    def _insert(self, game_id, items, now) -> list[Event]:
+    def _insert(self, game_id: int, items: Sequence[tuple[str, Mapping[str, Any], str]], now: float) -> list[Event]:
         last = self._db.execute(
             "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = ?", (game_id,)
         ).fetchone()[0]
@@ -615,7 +615,7 @@ class Journal:
         self._close_quietly()
 
     # -- helpers --------------------------------------------------------------------------
-    def _record(self, row) -> GameRecord:
+    def _record(self, row: Sequence[Any]) -> GameRecord:
         return game_record(row, self.path)
 
 

@@ -61,7 +61,7 @@ class Schema:
 class Raw(Schema):
     """Anything: the rule function checks this part itself (with the rule's words)."""
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         return value
 
 
@@ -72,7 +72,7 @@ class Int(Schema):
     hi: int | None = None
     why: str = ""  # what bounds it, e.g. "the box holds 15 Legions"
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
             raise _refuse("whole_number", path, got=_short(value))
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
@@ -86,7 +86,7 @@ class Int(Schema):
 
 @dataclass(frozen=True)
 class Bool(Schema):
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         if not isinstance(value, bool):
             raise _refuse("bool", path, got=_short(value))
         return value
@@ -97,7 +97,7 @@ class Text(Schema):
     """Text; with ``choices``, one of them (the game's own words)."""
     choices: Sequence[str] = ()
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         if not isinstance(value, str) or not value.strip() or len(value) > MAX_TEXT:
             raise _refuse("text", path, got=_short(value))
         if self.choices and value not in self.choices:
@@ -110,7 +110,7 @@ class Player(Schema):
     """A name from the question's player list (``ctx['players']``), or an ``extra`` word."""
     extra: Sequence[str] = ()
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         players = ctx.get("players") or ()
         if not isinstance(value, str) or (value not in players and value not in self.extra):
             allowed = ", ".join(list(players) + list(self.extra))
@@ -123,7 +123,7 @@ class Null(Schema):
     """``inner`` or null."""
     inner: Schema
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         return None if value is None else self.inner.check(value, path, ctx)
 
 
@@ -133,7 +133,7 @@ class Either(Schema):
     options: Sequence[Schema]
     what: str
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         for option in self.options:
             try:
                 return option.check(value, path, ctx)
@@ -149,7 +149,7 @@ class List(Schema):
     hi: int | None = None
     why: str = ""
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         if not isinstance(value, list):
             raise _refuse("list", path, got=_short(value))
         if len(value) < self.lo or (self.hi is not None and len(value) > self.hi):
@@ -168,7 +168,7 @@ class Names(Schema):
     rule: str = ""       # the rulebook's sentence giving the range
     reserved: Sequence[str] = ()
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         if not isinstance(value, list):
             raise _refuse("names", path, got=_short(value))
         if not self.lo <= len(value) <= self.hi:
@@ -196,7 +196,7 @@ class Rows(Schema):
     hi: int
     rule: str = ""
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
             raise _refuse("rows", path, got=_short(value))
         Names(self.lo, self.hi, self.rule).check([r.get("name") for r in value], path, ctx)
@@ -210,7 +210,7 @@ class Map(Schema):
     keys: Sequence[str] | None = None   # None: keys are the table's players
     all_keys: bool = False              # every player (or key) must be present
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         if not isinstance(value, dict):
             raise _refuse("object", path, got=_short(value))
         allowed = tuple(self.keys) if self.keys is not None else tuple(ctx.get("players") or ())
@@ -234,7 +234,7 @@ class Obj(Schema):
     required: Mapping[str, Schema] = field(default_factory=dict)
     optional: Mapping[str, Schema] = field(default_factory=dict)
 
-    def check(self, value, path, ctx):
+    def check(self, value: Any, path: str, ctx: dict) -> Any:
         if not isinstance(value, dict):
             raise _refuse("object", path, got=_short(value))
         known = list(self.required) + list(self.optional)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import i18n
 from .events import BadInput, Command, Event, RuleError
@@ -22,7 +22,8 @@ NARRATION_STEP = "narration_step"
 
 
 class GameSession:
-    def __init__(self, journal: Journal, game_id: int, rules: GameRules, *, _events=None):
+    def __init__(self, journal: Journal, game_id: int, rules: GameRules, *,
+                 _events: Iterable[Event] | None = None):
         self.journal = journal
         self.game_id = game_id
         self.rules = rules
@@ -120,7 +121,7 @@ class GameSession:
         return event
 
     # -- internals ------------------------------------------------------------------------
-    def _record(self, items, refold: bool = False) -> list[Event]:
+    def _record(self, items: Sequence[tuple[str, Mapping[str, Any], str]], refold: bool = False) -> list[Event]:
         # Fold the would-be events before writing them, so a rules bug raises here and never
         # leaves an event in the journal that the state cannot fold.
         first = (self.events[-1].seq if self.events else 0) + 1

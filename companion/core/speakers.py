@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from companion.core import i18n
 from companion.core.audio import default_cache_dir, wav_duration
@@ -210,7 +210,7 @@ class PlyerSpeaker(Speaker):
     name = "plyer"
     instant = True
 
-    def __init__(self, tts=None, wpm: float = WORDS_PER_MINUTE):
+    def __init__(self, tts: Any = None, wpm: float = WORDS_PER_MINUTE):   # plyer's tts module (untyped)
         self._tts, self.wpm = tts, wpm
         self.last_error: str | None = None
 
@@ -262,7 +262,7 @@ class VoicePackSpeaker(Speaker):
         self.missing: set[str] = set()
         self.problems: dict[str, str] = {}
 
-    def missing_lines(self, line_ids) -> list[str]:
+    def missing_lines(self, line_ids: Iterable[str]) -> list[str]:
         return [i for i in dict.fromkeys(line_ids) if i not in self.clips]
 
     def prepare(self, line_id: str, text: str, pace: float = 1.0) -> Utterance:
@@ -302,7 +302,7 @@ class AndroidSpeaker(Speaker):
     name = "android"
     instant = True
 
-    def __init__(self, jnius=None, wpm: float = WORDS_PER_MINUTE):
+    def __init__(self, jnius: Any = None, wpm: float = WORDS_PER_MINUTE):   # the jnius module (untyped)
         if jnius is None:
             try:
                 jnius = importlib.import_module("jnius")  # only on Android
@@ -324,7 +324,7 @@ class AndroidSpeaker(Speaker):
             __javacontext__ = "app"
 
             @j.java_method("(I)V")
-            def onInit(self, status):
+            def onInit(self, status: int) -> None:
                 speaker.ready = status == 0  # TextToSpeech.SUCCESS
                 if speaker.ready:  # the platform voice of the app's language
                     speaker._tts.setLanguage(j.autoclass("java.util.Locale")(i18n.language()))
@@ -337,7 +337,7 @@ class AndroidSpeaker(Speaker):
             __javacontext__ = "app"
 
             @j.java_method("(Ljava/lang/String;)V")
-            def onUtteranceCompleted(self, utterance_id):
+            def onUtteranceCompleted(self, utterance_id: str) -> None:
                 if speaker._speaking == utterance_id:
                     speaker._speaking = None
 
@@ -403,7 +403,7 @@ SPEAKERS: dict[str, Callable[..., Speaker]] = {
 }
 
 
-def make_speaker(name: str, **opts) -> Speaker:
+def make_speaker(name: str, **opts: Any) -> Speaker:
     """``make_speaker("espeak", voice="en-gb")``, ``make_speaker("voicepack", folder=...)``."""
     if name == "plyer" and AndroidSpeaker.available():
         name = "android"  # the tablet's own voice, through one engine rather than plyer's

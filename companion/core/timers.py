@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any, Callable, Iterable
+
+from companion.core.clock import Clock
 
 from companion.core.events import BadInput
 from companion.core.i18n import keyed, ntr, tr
@@ -64,7 +67,7 @@ def warning_still_true(countdown: "Countdown | None", mark: float) -> bool:
     return mark - WARNING_LATE_S <= countdown.remaining() <= mark + 0.5
 
 
-def _positive(value, what: dict, allow_zero: bool = False) -> float:
+def _positive(value: Any, what: dict, allow_zero: bool = False) -> float:
     """``value`` as seconds; ``what`` (keyed) names it in the refusal."""
     try:
         v = float(value)
@@ -83,8 +86,9 @@ class Countdown:
     Warnings at or above the duration never fire (they are already behind at the start).
     """
 
-    def __init__(self, duration_s: float, clock, warnings=(60, 10), on_warning=None,
-                 on_end=None, start: bool = True, name: str = "timer"):
+    def __init__(self, duration_s: float, clock: Clock, warnings: Iterable[float] = (60, 10),
+                 on_warning: Callable[[float], object] | None = None,
+                 on_end: Callable[[], object] | None = None, start: bool = True, name: str = "timer"):
         self.clock, self.name = clock, name
         self.on_warning = on_warning or (lambda mark: None)
         self.on_end = on_end or (lambda: None)
@@ -190,7 +194,8 @@ class Countdown:
                 "armed": list(self._armed), "ended": self.ended, "running": self.running}
 
     @classmethod
-    def from_dict(cls, data, clock, on_warning=None, on_end=None) -> "Countdown":
+    def from_dict(cls, data: Any, clock: Clock, on_warning: Callable[[float], object] | None = None,
+                  on_end: Callable[[], object] | None = None) -> "Countdown":
         """Restore a journaled countdown, PAUSED (after a crash the table resumes it)."""
         if not isinstance(data, dict):
             raise BadInput(keyed("timers.record_not_object", got=type(data).__name__))
@@ -219,8 +224,9 @@ class Countdown:
         return timer
 
     @classmethod
-    def restore(cls, data, clock, *, away_s: float = 0.0, min_left_s: float = 10.0,
-                on_warning=None, on_end=None) -> "Countdown":
+    def restore(cls, data: Any, clock: Clock, *, away_s: float = 0.0, min_left_s: float = 10.0,
+                on_warning: Callable[[float], object] | None = None,
+                on_end: Callable[[], object] | None = None) -> "Countdown":
         """A journaled countdown as the table last saw it: a paused one paused at the time it
         showed; a running one running, less the ``away_s`` seconds since it was recorded (the
         table kept talking while the app was closed), but with at least ``min_left_s`` left so

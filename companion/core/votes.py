@@ -39,7 +39,7 @@ class VoteSpec:
     question: Any = ""
     # Who the voters may pick among, when options are players: spec.options is then names.
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise BadInput(i18n.keyed("refusals2.vote.kind", kind=str(self.kind), kinds=", ".join(KINDS)))
         if not self.voters:

@@ -136,6 +136,7 @@ class DecodeWorker:
             self._proc.kill()
             self._proc.wait(5)
             for f in (self._proc.stdin, self._proc.stdout):
+                assert f is not None  # started with pipes
                 f.close()
         self._proc = None
 

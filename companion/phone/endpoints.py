@@ -119,6 +119,7 @@ class Handler(HardenedHandler):
         if not _VERSION.match(given):
             raise Refused(400, "table_version")
         conn = self._conn
+        assert conn is not None   # a connection dropped before it started never reaches a route
         hold = max(0.0, min(POLL_SECONDS, ps.request_seconds + ps.answer_seconds - 5.0))
         with ps.phones.polling(phone) as mine:
             self.server.parked(conn, True)

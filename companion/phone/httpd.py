@@ -386,18 +386,21 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
                 self._gone = True   # (shut down mid-handshake, ssl raises more than SSLError)
         super().setup()
         self._file = self.rfile  # http.server's own, unused: closed in finish()
-        self.rfile = self._reader = Reader(self.connection, self._start + ps.head_seconds)
+        # Reader is no BufferedIOBase, but http.server reads rfile only with readline and read
+        self.rfile = self._reader = Reader(self.connection, self._start + ps.head_seconds)  # type: ignore[assignment]
 
     def _handshake(self, context: ssl.SSLContext, deadline: float) -> ssl.SSLSocket:
         """The TLS handshake, done by ``deadline`` however the peer trickles it (a blocking
         handshake's timeout is per read: a byte every few seconds would hold it for ever)."""
+        conn = self._conn
+        assert conn is not None   # setup() shakes hands only with a connection still in its slot
         tls = context.wrap_socket(self.request, server_side=True, do_handshake_on_connect=False)
-        self.server.moved(self._conn, tls)   # what a drop shuts down from now on
+        self.server.moved(conn, tls)   # what a drop shuts down from now on
         try:
             tls.setblocking(False)
             while True:
                 left = deadline - time.monotonic()
-                if left <= 0 or self._conn.gone:
+                if left <= 0 or conn.gone:
                     raise Late()
                 try:
                     tls.do_handshake()
@@ -431,6 +434,7 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
         self.close_connection = True  # one request per connection (HTTP/1.0)
         if self._gone:
             return
+        assert self._conn is not None   # None only for a connection dropped before it started: _gone
         try:
             self._reader.head(MAX_HEAD, MAX_HEAD_LINES)
         except Late:

@@ -66,7 +66,7 @@ def page_language(accept_language: str | None, tablet: str | None = None) -> str
     return tablet if tablet in known else "en"
 
 
-def say(lang: str, key: str, **values) -> str:
+def say(lang: str, key: str, **values: object) -> str:
     """``key``'s text in ``lang`` (English where that language has no text for it)."""
     return i18n.text_of(i18n.keyed(key, **values), lang)
 

@@ -275,6 +275,7 @@ class SimBox:
         next_hb = time.monotonic() + self.heartbeat
         flood_from, flooded = time.monotonic(), 0
         link = self._link
+        assert link is not None   # plug() made it before starting this thread
         while not self._stop.is_set():
             data = link.read(0.005 if self.faults.flood else 0.02)
             for item in reader.feed(data) if data else ():
@@ -298,8 +299,8 @@ class SimBox:
                     flooded += max(due, 0)
                 else:
                     flood_from, flooded = now, 0
-                for keypad, (seq, button, frame, due) in list(self.pending.items()):
-                    if now >= due:
+                for keypad, (seq, button, frame, resend_at) in list(self.pending.items()):
+                    if now >= resend_at:
                         self.pending[keypad] = (seq, button, frame, now + self.retry)
                         self._write(frame)
 

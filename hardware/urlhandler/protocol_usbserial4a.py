@@ -15,6 +15,8 @@ _asked: set[str] = set()   # permission is asked once per device; Android shows 
 
 
 class Serial(SerialBase):
+    is_open: bool   # SerialBase's (pyserial ships no type information)
+
     def open(self):
         if self.is_open:
             raise SerialException("Port is already open.")

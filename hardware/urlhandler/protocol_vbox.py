@@ -7,6 +7,8 @@ from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
 
 class Serial(SerialBase):
+    is_open: bool   # SerialBase's (pyserial ships no type information)
+
     def open(self):
         from hardware.transport import VirtualWire
         if self.is_open:

@@ -150,8 +150,8 @@ def _adaptive(g):
 def _straighten(gray, quad, size=231):
     """The quad mapped to a square with a quiet zone, at about 11 px per module of version 1."""
     m = size // 7
-    dst = np.float32([[m, m], [size - m, m], [size - m, size - m], [m, size - m]])
-    t = cv2.getPerspectiveTransform(np.float32(quad), dst)
+    dst = np.array([[m, m], [size - m, m], [size - m, size - m], [m, size - m]], np.float32)
+    t = cv2.getPerspectiveTransform(np.array(quad, np.float32), dst)
     return cv2.warpPerspective(gray, t, (size, size), flags=cv2.INTER_CUBIC,
                                borderMode=cv2.BORDER_REPLICATE)
 

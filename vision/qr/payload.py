@@ -266,7 +266,7 @@ def load_deck(path: str | os.PathLike = DEFAULT_DECK) -> dict:
     return deck
 
 
-def deck_cards(deck: dict, kinds=("fate",)) -> list[Card]:
+def deck_cards(deck: dict, kinds: tuple[str, ...] = ("fate",)) -> list[Card]:
     """Every card of the chosen kinds, with serials numbered from 001 across the whole deck.
 
     Serials are assigned over all kinds in a fixed order (fate then sway) whether or not a kind

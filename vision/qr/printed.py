@@ -93,7 +93,7 @@ def _view(rng, p, page_shape, code_side, centre_on, size):
     h, w = page_shape
     W, H = size
     s = rng.uniform(*p["code_px"]) / code_side
-    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     pts = (corners - centre_on) * s
     t = np.deg2rad(rng.uniform(0, p["tilt"]))
     axis = rng.uniform(0, np.pi)
@@ -106,8 +106,8 @@ def _view(rng, p, page_shape, code_side, centre_on, size):
         out.append(flat * f / (f + d * np.sin(t)))
     r = rng.uniform(0, 2 * np.pi)
     rot = np.array([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]])
-    dst = np.float32(np.array(out) @ rot.T + [W / 2 + rng.uniform(-0.2, 0.2) * W,
-                                               H / 2 + rng.uniform(-0.2, 0.2) * H])
+    dst = np.array(np.array(out) @ rot.T + [W / 2 + rng.uniform(-0.2, 0.2) * W,
+                                            H / 2 + rng.uniform(-0.2, 0.2) * H], np.float32)
     return cv2.getPerspectiveTransform(corners, dst)
 
 
@@ -136,7 +136,7 @@ def _blur(rng, img, kind, px):
     if kind == "gauss":
         return cv2.GaussianBlur(img, (0, 0), px)
     n = max(3, int(2 * px) | 1)
-    k = np.zeros((n, n), np.float32)
+    k: np.ndarray = np.zeros((n, n), np.float32)
     if kind == "disc":
         cv2.circle(k, (n // 2, n // 2), n // 2, 1.0, -1)
     else:  # shake: a short stroke at any angle

@@ -58,7 +58,7 @@ def _card_face(rng, card, key):
 def _place(rng, canvas, face, code_px, target_code_px, tilt_deg, rot_deg, center):
     h, w = face.shape[:2]
     s = target_code_px / code_px
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) - [w / 2, h / 2]
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - [w / 2, h / 2]
     pts = src * s
     # tilt: rotate the card plane about a random axis, then project with a pinhole camera
     t = np.deg2rad(tilt_deg)
@@ -72,11 +72,10 @@ def _place(rng, canvas, face, code_px, target_code_px, tilt_deg, rot_deg, center
         z = d * np.sin(t)
         flat = along + d * np.cos(t) * np.array([ax, ay])
         out.append(flat * f / (f + z))
-    out = np.float32(out)
     r = np.deg2rad(rot_deg)
-    rm = np.float32([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]])
-    dst = out @ rm.T + np.float32(center)
-    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), dst)
+    rm = np.array([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]], np.float32)
+    dst = np.array(out, np.float32) @ rm.T + np.array(center, np.float32)
+    m = cv2.getPerspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), dst)
     ch, cw = canvas.shape[:2]
     warped = cv2.warpPerspective(face, m, (cw, ch), flags=cv2.INTER_AREA)
     mask = cv2.warpPerspective(np.ones((h, w), np.float32), m, (cw, ch), flags=cv2.INTER_LINEAR)
@@ -98,7 +97,7 @@ def _blur(rng, img, amount):
     if rng.random() < 0.5:
         return cv2.GaussianBlur(img, (0, 0), amount)
     n = max(3, int(amount * 4) | 1)
-    k = np.zeros((n, n), np.float32)
+    k: np.ndarray = np.zeros((n, n), np.float32)
     k[n // 2, :] = 1.0 / n
     rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), rng.uniform(0, 180), 1)
     k = cv2.warpAffine(k, rot, (n, n))

@@ -530,6 +530,7 @@ class CameraScreen(Screen):
 
     def _draw_calibration(self, box, names):
         report = self._report
+        assert report is not None   # drawn only while a report is in (the caller checks)
         checked = {(s, f) for s, f in report.get("checked", [])}
         faces: dict[int, list[str]] = {}
         for s, f in list(report.get("checked", [])) + list(report.get("missing", [])):

@@ -109,7 +109,7 @@ class RevealScreen(Screen):
             column.add_widget(Factory.CountLabel(text=tr("touches.reveal.group", option=label, n=n)))
             for name in names:
                 column.add_widget(Factory.BallotLabel(text=name))
-            for _ in range(rows - len(names)):   # every column as tall: the headings line up on top
+            for _gap in range(rows - len(names)):   # every column as tall: the headings line up on top
                 column.add_widget(Factory.BallotGap())
             groups.add_widget(column)
         self._count_in_until = self.app.engine_clock.now() + COUNT_IN

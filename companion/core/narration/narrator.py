@@ -6,16 +6,17 @@ import random
 import subprocess
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable, Iterable
 
 from companion.core import i18n
 from companion.core.audio import AudioOut, default_masking_loop
+from companion.core.clock import Clock
 from companion.core.events import BadInput
 from companion.core.speakers import (CaptionSpeaker, Speaker, SpeechError, Utterance,
                                      check_pace)
 
 from .prepare import _Prefetch
-from .script import Mark, Pause, Say, Script, WaitFor, _seconds, say_length, slug
+from .script import Mark, Pause, Say, Script, Step, WaitFor, _seconds, say_length, slug
 
 log = logging.getLogger("companion.core.narration")
 
@@ -50,7 +51,7 @@ class Dropped:
 
 @dataclass
 class _Running:
-    step: object
+    step: Step
     start: float                      # scheduled start
     end: float | None = None          # scheduled end (None: a wait not yet satisfied)
     utterance: Utterance | None = None
@@ -62,7 +63,7 @@ class _Running:
 
 @dataclass
 class _Queued:
-    step: object
+    step: Step
     satisfied: bool = False           # a wait whose event came before it was reached
     satisfied_at: float = 0.0
     still_true: Callable[[], bool] | None = None  # a report: checked when its turn comes
@@ -81,10 +82,13 @@ class Narrator:
     thread calls ``notify``.
     """
 
-    def __init__(self, speaker: Speaker, audio_out: AudioOut, clock, on_caption=None,
-                 rng_seed: int | None = None, on_mark=None, on_idle=None,
+    def __init__(self, speaker: Speaker, audio_out: AudioOut, clock: Clock,
+                 on_caption: Callable[[str | None], object] | None = None,
+                 rng_seed: int | None = None, on_mark: Callable[[str], object] | None = None,
+                 on_idle: Callable[[], object] | None = None,
                  pace: float = 1.0, volume: float = 1.0, loop_volume: float = 0.3,
-                 threaded: bool = False, on_change=None, on_error=None):
+                 threaded: bool = False, on_change: Callable[[], object] | None = None,
+                 on_error: Callable[[BaseException], object] | None = None):
         self.speaker, self.audio_out, self.clock = speaker, audio_out, clock
         self.on_error = on_error or (lambda exc: None)  # a line the voice could not say
         self.on_caption = on_caption or (lambda text: None)
@@ -214,7 +218,8 @@ class Narrator:
 
     # queueing
     def enqueue_script(self, script: Script, context: dict | None = None,
-                       prefetch: bool = True, still_true=None, topic: str | None = None) -> None:
+                       prefetch: bool = True, still_true: Callable[[], bool] | None = None,
+                       topic: str | None = None) -> None:
         """Queue a whole script. Validated first: a missing value queues nothing.
         ``still_true()`` is asked of the script's report lines when their turn comes;
         ``topic`` names what its lines are about, for ``drop_topic``."""
@@ -236,7 +241,8 @@ class Narrator:
             self.tick()
         return before - len(self._queue)
 
-    def enqueue_steps(self, steps, still_true=None, urgent: bool = False,
+    def enqueue_steps(self, steps: Iterable[Step], still_true: Callable[[], bool] | None = None,
+                      urgent: bool = False,
                       topic: str | None = None, finish: bool = False) -> None:
         """Queue resolved steps (text spoken as given; pauses already drawn: low == high).
 
@@ -284,7 +290,8 @@ class Narrator:
             raise BadInput(i18n.keyed("script.no_words", line=repr(line_id)))
         self.enqueue_steps([Say(slug(line_id), text, _seconds_or_bad(slot))], urgent=interject)
 
-    def report(self, key: str, line_id: str, text: str, still_true=None, urgent: bool = False,
+    def report(self, key: str, line_id: str, text: str, still_true: Callable[[], bool] | None = None,
+               urgent: bool = False,
                slot: float = 0.0, finish: bool = False) -> None:
         """Queue a report of state: it replaces any waiting report with the same ``key`` and is
         dropped if ``still_true()`` says False when its turn comes (and cut short if it stops
@@ -296,7 +303,7 @@ class Narrator:
         step = Say(slug(line_id), text, _seconds_or_bad(slot), key=slug(key))
         self.enqueue_steps([step], still_true=still_true, urgent=urgent, finish=finish)
 
-    def _drop_queued(self, which, why: str) -> None:
+    def _drop_queued(self, which: Callable[[_Queued], bool], why: str) -> None:
         now = self.clock.now()
         kept: deque[_Queued] = deque()
         for q in self._queue:
@@ -351,6 +358,7 @@ class Narrator:
             assert self._current is not None  # _begin sets it
             self._current.still_true = cur.still_true
         elif isinstance(cur.step, Pause):
+            assert cur.end is not None   # _begin() gives every pause its end
             cur.end += gap
         elif isinstance(cur.step, WaitFor) and cur.end is not None:
             cur.end = max(cur.end, now)
@@ -456,7 +464,7 @@ class Narrator:
                 return
             self._finish(cur, now)
 
-    def _begin(self, step, start: float, now: float, queued: _Queued | None = None,
+    def _begin(self, step: Step, start: float, now: float, queued: _Queued | None = None,
                utterance: Utterance | None = None) -> None:
         run = _Running(step, start, still_true=queued.still_true
                        if queued is not None and not queued.finish else None,
@@ -490,7 +498,7 @@ class Narrator:
             run.end = start
             self.on_mark(step.name)
 
-    def _utterance(self, step: Say, result) -> Utterance:
+    def _utterance(self, step: Say, result: Utterance | BaseException | None) -> Utterance:
         """The speaker's utterance, or a silent caption of the estimated length when the
         backend failed: a game in progress must not stop for a broken voice."""
         if isinstance(result, Utterance):
@@ -503,7 +511,7 @@ class Narrator:
             self._report(step, result)
         return CaptionSpeaker().prepare(step.line_id, step.text, self._pace)
 
-    def _report(self, step: Say, exc: Exception) -> None:
+    def _report(self, step: Say, exc: BaseException) -> None:
         self.last_error = " ".join(f"line {step.line_id!r}: {exc}".split())
         self.errors.append(self.last_error)
         log.warning("narration: %s", self.last_error)
@@ -532,7 +540,7 @@ class Narrator:
         self.speaker.stop()
 
 
-def _seconds_or_bad(value) -> float:
+def _seconds_or_bad(value: Any) -> float:
     return _seconds(str(value), "slot")   # a BadInput when it is not
 
 

@@ -52,7 +52,7 @@ class _Prefetch:
         assert self._pool is not None  # no pool: every line is prepared inline
         self._jobs[key] = self._pool.submit(self._prepare, speaker, step, pace)
 
-    def take(self, speaker: Speaker, step: Say, pace: float):
+    def take(self, speaker: Speaker, step: Say, pace: float) -> tuple[bool, Utterance | BaseException | None]:
         """``(True, Utterance | Exception)`` when ready, ``(False, None)`` while preparing."""
         if self._inline(speaker):
             try:

@@ -14,7 +14,7 @@ from .script import _NAME, Script, load_script, script_path, script_timeline
 
 def record_narration(script: Script, context: dict | None, speaker: Speaker, wav_path: str,
                      pace: float = 1.0, rng_seed: int = 0, loop_wav: str | None = None,
-                     loop_volume: float = 0.15, events: dict | None = None):
+                     loop_volume: float = 0.15, events: dict | None = None) -> Narrator:
     """Render a whole script (voice over the masking loop) into ONE WAV, on a FakeClock, for
     the headless demo and for people checking a script by ear. ``events`` maps a ``wait for``
     event to the seconds the table takes before it happens (default: at once).

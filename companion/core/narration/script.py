@@ -143,7 +143,7 @@ def _check_template(template: str, what: dict) -> None:
             raise BadInput(i18n.keyed("script.bad_placeholder", what=what, placeholder=shown))
 
 
-def _parse_step(line: str, lineno: int, default_slot: float):
+def _parse_step(line: str, lineno: int, default_slot: float) -> Step:
     word = line.split(None, 1)[0].lower()
     rest = line[len(word):].strip()
     if word in ("say", "report") or word.startswith(("say@", "report@")):

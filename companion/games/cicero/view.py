@@ -93,7 +93,7 @@ def table_view(s: CiceroState, viewer: str) -> dict:
     return view
 
 
-def _jsonable(value):
+def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

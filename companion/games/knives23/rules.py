@@ -719,7 +719,7 @@ class Knives23Rules(GameRules):
                 keyed("knives23.error.duplicate_card", serial=serial))
         tapped = [i for i, r in enumerate(state.curia_revealed)
                   if r["serial"] is None and r["card"] == card]
-        require(tapped, keyed("knives23.error.no_tapped_card"))
+        require(bool(tapped), keyed("knives23.error.no_tapped_card"))
         return [("curia_card_claimed", {"index": tapped[-1] + 1, "serial": serial, "card": card})]
 
     def _do_tableau(self, state, data, source):

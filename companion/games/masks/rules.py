@@ -580,13 +580,13 @@ class MasksRules(GameRules):
             else:
                 require(holder is None, keyed("masks.refusal.executioner_hidden", player=holder),
                         RULE_EXECUTIONER)
-        data: dict[str, Any] = {"identities": ids, "center": list(center), "royalist": royalist}
+        revealed: dict[str, Any] = {"identities": ids, "center": list(center), "royalist": royalist}
         # The result, decided here once: after the check (every new game), with the choice made;
         # in a game from before the check, unless the Executioner is still to choose.
         if state.checked or not executioner_to_choose(state.players, ids, state.ballots):
             target = state.executioner_target if state.checked else None
-            data["verdict"] = judge(state.players, ids, center, royalist, state.ballots, target).record()
-        return [("identities_revealed", data)]
+            revealed["verdict"] = judge(state.players, ids, center, royalist, state.ballots, target).record()
+        return [("identities_revealed", revealed)]
 
     def _do_executioner_chooses(self, state, data):
         self._phase(state, EXECUTIONER, what="masks.doing.executioner_choice")
@@ -597,11 +597,11 @@ class MasksRules(GameRules):
             state.players, state.identities, state.ballots)
         require(target != executioner, keyed("masks.refusal.choose_other", executioner=executioner),
                 RULE_EXECUTIONER)
-        data: dict[str, Any] = {"executioner": executioner, "target": target}
+        chose: dict[str, Any] = {"executioner": executioner, "target": target}
         if state.identities is not None:  # a game from before the check: the choice decides it
-            data["verdict"] = judge(state.players, state.identities, state.center, state.royalist,
-                                    state.ballots, target).record()
-        return [("executioner_chose", data)]
+            chose["verdict"] = judge(state.players, state.identities, state.center, state.royalist,
+                                     state.ballots, target).record()
+        return [("executioner_chose", chose)]
 
     # the fold -------------------------------------------------------------------------
     def evolve(self, state: MasksState, event: Event) -> MasksState:

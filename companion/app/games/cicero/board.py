@@ -2,6 +2,8 @@
 15 spaces: whose turn it is to place a Servant, which spaces are taken (the Automatii's too)."""
 from __future__ import annotations
 
+from typing import Any
+
 from kivy.factory import Factory
 from kivy.properties import ListProperty
 
@@ -53,6 +55,8 @@ def effect_text(view: dict) -> tuple[str, str]:
 class BoardScreen(CiceroScreen):
     influences = ListProperty([])   # the Cicero card being entered
     castes = ListProperty([])
+    _spaces: dict[str, tuple[Any, str]] | None   # the board's buttons and labels by space, once built
+    _spaces_parent: Any                          # the body they were built in
 
     def refresh(self):
         v = self.view
@@ -139,6 +143,7 @@ class BoardScreen(CiceroScreen):
                 grid.add_widget(self._space(f"{caste}_2", tr("cicero.ui.second_space")))
             body.add_widget(grid)
             self._spaces_parent = body
+        assert self._spaces is not None   # built just above, or kept from the last refresh
         for space, (button, label) in self._spaces.items():
             holder = holders.get(space)
             button.text = f"{label}: {holder}" if holder else label
@@ -148,6 +153,7 @@ class BoardScreen(CiceroScreen):
 
     def _space(self, space, label):
         b = self.button(label, lambda b: self._place(b.value), value=space, height="50dp", font_size="22sp")
+        assert self._spaces is not None   # called by _board() while it builds them
         self._spaces[space] = (b, label)
         return b
 

@@ -3,6 +3,8 @@ Guild, the symbols -> the Guild card and its holder's choice (its power, or 3 PP
 Princeps. The table shows who holds every card (cards stay with their holder until lost)."""
 from __future__ import annotations
 
+from typing import Any
+
 from kivy.factory import Factory
 from kivy.properties import BooleanProperty
 from kivy.uix.label import Label
@@ -26,6 +28,7 @@ class MajoritiesScreen(CiceroScreen):
     choices: dict = {}  # the Princeps' answers so far for this count
     _entered: dict = {}  # the numbers entered, kept while the Princeps breaks a tie
     _entered_for = None
+    _rows: list[tuple[Any, Any]]   # (seat row, its stepper), made once per set of players
 
     def refresh(self):
         v = self.view

@@ -53,7 +53,7 @@ class StartScreen(CiceroScreen):
         self.app.send("draft_pick", player=self.view["draft"]["player"])
 
     def elect(self):
-        data = {"votes": {}, "oratores": {}}
+        data: dict[str, dict[str, int]] = {"votes": {}, "oratores": {}}
         for s in self._steppers:
             field, player = s.key.split(":", 1)
             data[field][player] = int(s.number)

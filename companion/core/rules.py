@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, TypedDict
 
 from .events import BadInput, Command, Event, RuleError
+from .houserules import HouseRule
 from .i18n import keyed
 
 if TYPE_CHECKING:  # commands.py is imported by the games' rules, not here
@@ -52,6 +53,9 @@ class GameRules:
     # The version of the rules the game is played under (the game package's RULES_VERSION),
     # raised when a rule changes what a game decides; recorded when a game starts.
     rules_version: ClassVar[int] = 1
+    # The readings the rulebook leaves open that the table chooses at setup (companion.core.houserules),
+    # recorded in the setup as ``house_rules``; the first reading of each is the default.
+    house_rules: ClassVar[tuple[HouseRule, ...]] = ()
 
     def initial_state(self, setup: Mapping[str, Any]) -> Any:
         raise NotImplementedError

@@ -98,7 +98,7 @@ class AndroidPortLister:
 class FakePortLister:
     """The virtual twin of the USB bus: ports appear and vanish when a test says so."""
 
-    def __init__(self, ports: Iterable[PortInfo] = ()):
+    def __init__(self, ports: Iterable[PortInfo] = ()) -> None:
         self._lock = threading.Lock()
         self._ports = {p.device: p for p in ports}
 
@@ -130,7 +130,7 @@ class PortWatcher:
     ``on_removed(device)`` for each that goes. Callbacks run on the watcher's thread."""
 
     def __init__(self, lister: PortLister, on_added: Callable[[str], None],
-                 on_removed: Callable[[str], None] | None = None, interval: float = 1.0):
+                 on_removed: Callable[[str], None] | None = None, interval: float = 1.0) -> None:
         self.lister = lister
         self.on_added = on_added
         self.on_removed = on_removed

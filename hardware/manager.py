@@ -23,14 +23,15 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable, Iterable
 
 import serial
 
 from companion.core.events import BadInput, Command, RuleError
+from companion.core.inputs import Done, Post
 from companion.core.journal import JournalError
 from hardware import protocol as P
-from hardware.transport import open_port
+from hardware.transport import SerialPort, open_port
 
 log = logging.getLogger("hardware.boxes")
 
@@ -80,15 +81,19 @@ class BoxRecord:
     last_seen: float | None = None
     last_seq: int | None = None      # the newest sequence number heard from the box
     port_alive: bool = True
-    seen: collections.OrderedDict = field(default_factory=collections.OrderedDict)
-    held: dict = field(default_factory=dict)   # seq -> (keypad, button) of presses in doubt
-    vetted: set = field(default_factory=set)   # older seqs a HELLO showed to be no restart
-    tokens: dict = field(default_factory=lambda: {"press": FLOOD_BURST, "other": FLOOD_BURST})
-    tokens_at: dict = field(default_factory=lambda: {"press": 0.0, "other": 0.0})
+    # seq -> the PRESS taken under that number (oldest first)
+    seen: collections.OrderedDict[int, Seen] = field(default_factory=collections.OrderedDict)
+    # seq -> (keypad, button) of presses in doubt
+    held: dict[int, tuple[int, int]] = field(default_factory=dict)
+    vetted: set[int] = field(default_factory=set)   # older seqs a HELLO showed to be no restart
+    # flood buckets ("press", "other"): tokens left, and when they were last filled
+    tokens: dict[str, float] = field(
+        default_factory=lambda: {"press": FLOOD_BURST, "other": FLOOD_BURST})
+    tokens_at: dict[str, float] = field(default_factory=lambda: {"press": 0.0, "other": 0.0})
     flood_dropped: int = 0
     # (keypad, button, secret) shown on the devices panel; secret: pressed while a vote was open
     # (or not known yet), so the button is never shown: it may be a ballot
-    last_press: tuple | None = None
+    last_press: tuple[int, int, bool] | None = None
     problem: str = ""
 
     @property
@@ -126,13 +131,13 @@ class _Outbox:
     """Frames for a port's writer thread, at most ``size``: a box that does not read its port
     loses the oldest (it hears the vote state again after its next HELLO), the host no memory."""
 
-    def __init__(self, size: int = OUTBOX_MAX):
+    def __init__(self, size: int = OUTBOX_MAX) -> None:
         self._frames: collections.deque[bytes] = collections.deque(maxlen=size)
         self._cond = threading.Condition()
         self._closed = False
         self.dropped = 0
 
-    def put(self, frame: bytes):
+    def put(self, frame: bytes) -> None:
         with self._cond:
             if len(self._frames) == self._frames.maxlen:
                 self.dropped += 1
@@ -146,7 +151,7 @@ class _Outbox:
                 self._cond.wait()
             return None if self._closed else self._frames.popleft()
 
-    def close(self):
+    def close(self) -> None:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
@@ -156,11 +161,11 @@ class _Outbox:
 
 
 class _Port:
-    def __init__(self, url: str):
+    def __init__(self, url: str) -> None:
         self.url = url
-        # serial.Serial once open (pyserial ships no types); another thread may reset it to None
-        # mid-read, which the reader catches as the port lost.
-        self.serial: Any = None
+        # the open port, None while closed; stop() may close it under a reader that outlived
+        # its join, which the reader catches as the port lost.
+        self.serial: SerialPort | None = None
         self.reader = P.FrameReader()
         self.write_lock = threading.Lock()
         self.outbox = _Outbox()
@@ -174,8 +179,9 @@ class _Port:
 
 
 class BoxManager:
-    def __init__(self, data_dir: str, ports=(), clock: Callable[[], float] = time.monotonic,
-                 heartbeat_timeout: float = HEARTBEAT_TIMEOUT, scan_interval: float = 0.5):
+    def __init__(self, data_dir: str, ports: Iterable[str] = (),
+                 clock: Callable[[], float] = time.monotonic,
+                 heartbeat_timeout: float = HEARTBEAT_TIMEOUT, scan_interval: float = 0.5) -> None:
         self.data_dir = data_dir
         self.clock = clock
         self.heartbeat_timeout = heartbeat_timeout
@@ -195,7 +201,7 @@ class BoxManager:
         self._ballots: dict[int, Ballot] = {}   # seat -> its standing ballot (in the journal)
         self._withdrawn: dict[int, Ballot] = {}  # seat -> its box ballot the table undid (a redo)
         self._host_seq = 0
-        self._post: Callable[..., None] | None = None
+        self._post: Post | None = None
         self._running = threading.Event()
         self._stopping = threading.Event()
         self._scanner: threading.Thread | None = None
@@ -207,7 +213,7 @@ class BoxManager:
         self._load_pairing()
 
     # ---------------------------------------------------------------- lifecycle
-    def start(self, post: Callable[..., None]):
+    def start(self, post: Post) -> None:
         """``post(command, done=None)``: a CommandQueue's post (ballots come with ``done``)."""
         self._post = post
         self._stopping.clear()
@@ -216,7 +222,7 @@ class BoxManager:
         self._scanner = threading.Thread(target=self._scan_loop, name="box-scan", daemon=True)
         self._scanner.start()
 
-    def stop(self):
+    def stop(self) -> None:
         self._running.clear()
         self._stopping.set()
         for p in self._ports.values():
@@ -231,17 +237,17 @@ class BoxManager:
                 p.serial.close()
                 p.serial = None
 
-    def add_port(self, url_or_glob: str):
+    def add_port(self, url_or_glob: str) -> None:
         with self._lock:
             self._patterns.append(url_or_glob)
         if self._running.is_set():
             self._scan_once()
 
-    def _scan_loop(self):
+    def _scan_loop(self) -> None:
         while not self._stopping.wait(self.scan_interval):
             self._scan_once()
 
-    def _scan_once(self):
+    def _scan_once(self) -> None:
         """Globs are re-read on every scan, so a box plugged in later (a new /dev/ttyACM*, a new
         simulator link) is found; each port gets a reader thread that reopens it after unplugs."""
         urls = []
@@ -265,7 +271,7 @@ class BoxManager:
             port.thread.start()
 
     # ---------------------------------------------------------------- reading
-    def _port_loop(self, port: _Port):
+    def _port_loop(self, port: _Port) -> None:
         while self._running.is_set():
             if port.serial is None:
                 try:
@@ -293,8 +299,11 @@ class BoxManager:
                 # WELCOME, or lost its answer): ask again, once a second.
                 port.welcomed_at = now
                 self._welcome(port, P.BROADCAST)
+            ser = port.serial
+            if ser is None:     # stop() closed it: the loop ends
+                continue
             try:
-                data = port.serial.read(max(1, port.serial.in_waiting))
+                data = ser.read(max(1, ser.in_waiting))
             except (serial.SerialException, OSError, TypeError, AttributeError) as e:
                 self._port_lost(port, e)
                 continue
@@ -315,10 +324,11 @@ class BoxManager:
         with self._lock:
             return any(b.url == url and b.confirmed for b in self._boxes.values())
 
-    def _port_lost(self, port: _Port, err):
+    def _port_lost(self, port: _Port, err: BaseException) -> None:
         self._problem("port %s lost: %s" % (port.url, _one_line(err)))
         try:
-            port.serial.close()
+            if port.serial is not None:
+                port.serial.close()
         except Exception:   # a vanished device may fail to close; it is gone either way
             pass
         port.serial = None
@@ -328,7 +338,7 @@ class BoxManager:
                     b.port_alive = False
         self._stopping.wait(REOPEN_INTERVAL)
 
-    def _dropped(self, port: _Port, why: str, warn: bool = False):
+    def _dropped(self, port: _Port, why: str, warn: bool = False) -> None:
         """Every dropped frame is logged, one line naming why (docs/protocol.md); with ``warn``,
         the first of a burst is a warning people see on the devices panel, at most one a second
         per port (keyed by port, never by box id: a box inventing ids must not grow the keys)."""
@@ -340,12 +350,12 @@ class BoxManager:
         else:
             log.info(line)
 
-    def _handle(self, port: _Port, item):
+    def _handle(self, port: _Port, item: P.Message | P.FrameError) -> None:
         if isinstance(item, P.FrameError):
             self.counters["bad_frames"] += 1
             self._dropped(port, str(item), warn=True)
             return
-        msg: P.Message = item
+        msg = item
         self.counters["frames"] += 1
         if msg.type & 0x80:
             # Host-to-box types are our own frames echoed (loop://) or another host: not ours.
@@ -445,11 +455,11 @@ class BoxManager:
         box.problem = "flooding: %d frames dropped" % box.flood_dropped
         return False
 
-    def _flooded(self, port: _Port, box: BoxRecord):
+    def _flooded(self, port: _Port, box: BoxRecord) -> None:
         self._dropped(port, "box %s floods the line: %d frames dropped so far"
                       % (box.ident, box.flood_dropped), warn=True)
 
-    def _hello(self, port: _Port, msg: P.Message, now: float):
+    def _hello(self, port: _Port, msg: P.Message, now: float) -> None:
         box = self._boxes.get((msg.box, port.url))
         if box is None:
             if not self._make_room(port, msg.box, now):
@@ -552,7 +562,7 @@ class BoxManager:
         return ""
 
     @staticmethod
-    def _advance(box: BoxRecord, seq: int, look: bool = False):
+    def _advance(box: BoxRecord, seq: int, look: bool = False) -> None:
         """``seq`` is the box's newest number: numbers SEEN_AGE or more behind it are forgotten
         (a press's number, once the 16-bit counter comes round to it again, is a new press)."""
         crossed = look or box.last_seq is None or (box.last_seq >> 8) != (seq >> 8)
@@ -581,7 +591,7 @@ class BoxManager:
             return False
         return True
 
-    def _forget_gone(self, now: float):
+    def _forget_gone(self, now: float) -> None:
         for key, box in list(self._boxes.items()):
             if box.last_seen is None or now - box.last_seen > FORGET_AFTER:
                 del self._boxes[key]
@@ -615,7 +625,7 @@ class BoxManager:
                 twins + [box.url]), "message": message}, "box:%s" % box.ident))
         return problem
 
-    def keep(self, box: int | str, url: str):
+    def keep(self, box: int | str, url: str) -> None:
         """The table resolves a duplicate id: the box on ``url`` is that id; the others with the
         same id are ignored (shown so) until the app restarts."""
         box_id = int(box, 16) if isinstance(box, str) else box
@@ -627,7 +637,7 @@ class BoxManager:
         log.info("box %08X: the table kept the one on %s", box_id, url)
 
     # ---------------------------------------------------------------- presses
-    def _press(self, port: _Port, box: BoxRecord, msg: P.Message, now: float):
+    def _press(self, port: _Port, box: BoxRecord, msg: P.Message, now: float) -> None:
         keypad, button = msg.keypad, msg.button
         entry = box.seen.get(msg.seq)
         if entry is not None and entry.status == RETRY:
@@ -709,7 +719,8 @@ class BoxManager:
         return seat is None or seat == self._pair_seat or \
             self._vote_state in (P.STATE_IDLE, P.STATE_REVEALED)
 
-    def _pair(self, port: _Port, box: BoxRecord, msg: P.Message, data: dict, source: str):
+    def _pair(self, port: _Port, box: BoxRecord, msg: P.Message, data: dict[str, object],
+              source: str) -> None:
         seat, unit = self._pair_seat, (box.box, msg.keypad)
         assert seat is not None  # called only while a seat waits for its press
         self._pair_seat = None
@@ -723,7 +734,7 @@ class BoxManager:
         self._ack(port, box, msg.seq, msg.keypad, P.ACK_PAIRED)
 
     def _settled(self, box_id: int, url: str, seq: int, seat: int, keypad: int, button: int,
-                 error: Exception | None):
+                 error: Exception | None) -> None:
         """The app's queue settled a posted ballot (main thread): in the journal -> ACK
         "recorded"; refused by the rules -> ACK "ignored"; not recorded at all (a storage
         fault: JournalError is a BadInput to the app, but no rule refused the ballot; or the
@@ -756,7 +767,7 @@ class BoxManager:
         if port is not None:
             self._ack(port, box, seq, keypad, status)
 
-    def _remember(self, box: BoxRecord, seq: int, status: int, keypad: int, button: int):
+    def _remember(self, box: BoxRecord, seq: int, status: int, keypad: int, button: int) -> None:
         box.seen[seq] = Seen(status, keypad, button)
         while len(box.seen) > SEEN_WINDOW:
             box.seen.popitem(last=False)
@@ -767,14 +778,14 @@ class BoxManager:
             self._host_seq = (self._host_seq + 1) & 0xFFFF
             return self._host_seq
 
-    def _ack(self, port: _Port | None, box: BoxRecord, seq: int, keypad: int, status: int):
+    def _ack(self, port: _Port | None, box: BoxRecord, seq: int, keypad: int, status: int) -> None:
         self._send(port, P.make("ACK", box.box, self._next_seq(), acked=seq, keypad=keypad,
                                 status=status))
 
-    def _welcome(self, port: _Port, box_id: int):
+    def _welcome(self, port: _Port, box_id: int) -> None:
         self._send(port, P.make("WELCOME", box_id, self._next_seq(), version=P.PROTOCOL_VERSION))
 
-    def _welcome_box(self, port: _Port, box: BoxRecord | None, box_id: int, now: float):
+    def _welcome_box(self, port: _Port, box: BoxRecord | None, box_id: int, now: float) -> None:
         last = box.welcomed_at if box else port.stranger_welcomed_at
         if now - last >= WELCOME_GAP:
             if box:
@@ -783,12 +794,12 @@ class BoxManager:
                 port.stranger_welcomed_at = now
             self._welcome(port, box_id)
 
-    def _send(self, port: _Port | None, msg: P.Message):
+    def _send(self, port: _Port | None, msg: P.Message) -> None:
         """Queues a frame for the port's writer thread: callers may hold the lock."""
         if port is not None:
             port.outbox.put(P.encode(msg))
 
-    def _write_loop(self, port: _Port):
+    def _write_loop(self, port: _Port) -> None:
         while True:
             frame = port.outbox.get()
             if frame is None:
@@ -804,20 +815,20 @@ class BoxManager:
                 # gets the vote state again in answer to its next HELLO.
                 log.info("write to %s failed: %s", port.url, _one_line(e))
 
-    def _broadcast(self, msg_for_box: Callable[[BoxRecord], P.Message]):
+    def _broadcast(self, msg_for_box: Callable[[BoxRecord], P.Message]) -> None:
         with self._lock:
             for box in self._boxes.values():
                 if box.port_alive:
                     self._send(self._ports.get(box.url), msg_for_box(box))
 
-    def _emit(self, command: Command, done=None):
+    def _emit(self, command: Command, done: Done | None = None) -> None:
         if self._post is not None:
             if done is None:
                 self._post(command)
             else:
                 self._post(command, done)
 
-    def _problem(self, msg: str, key: str | None = None):
+    def _problem(self, msg: str, key: str | None = None) -> None:
         """A problem people should see (warning + devices panel); a repeating one (a flood, an
         unknown box) at most once a second."""
         if key is None or self._due(key):
@@ -833,14 +844,14 @@ class BoxManager:
         return True
 
     # ---------------------------------------------------------------- app-facing
-    def pair(self, seat: int):
+    def pair(self, seat: int) -> None:
         """The next press of any box's keypad binds that keypad to ``seat`` (until changed)."""
         if seat < 1:
             raise ValueError("seats are numbered from 1, got %d" % seat)
         with self._lock:
             self._pair_seat = seat
 
-    def cancel_pairing(self):
+    def cancel_pairing(self) -> None:
         with self._lock:
             self._pair_seat = None
 
@@ -848,7 +859,7 @@ class BoxManager:
     def pairing_seat(self) -> int | None:
         return self._pair_seat
 
-    def unpair(self, seat: int):
+    def unpair(self, seat: int) -> None:
         with self._lock:
             for u in [u for u, s in self._seats.items() if s == seat]:
                 del self._seats[u]
@@ -858,7 +869,7 @@ class BoxManager:
         with self._lock:
             return {("%08X" % b, k): s for (b, k), s in self._seats.items()}
 
-    def vote_opened(self, n_options: int):
+    def vote_opened(self, n_options: int) -> None:
         """A new vote: earlier ballots are forgotten; boxes light "vote open"."""
         if not 1 <= n_options <= 254:
             raise ValueError("a vote needs 1..254 options, got %d" % n_options)
@@ -870,7 +881,7 @@ class BoxManager:
                                              keypad=P.ALL_KEYPADS, state=P.STATE_OPEN,
                                              options=n_options))
 
-    def revealed(self):
+    def revealed(self) -> None:
         """Ballots are shown: boxes light "revealed" and take no more ballots."""
         with self._lock:
             self._vote_state = P.STATE_REVEALED
@@ -878,7 +889,7 @@ class BoxManager:
                                              keypad=P.ALL_KEYPADS, state=P.STATE_REVEALED,
                                              options=self._n_options))
 
-    def vote_closed(self):
+    def vote_closed(self) -> None:
         with self._lock:
             self._vote_state, self._n_options = P.STATE_IDLE, 0
             self._ballots.clear()
@@ -887,7 +898,7 @@ class BoxManager:
                                              keypad=P.ALL_KEYPADS, state=P.STATE_IDLE,
                                              options=0))
 
-    def detached(self):
+    def detached(self) -> None:
         """The table left its game (back to the game picker): as after a restart, no game takes
         a ballot, so presses are left unanswered (the boxes keep them) and no VOTE_STATE is
         sent until a game is attached again (vote_opened / revealed / vote_closed / resync)."""
@@ -896,7 +907,7 @@ class BoxManager:
             self._ballots.clear()
             self._withdrawn.clear()
 
-    def resync(self, state: int, n_options: int, standing: set[int]):
+    def resync(self, state: int, n_options: int, standing: set[int]) -> None:
         """After an undo or a redo: the vote is in ``state`` and the seats in ``standing`` have
         a ballot in it. A box ballot the table took back is answered ``ignored`` (its box shows
         that it must vote again, and is not told "recorded" again after a HELLO); one brought
@@ -943,7 +954,7 @@ class BoxManager:
         with self._lock:
             return {seat: b.option for seat, b in self._ballots.items()}
 
-    def repost(self):
+    def repost(self) -> None:
         """Posts every acknowledged ballot again (e.g. after the app restarted its queue); the
         vote engine treats a repeat of the same ballot as the same ballot."""
         with self._lock:
@@ -993,7 +1004,7 @@ class BoxManager:
     def pairing_path(self) -> str:
         return os.path.join(self.data_dir, PAIRING_FILE)
 
-    def _load_pairing(self):
+    def _load_pairing(self) -> None:
         path = self.pairing_path
         if not os.path.exists(path):
             return
@@ -1015,7 +1026,7 @@ class BoxManager:
             return
         self._seats = seats
 
-    def _save_pairing(self):
+    def _save_pairing(self) -> None:
         os.makedirs(self.data_dir, exist_ok=True)
         doc = {"version": 1, "seats": [{"box": "%08X" % b, "keypad": k, "seat": s}
                                        for (b, k), s in sorted(self._seats.items())]}
@@ -1034,11 +1045,16 @@ def auto_ports() -> list[str]:
     return sorted(p.device for p in list_ports.comports() if p.vid is not None)
 
 
-def _pairing_seats(doc) -> dict[tuple[int, int], int]:
+def _pairing_seats(doc: object) -> dict[tuple[int, int], int]:
     """(box, keypad) -> seat from boxes.json as _save_pairing writes it; ValueError (or
-    KeyError, TypeError) for anything else, so a wrong value never pairs a box to a seat."""
+    KeyError) for anything else, so a wrong value never pairs a box to a seat."""
+    if not isinstance(doc, dict):
+        raise ValueError("the file holds %s, not an object" % type(doc).__name__)
+    rows = doc["seats"]
+    if not isinstance(rows, list):
+        raise ValueError("its seats are %s, not a list" % type(rows).__name__)
     seats: dict[tuple[int, int], int] = {}
-    for row in doc["seats"]:
+    for row in rows:
         if not isinstance(row, dict):
             raise ValueError("a seat entry is not an object: %.40r" % (row,))
         box, keypad, seat = row["box"], row.get("keypad", 0), row["seat"]
@@ -1064,5 +1080,5 @@ def _unused_name(path: str) -> str:
     return candidate
 
 
-def _one_line(e) -> str:
+def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import binascii
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 PROTOCOL_VERSION = 1
@@ -112,13 +113,13 @@ class Message:
     type: int
     box: int
     seq: int
-    fields: dict = field(default_factory=dict)
+    fields: dict[str, int] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return NAMES.get(self.type, "0x%02X" % self.type)
 
-    def __getattr__(self, item):
+    def __getattr__(self, item: str) -> int:
         try:
             return self.__dict__["fields"][item]
         except KeyError:
@@ -129,7 +130,7 @@ class Message:
         return "%s box=0x%08X seq=%d %s" % (self.name, self.box, self.seq, extra)
 
 
-def make(kind: str | int, box: int, seq: int, **fields) -> Message:
+def make(kind: str | int, box: int, seq: int, **fields: int) -> Message:
     code = CODES[kind] if isinstance(kind, str) else kind
     return Message(code, box, seq, fields)
 
@@ -176,11 +177,11 @@ class FrameReader:
     """Splits a byte stream into frames at 0x00. Partial frames wait for more bytes; an over-long
     run without a delimiter is dropped (counted as noise) so a babbling line cannot grow memory."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._buf = bytearray()
         self._overflow = False
 
-    def feed(self, data: bytes):
+    def feed(self, data: bytes) -> Iterator[Message | FrameError]:
         """Yields Message or FrameError for each complete frame in data (plus what was buffered)."""
         for chunk in _split_keep(data):
             if chunk is None:          # a delimiter
@@ -203,7 +204,7 @@ class FrameReader:
                     self._buf.clear()
 
 
-def _split_keep(data: bytes):
+def _split_keep(data: bytes) -> Iterator[bytes | None]:
     start = 0
     while True:
         i = data.find(b"\x00", start)

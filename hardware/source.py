@@ -2,17 +2,18 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterable, Self, Sequence, Unpack
 
-from companion.core.events import Command
-from companion.core.inputs import DeviceInfo, InputSource
+from companion.core.events import Event
+from companion.core.inputs import DeviceInfo, InputSource, Post
 from companion.core.rules import undone_seqs
 from companion.core.votes import withdrawn_ballots
 from hardware import protocol as P
 from hardware.manager import BoxManager
 
 if TYPE_CHECKING:
-    from hardware.sim import SimulatedBoxes
+    from hardware.discovery import PortLister, PortWatcher
+    from hardware.sim import SimOptions, SimulatedBoxes
 
 
 class BoxSource(InputSource):
@@ -25,10 +26,11 @@ class BoxSource(InputSource):
 
     name = "boxes"
 
-    def __init__(self, data_dir: str, ports=("auto",), clock: Callable[[], float] = time.monotonic,
-                 lister=None, **manager_options):
+    def __init__(self, data_dir: str, ports: Iterable[str] = ("auto",),
+                 clock: Callable[[], float] = time.monotonic, lister: PortLister | None = None,
+                 **manager_options: float) -> None:
         ports = list(ports)
-        self.watcher = None
+        self.watcher: PortWatcher | None = None
         if "auto" in ports:
             # "auto": the ports that look like boxes now and whenever one is plugged in
             # (hardware.discovery); the HELLO handshake then tells boxes from other devices.
@@ -36,13 +38,15 @@ class BoxSource(InputSource):
             from hardware.discovery import PortWatcher, default_lister
             self.watcher = PortWatcher(lister or default_lister(), self._port_plugged)
         self.manager = BoxManager(data_dir, ports=ports, clock=clock, **manager_options)
-        self._events: list = []     # the attached game's events (an undo is read against them)
+        # the attached game's events (an undo is read against them)
+        self._events: list[Event] = []
 
     def _port_plugged(self, device: str) -> None:
         self.manager.add_port(device)
 
     @classmethod
-    def simulated(cls, data_dir: str, n: int = 8, transport: str = "pty", **sim_options):
+    def simulated(cls, data_dir: str, n: int = 8, transport: str = "pty",
+                  **sim_options: Unpack[SimOptions]) -> Self:
         """The virtual twin for the demo and app tests: ``n`` simulated boxes (hardware.sim) that
         start and stop with this source. ``source.sim`` presses, unplugs and injects faults."""
         from hardware.sim import SimulatedBoxes
@@ -53,7 +57,7 @@ class BoxSource(InputSource):
 
     sim: SimulatedBoxes | None = None   # the virtual twin, when simulated()
 
-    def start(self, post: Callable[[Command], None]) -> None:
+    def start(self, post: Post) -> None:
         if self.sim is not None:
             self.sim.start()
         self.manager.start(post)
@@ -81,7 +85,7 @@ class BoxSource(InputSource):
                                   detail=u.detail or u.url, conflict=u.conflict))
         return out
 
-    def on_events(self, events) -> None:
+    def on_events(self, events: Sequence[Event]) -> None:
         """Follows the vote engine's recorded events (call it with every batch the session
         records, on the main thread) and tells the boxes the vote's state the batch ends in:
         open with N options, revealed, closed. (A box ballot's "recorded" goes out when the app's
@@ -104,7 +108,7 @@ class BoxSource(InputSource):
         else:
             self.manager.vote_closed()
 
-    def on_attach(self, events) -> None:
+    def on_attach(self, events: Sequence[Event]) -> None:
         """The game's journal so far: the boxes show the vote it is in (e.g. open after the app
         restarted mid-vote, so a ballot the box still retransmits is counted)."""
         self._events = list(events)

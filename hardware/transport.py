@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Protocol
 
 import serial
 
@@ -16,7 +17,20 @@ if "hardware.urlhandler" not in serial.protocol_handler_packages:
 BAUDRATE = 115200
 
 
-def open_port(url: str, timeout: float = 0.05) -> serial.SerialBase:
+class SerialPort(Protocol):
+    """What the box manager uses of an open pyserial port (pyserial ships no type information)."""
+
+    @property
+    def in_waiting(self) -> int: ...
+
+    def read(self, size: int = 1) -> bytes: ...
+
+    def write(self, data: bytes) -> int | None: ...
+
+    def close(self) -> None: ...
+
+
+def open_port(url: str, timeout: float = 0.05) -> SerialPort:
     """Opens url with the protocol's settings (8N1, 115200); raises serial.SerialException."""
     return serial.serial_for_url(url, baudrate=BAUDRATE, timeout=timeout, write_timeout=1.0,
                                  exclusive=True if "://" not in url else None)
@@ -35,7 +49,7 @@ class VirtualWire:
     _registry: dict[str, "VirtualWire"] = {}
     _lock = threading.Lock()
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.name = name
         self._cond = threading.Condition()
         self._to_host = bytearray()
@@ -55,13 +69,13 @@ class VirtualWire:
             raise serial.SerialException("could not open port vbox://%s: no such box" % name)
         return wire
 
-    def unplug(self):
+    def unplug(self) -> None:
         with self._cond:
             self.plugged = False
             self._cond.notify_all()
 
     # box side
-    def box_write(self, data: bytes):
+    def box_write(self, data: bytes) -> None:
         with self._cond:
             if self.plugged:
                 self._to_host += data
@@ -71,7 +85,7 @@ class VirtualWire:
         return self._take(self._to_box, timeout, host=False)
 
     # host side
-    def host_write(self, data: bytes):
+    def host_write(self, data: bytes) -> None:
         with self._cond:
             if not self.plugged:
                 raise Unplugged("vbox://%s: device disconnected" % self.name)
@@ -85,7 +99,8 @@ class VirtualWire:
         with self._cond:
             return len(self._to_host)
 
-    def _take(self, buf: bytearray, timeout, host: bool, size: int = 1 << 16) -> bytes:
+    def _take(self, buf: bytearray, timeout: float | None, host: bool,
+              size: int = 1 << 16) -> bytes:
         with self._cond:
             if not buf and self.plugged:
                 self._cond.wait(timeout)

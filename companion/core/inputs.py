@@ -11,7 +11,7 @@ import logging
 import queue
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Protocol, Sequence
 
 from .events import BadInput, Command, Event, RuleError
 
@@ -34,11 +34,18 @@ class DeviceInfo:
     conflict: bool = False          # another device claims the same identity: not counted
 
 
+class Post(Protocol):
+    """Where a source hands its commands: CommandQueue.post (thread-safe). A source that must
+    not confirm anything before the journal has it passes ``done`` (see CommandQueue)."""
+
+    def __call__(self, command: Command, done: Done | None = None) -> None: ...
+
+
 class InputSource(ABC):
     name: str = "source"
 
     @abstractmethod
-    def start(self, post: Callable[[Command], None]) -> None:
+    def start(self, post: Post) -> None:
         """Begin delivering commands to ``post`` (which is thread-safe)."""
 
     @abstractmethod

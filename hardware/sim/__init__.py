@@ -19,7 +19,7 @@ import threading
 import time
 import tty
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Protocol, Self, TypedDict
 
 from hardware import protocol as P
 from hardware.transport import VirtualWire
@@ -51,8 +51,19 @@ class Faults:
     wrong_type: float = 0.0  # chance per heartbeat of a valid frame of unknown type 0x7F
 
 
+class _Link(Protocol):
+    """The box's end of its cable: a pseudo-terminal (_PtyLink) or a virtual wire (_WireLink)."""
+    url: str     # what the host opens
+
+    def read(self, timeout: float) -> bytes: ...
+
+    def write(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class _PtyLink:
-    def __init__(self, link_path: str):
+    def __init__(self, link_path: str) -> None:
         self.link_path = link_path
         self.master, self.slave = os.openpty()
         os.set_blocking(self.master, False)
@@ -77,7 +88,7 @@ class _PtyLink:
         except OSError:
             return b""
 
-    def write(self, data: bytes):
+    def write(self, data: bytes) -> None:
         # Non-blocking with a short wait: when the host does not read, the pty fills and its
         # bytes are lost, as on a wire, instead of blocking the box (and its lock) for good. After
         # one wait ran out, writes try once only until the host reads again.
@@ -94,7 +105,7 @@ class _PtyLink:
                 return     # the host has not opened the port or went away: bytes are lost
         self.stalled = False
 
-    def close(self):
+    def close(self) -> None:
         if os.path.lexists(self.link_path) and os.readlink(self.link_path) == self.device:
             os.unlink(self.link_path)
         for fd in (self.master, self.slave):
@@ -105,26 +116,27 @@ class _PtyLink:
 
 
 class _WireLink:
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         self.wire = VirtualWire(name)
         self.url = "vbox://" + name
 
     def read(self, timeout: float) -> bytes:
         return self.wire.box_read(timeout)
 
-    def write(self, data: bytes):
+    def write(self, data: bytes) -> None:
         self.wire.box_write(data)
 
-    def close(self):
+    def close(self) -> None:
         self.wire.unplug()
 
 
 class SimBox:
     """One vote box (or a hub of ``keypads`` keypads) behaving like the firmware."""
 
-    def __init__(self, box_id: int, make_link, keypads: int = 1, buttons: int = 12,
-                 heartbeat: float = 1.0, retry: float = 0.25, faults: Faults | None = None,
-                 seed: int = 0, version: int = P.PROTOCOL_VERSION, battery: int | None = None):
+    def __init__(self, box_id: int, make_link: Callable[[], _Link], keypads: int = 1,
+                 buttons: int = 12, heartbeat: float = 1.0, retry: float = 0.25,
+                 faults: Faults | None = None, seed: int = 0, version: int = P.PROTOCOL_VERSION,
+                 battery: int | None = None) -> None:
         # HELLO and HEARTBEAT carry these in one byte each: a bad value would fail later, in the
         # box's thread, and only that box would die.
         if not 1 <= keypads <= 255:
@@ -142,7 +154,7 @@ class SimBox:
         self._make_link = make_link
         self._rng = random.Random(seed ^ box_id)
         self._lock = threading.RLock()
-        self._link: _PtyLink | _WireLink | None = None   # None until plugged
+        self._link: _Link | None = None   # None until plugged
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.seq = 0
@@ -162,7 +174,7 @@ class SimBox:
         return self._link.url
 
     # power and cable
-    def plug(self, power_up: bool = True):
+    def plug(self, power_up: bool = True) -> None:
         with self._lock:
             self._link = self._make_link()
             self.plugged = True
@@ -175,7 +187,7 @@ class SimBox:
             thread.start()
             self._send_hello(P.REASON_POWER_UP if power_up else P.REASON_ANSWER)
 
-    def restart(self, lose_hello: bool = True):
+    def restart(self, lose_hello: bool = True) -> None:
         """A reset while the cable stays in (a brown-out, the reset button): the sequence starts
         at 0 again, the boot count goes up, a waiting press is lost, and the power-up HELLO is
         sent, or with ``lose_hello`` lost to noise, so the host sees only what follows."""
@@ -186,7 +198,7 @@ class SimBox:
             else:
                 self._send_hello(P.REASON_POWER_UP)
 
-    def _power_up(self):
+    def _power_up(self) -> None:
         self.seq = 0
         self.boot = (self.boot + 1) & 0xFFFF   # kept in EEPROM on the firmware
         self.pending.clear()
@@ -194,7 +206,7 @@ class SimBox:
         self.leds = [LED_OFF] * self.keypads
         self.vote_state, self.options = P.STATE_IDLE, 0
 
-    def unplug(self):
+    def unplug(self) -> None:
         self._stop.set()     # first: a slow write holding the lock gives up at once
         with self._lock:
             self.plugged = False
@@ -229,12 +241,12 @@ class SimBox:
         self.seq = (self.seq + 1) & 0xFFFF
         return self.seq
 
-    def _send_hello(self, reason: int):
+    def _send_hello(self, reason: int) -> None:
         self._write(P.encode(P.make("HELLO", self.box_id, self._next_seq(), version=self.version,
                                     fw_major=FW_MAJOR, fw_minor=FW_MINOR, keypads=self.keypads,
                                     buttons=self.buttons, reason=reason, boot=self.boot)))
 
-    def _send_heartbeat(self):
+    def _send_heartbeat(self) -> None:
         pending = len(self.pending)
         battery = P.NO_BATTERY if self.battery is None else self.battery
         if self.faults.wrong_type and self._rng.random() < self.faults.wrong_type:
@@ -243,7 +255,7 @@ class SimBox:
         self._write(P.encode(P.make("HEARTBEAT", self.box_id, self._next_seq(),
                                     battery=battery, pending=pending)))
 
-    def _write(self, frame: bytes):
+    def _write(self, frame: bytes) -> None:
         f, rng = self.faults, self._rng
         link = self._link
         if link is None or not self.plugged:
@@ -270,7 +282,7 @@ class SimBox:
         else:
             link.write(bytes(data))
 
-    def _run(self):
+    def _run(self) -> None:
         reader = P.FrameReader()
         next_hb = time.monotonic() + self.heartbeat
         flood_from, flooded = time.monotonic(), 0
@@ -304,7 +316,7 @@ class SimBox:
                         self.pending[keypad] = (seq, button, frame, now + self.retry)
                         self._write(frame)
 
-    def _on_host(self, msg: P.Message):
+    def _on_host(self, msg: P.Message) -> None:
         if msg.box not in (self.box_id, P.BROADCAST):
             return
         self.received.append(msg)
@@ -341,6 +353,19 @@ class SimBox:
             self.acks.append(msg)     # last, so whoever waits for the ACK sees its LED too
 
 
+class SimOptions(TypedDict, total=False):
+    """SimulatedBoxes' options after ``n`` and ``transport`` (BoxSource.simulated hands them
+    on)."""
+    directory: str | None
+    keypads: int
+    faults: Faults | None
+    heartbeat: float
+    retry: float
+    seed: int
+    first_id: int
+    battery: int | None
+
+
 class SimulatedBoxes:
     """N virtual boxes, each on its own port: pty links live in ``directory`` as box01, box02...
     (``pattern`` globs them all), vbox links are ``vbox://<prefix>01``..."""
@@ -348,7 +373,7 @@ class SimulatedBoxes:
     def __init__(self, n: int = 8, transport: str = "pty", directory: str | None = None,
                  keypads: int = 1, faults: Faults | None = None, heartbeat: float = 1.0,
                  retry: float = 0.25, seed: int = 0, first_id: int = FIRST_ID,
-                 battery: int | None = None):
+                 battery: int | None = None) -> None:
         if transport not in ("pty", "vbox"):
             raise ValueError("transport must be 'pty' or 'vbox', got %r" % transport)
         self.transport = transport
@@ -358,7 +383,7 @@ class SimulatedBoxes:
         self.boxes: list[SimBox] = []
         for i in range(n):
             name = "%s%02d" % (self._prefix, i + 1)
-            make: Callable[[], _PtyLink | _WireLink]
+            make: Callable[[], _Link]
             if transport == "pty":
                 make = functools.partial(_PtyLink, os.path.join(self.directory, name))
             else:
@@ -383,12 +408,12 @@ class SimulatedBoxes:
         """What to give BoxManager(ports=...)."""
         return [self.pattern] if self.transport == "pty" else self.urls
 
-    def start(self):
+    def start(self) -> Self:
         for b in self.boxes:
             b.plug()
         return self
 
-    def stop(self):
+    def stop(self) -> None:
         for b in self.boxes:
             b.unplug()
         if self._own_dir:
@@ -396,22 +421,23 @@ class SimulatedBoxes:
                 os.unlink(os.path.join(self.directory, f))
             os.rmdir(self.directory)
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def press(self, i: int, button: int, keypad: int = 0) -> int:
         return self.boxes[i].press(button, keypad)
 
-    def unplug(self, i: int):
+    def unplug(self, i: int) -> None:
         self.boxes[i].unplug()
 
-    def replug(self, i: int, power_up: bool = True):
+    def replug(self, i: int, power_up: bool = True) -> None:
         self.boxes[i].plug(power_up=power_up)
 
-    def wait(self, predicate, timeout: float = 5.0, what: str = "condition") -> None:
+    def wait(self, predicate: Callable[[], object], timeout: float = 5.0,
+             what: str = "condition") -> None:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if predicate():

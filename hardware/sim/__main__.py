@@ -19,21 +19,24 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable, Sequence
+from typing import NoReturn, TypeVar
 
 from hardware.sim import Faults, SimulatedBoxes
 
 MAX_BOXES = 100   # each box is a pty (two file descriptors) and a thread
+N = TypeVar("N", int, float)
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         # one line that names what was wrong, not a usage dump
         self.exit(2, "error: %s (see --help)\n" % message)
 
 
-def _ranged(kind, lo: float, hi: float, unit: str = ""):
+def _ranged(kind: type[N], lo: float, hi: float, unit: str = "") -> Callable[[str], N]:
     """An argparse type: a finite number of ``kind`` (int or float) from lo to hi."""
-    def parse(text: str):
+    def parse(text: str) -> N:
         try:
             value = kind(text)
         except ValueError:
@@ -93,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     faults = Faults(noise=args.noise, corrupt=args.corrupt, drop=args.drop,
                     truncate=args.truncate, duplicate=args.duplicate, byte_delay=args.slow,

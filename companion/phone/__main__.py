@@ -15,11 +15,17 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from companion.core import i18n
 from companion.core.events import BadInput
 from vision.qr import payload as qrpayload
+
+if TYPE_CHECKING:
+    from companion.core.journal import Journal
+    from companion.core.session import GameSession
 
 
 def _port(text: str) -> int:
@@ -55,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _demo_session(data_dir: Path):
+def _demo_session(data_dir: Path) -> tuple[Journal, GameSession]:
     from companion.core.journal import Journal
     from companion.core.session import GameSession
     from companion.games.knives23 import DEMO_SETUP, Knives23Rules, demo_commands
@@ -69,7 +75,7 @@ def _demo_session(data_dir: Path):
     return journal, session
 
 
-def serve_demo(args, out=sys.stdout) -> int:
+def serve_demo(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     from .bridge import CuriaBridge
     from .server import PhoneServer
     from .source import answer_line, choose_host
@@ -117,11 +123,11 @@ def serve_demo(args, out=sys.stdout) -> int:
             journal.close()
 
 
-def _stop(*_):
+def _stop(*_: object) -> NoReturn:
     raise KeyboardInterrupt  # SIGTERM stops as Ctrl-C does: the server closes, the temp folder goes
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # Ctrl-C stops it even when it was started from a shell job that ignores SIGINT (``nohup … &``,
     # a script's background job): Python keeps an inherited "ignore", so the handler is set here.

@@ -25,8 +25,9 @@ import threading
 from collections import Counter, OrderedDict, deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
 
-from companion.core.clock import SYSTEM_CLOCK
+from companion.core.clock import SYSTEM_CLOCK, Clock
 
 from .httpd import Refused
 
@@ -54,9 +55,12 @@ class PhoneRecord:
     seat: str | None = None      # the player this phone votes for (joined with their seat code)
     scans: int = 0
     failed_checks: int = 0
-    history: deque = field(default_factory=lambda: deque(maxlen=HISTORY))
-    answers: OrderedDict = field(default_factory=OrderedDict)
-    inflight: dict = field(default_factory=dict)   # scan_id -> Event, while it is answered
+    # the answers it was given (JSON for the page), newest last
+    history: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=HISTORY))
+    # scan or ballot id -> the reply it got (a retry gets it again), oldest first
+    answers: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
+    # scan_id -> Event, while it is answered
+    inflight: dict[str, threading.Event] = field(default_factory=dict)
     next_ballot: float = float("-inf")            # when its next ballot may be recorded
     requests: int = 0                             # its requests with a body under way
     polls: int = 0                                # its table long polls so far (the last one waits)
@@ -66,8 +70,8 @@ class Admission:
     """The phones that joined, by id and by token, and the seat codes. ``lock`` guards them and
     every :class:`PhoneRecord`'s fields (the server's scans and ballots take it too)."""
 
-    def __init__(self, *, clock=SYSTEM_CLOCK, auto_allow: bool = False,
-                 refused_seconds: float = REFUSED_SECONDS):
+    def __init__(self, *, clock: Clock = SYSTEM_CLOCK, auto_allow: bool = False,
+                 refused_seconds: float = REFUSED_SECONDS) -> None:
         self.clock = clock
         self.auto_allow = auto_allow   # every phone counts as soon as it joins (the headless demo)
         self.refused_seconds = refused_seconds
@@ -217,7 +221,7 @@ class Admission:
             return self.may_count(phone)
 
     @contextmanager
-    def in_flight(self, phone: PhoneRecord):
+    def in_flight(self, phone: PhoneRecord) -> Iterator[None]:
         """One of the phone's few requests with a body under way (refused beyond
         ``MAX_IN_FLIGHT``): one phone's token cannot hold many connections."""
         with self.lock:
@@ -231,7 +235,7 @@ class Admission:
                 phone.requests -= 1
 
     @contextmanager
-    def polling(self, phone: PhoneRecord):
+    def polling(self, phone: PhoneRecord) -> Iterator[Callable[[], bool]]:
         """The phone's one table long poll: a newer one ends the one waiting (a reloaded page),
         so one phone's token holds at most one waiting connection. Yields ``mine()``: whether
         this poll is still the phone's latest."""

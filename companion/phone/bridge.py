@@ -20,11 +20,12 @@ import queue
 import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Callable
+from typing import Any, Callable, TypeVar
 
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.i18n import keyed, text_of
 from companion.core.rules import GameRules
+from companion.core.session import GameSession
 from companion.games.knives23 import RULES as CURIA_RULES
 from companion.games.knives23 import running_total
 
@@ -33,6 +34,7 @@ from .words import say
 # The game whose Curia phones scan, named by its rules' declared ``game_id`` (its public API):
 # the bridge asks which game is on the tablet, never guesses from the state's fields.
 GAME = CURIA_RULES.game_id
+T = TypeVar("T")
 
 
 class TabletSilent(TimeoutError):
@@ -46,21 +48,26 @@ class TabletSilent(TimeoutError):
 
 
 class CuriaBridge:
-    def __init__(self, session=None, timeout: float = 10.0, *,
+    def __init__(self, session: GameSession | None = None, timeout: float = 10.0, *,
                  execute: Callable[[Command], object] | None = None,
-                 state: Callable[[], object] | None = None,
+                 state: Callable[[], Any] | None = None,
                  rules: Callable[[], GameRules | None] | None = None,
-                 on_answer: Callable[[Command, dict], None] | None = None):
-        if session is None and (execute is None or state is None or rules is None):
-            raise ValueError("CuriaBridge needs a session, or execute, state and rules")
+                 on_answer: Callable[[Command, dict], None] | None = None) -> None:
         self.session = session
-        self.execute = execute or session.execute
-        # a getter, not a state: the app's session changes (a new game, a resume)
-        self.state = state or (lambda: session.state)
-        self.rules = rules or (lambda: session.rules)   # the game's rules, or None
+        if session is not None:
+            execute = execute or session.execute
+            # a getter, not a state: the app's session changes (a new game, a resume)
+            state = state or (lambda: session.state)
+            rules = rules or (lambda: session.rules)
+        if execute is None or state is None or rules is None:
+            raise ValueError("CuriaBridge needs a session, or execute, state and rules")
+        self.execute = execute
+        # the game's state (a 23 Knives state, or another game's): GameRules' states are Any
+        self.state: Callable[[], Any] = state
+        self.rules = rules   # the game's rules, or None
         self.on_answer = on_answer  # main thread: the tablet shows what the phones were told
         self.timeout = timeout
-        self._q: "queue.SimpleQueue[tuple[Callable[[], object], Future]]" = queue.SimpleQueue()
+        self._q: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = queue.SimpleQueue()
         self._main = threading.current_thread()
 
     # --- any thread ----------------------------------------------------------------------
@@ -71,12 +78,12 @@ class CuriaBridge:
     def status(self) -> dict:
         return self.run(lambda: self._answer(None))
 
-    def run(self, fn: Callable[[], object]):
+    def run(self, fn: Callable[[], T]) -> T:
         """``fn()`` run on the main thread (a vote's view, a phone's ballot); its result, or
         its exception raised here."""
         if threading.current_thread() is self._main:
             return fn()  # already on the main thread: no queue, no deadlock
-        fut: Future = Future()
+        fut: Future[T] = Future()
         self._q.put((fn, fut))
         try:
             return fut.result(self.timeout)
@@ -86,7 +93,7 @@ class CuriaBridge:
 
     # --- the main thread -------------------------------------------------------------------
 
-    def drain(self, *_dt) -> int:
+    def drain(self, *_dt: float) -> int:
         """Answer every waiting request; returns how many (Kivy passes ``dt``)."""
         n = 0
         while True:
@@ -102,18 +109,18 @@ class CuriaBridge:
                 fut.set_exception(exc)
             n += 1
 
-    def _curia_state(self):
+    def _curia_state(self) -> Any:
         """The 23 Knives state, or None when no 23 Knives game is on the tablet."""
         rules = self.rules()
         if rules is None or rules.game_id != GAME:
             return None
         return self.state()
 
-    def _totals(self, state) -> dict:
+    def _totals(self, state: Any) -> dict:
         return {"total": running_total(state), "count": len(state.curia_revealed),
                 "of": state.curia_count}
 
-    def _answer(self, command) -> dict:
+    def _answer(self, command: Command | None) -> dict:
         state = self._curia_state()
         if command is None:
             return self._totals(state) if state is not None else {}
@@ -126,7 +133,7 @@ class CuriaBridge:
             self.on_answer(command, answer)
         return answer
 
-    def _decide(self, state, command) -> dict:
+    def _decide(self, state: Any, command: Command) -> dict:
         serial = command.data.get("serial")
         if serial is not None and any(r.get("serial") == serial for r in state.curia_revealed):
             return {"status": "duplicate", **self._totals(state)}

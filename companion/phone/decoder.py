@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 from companion.core.events import BadInput
 from companion.core.i18n import keyed
@@ -42,7 +43,7 @@ def _limit_memory(mb: int) -> None:
         pass
 
 
-def _say(out, kind: str, value) -> None:
+def _say(out: IO[bytes], kind: str, value: object) -> None:
     out.write(json.dumps([kind, value]).encode() + b"\n")
     out.flush()
 
@@ -75,15 +76,15 @@ class TooSlow(BadInput):
     """A photo stopped at the reader's time cap (the server makes its phone rest a little)."""
 
 
-class _Deadline(list):
+class _Deadline(list[object]):
     """``decode_array``'s trace, used as a clock: it is told after each stage, and stops the
     reading there once the time is up (the in-process reader cannot be killed mid-photo)."""
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: float) -> None:
         super().__init__()
         self.end = time.monotonic() + seconds
 
-    def append(self, item) -> None:
+    def append(self, item: object) -> None:
         if time.monotonic() > self.end:
             raise _TimeUp()
 
@@ -97,14 +98,14 @@ class DecodeWorker:
     an image, is too big, takes too long, or holds more than ``max_codes`` codes."""
 
     def __init__(self, seconds: float = SECONDS, memory_mb: int = MEMORY_MB,
-                 max_codes: int = MAX_CODES, wait: float | None = None):
+                 max_codes: int = MAX_CODES, wait: float | None = None) -> None:
         self.seconds, self.memory_mb, self.max_codes = seconds, memory_mb, max_codes
         self.wait = 2 * seconds + 10 if wait is None else wait  # for the one before to finish
         self._lock = threading.Lock()
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self.killed = 0  # photos stopped at the time cap (the tablet's log and the tests)
 
-    def _start(self):
+    def _start(self) -> None:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(
             [str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
         try:
@@ -121,7 +122,9 @@ class DecodeWorker:
             self._kill()
             raise BadInput(keyed("phone.server.reader_down"))
 
-    def _answer(self, seconds: float):
+    def _answer(self, seconds: float) -> tuple[str, object]:
+        """The worker's next line as (kind, value): ("ready", None), ("ok", [texts]),
+        ("bad", why); ("slow", None) when none comes in ``seconds``, ("dead", None) at its end."""
         assert self._proc is not None and self._proc.stdout is not None  # started with pipes
         out = self._proc.stdout
         if not select.select([out], [], [], seconds)[0]:
@@ -129,9 +132,10 @@ class DecodeWorker:
         line = out.readline()
         if not line:
             return "dead", None
-        return tuple(json.loads(line))
+        kind, value = json.loads(line)
+        return str(kind), value
 
-    def _kill(self):
+    def _kill(self) -> None:
         if self._proc is not None:
             self._proc.kill()
             self._proc.wait(5)
@@ -171,6 +175,7 @@ class DecodeWorker:
             if kind == "bad":   # the reader's words are English: the phone gets its own
                 log.info("phone photo not read: %s", value)
                 raise BadInput(keyed("phone.server.photo_bad"))
+            assert isinstance(value, list)   # "ok": the worker's texts (worker_main)
             if len(value) > self.max_codes:
                 raise BadInput(keyed("phone.server.photo_codes", n=len(value), most=self.max_codes))
             return [str(t) for t in value]

@@ -20,6 +20,7 @@ import re
 import time
 import urllib.parse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.core import i18n
 from companion.core.events import BadInput
@@ -28,6 +29,9 @@ from .admission import PhoneRecord
 from .decoder import TooSlow
 from .httpd import HardenedHandler, Late, Refused
 from .words import render_page
+
+if TYPE_CHECKING:
+    from .server import PhoneServer
 
 STATIC = Path(__file__).with_name("static")
 PAGES = {"/": ("page.html", "text/html; charset=utf-8"),
@@ -49,6 +53,7 @@ class Handler(HardenedHandler):
     """The routes; each request runs through :meth:`~.httpd.HardenedHandler.guard`."""
 
     json_paths = API
+    phone_server: PhoneServer   # the server's own subclass sets it (PhoneServer.start)
 
     def _secret_ok(self, given: str | None) -> bool:
         if not given:
@@ -65,7 +70,7 @@ class Handler(HardenedHandler):
         phone.lang = self._lang()
         return phone
 
-    def _scan_id(self, value) -> str | None:
+    def _scan_id(self, value: object) -> str | None:
         if value is None or value == "":
             return None
         if not isinstance(value, str) or not _ID.match(value):
@@ -75,17 +80,17 @@ class Handler(HardenedHandler):
 
     # --- routes ----------------------------------------------------------------------------
 
-    def do_GET(self):
+    def do_GET(self) -> None:
         self.guard(self._get)
 
-    def do_HEAD(self):
+    def do_HEAD(self) -> None:
         self.guard(self._get)
 
-    def do_POST(self):
+    def do_POST(self) -> None:
         path = self.path.split("?", 1)[0]
         self.guard(self._post, cost=4.0 if path == "/photo" else 1.0)
 
-    def _get(self):
+    def _get(self) -> None:
         url = urllib.parse.urlsplit(self.path)
         if url.path in ("/join", "/seat"):
             self._join(url.query, seat=url.path == "/seat")
@@ -107,7 +112,7 @@ class Handler(HardenedHandler):
         else:
             raise Refused(404, "no_page", path=repr(url.path[:60]))
 
-    def _table(self, phone: PhoneRecord, query: str):
+    def _table(self, phone: PhoneRecord, query: str) -> None:
         ps = self.phone_server
         seat = phone.seat
         if seat is None:
@@ -132,7 +137,7 @@ class Handler(HardenedHandler):
             raise Late()   # its slot went to a new phone: the page asks again
         self._json(200, {"version": version, "table": payload, "now": round(time.time(), 3)})
 
-    def _join(self, query: str, seat: bool = False):
+    def _join(self, query: str, seat: bool = False) -> None:
         ps = self.phone_server
         try:
             q = urllib.parse.parse_qs(query, max_num_fields=4)
@@ -158,7 +163,7 @@ class Handler(HardenedHandler):
             f"{ps.cookie_name}={phone.token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400"
             f"{secure}"])
 
-    def _post(self):
+    def _post(self) -> None:
         path = self.path.split("?", 1)[0]
         if path not in ("/scan", "/photo", "/ballot"):
             raise Refused(404, "no_page", path=repr(path[:60]))
@@ -169,7 +174,7 @@ class Handler(HardenedHandler):
         with ps.phones.in_flight(phone):
             self._post_as(path, phone)
 
-    def _post_as(self, path: str, phone: PhoneRecord):
+    def _post_as(self, path: str, phone: PhoneRecord) -> None:
         ps = self.phone_server
         if path == "/ballot":
             if phone.seat is None:

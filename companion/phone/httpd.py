@@ -28,14 +28,15 @@ import logging
 import re
 import select
 import socket
+import socketserver
 import ssl
 import threading
 import time
 from collections import Counter, OrderedDict
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from companion.core import i18n
-from companion.core.clock import SYSTEM_CLOCK
+from companion.core.clock import SYSTEM_CLOCK, Clock
 
 from .words import page_language, say
 
@@ -102,8 +103,8 @@ def is_local_peer(host: str) -> bool:
 class RateLimiter:
     """A token bucket per client address: ``burst`` requests at once, ``per_second`` after."""
 
-    def __init__(self, burst: float = 30, per_second: float = 5, clock=SYSTEM_CLOCK,
-                 max_clients: int = 256):
+    def __init__(self, burst: float = 30, per_second: float = 5, clock: Clock = SYSTEM_CLOCK,
+                 max_clients: int = 256) -> None:
         self.burst, self.rate, self.clock = burst, per_second, clock
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
@@ -127,7 +128,7 @@ class Refused(Exception):
     """A request we answer with an HTTP error and a one-line reason: the catalogue's
     ``phone.server.<reason>`` in the phone's language (``str()`` is English, for logs)."""
 
-    def __init__(self, code: int, reason: str, **values):
+    def __init__(self, code: int, reason: str, **values: object) -> None:
         self.message = i18n.keyed(f"phone.server.{reason}", **values)
         super().__init__(i18n.text_of(self.message, "en"))
         self.code, self.reason = code, reason
@@ -145,7 +146,7 @@ class Reader:
     however slowly the peer trickles bytes (a per-read timeout alone lets one byte every 10 s
     hold the connection for ever). Offers what http.server reads with: readline and read."""
 
-    def __init__(self, sock: socket.socket, deadline: float):
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
         self.sock, self.deadline = sock, deadline
         self.buf = bytearray()
 
@@ -205,7 +206,7 @@ class Reader:
         del self.buf[:n]
         return out
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
@@ -216,7 +217,7 @@ class Conn:
 
     __slots__ = ("addr", "sock", "head", "gone", "parked")
 
-    def __init__(self, addr: str, sock: socket.socket):
+    def __init__(self, addr: str, sock: socket.socket) -> None:
         self.addr, self.sock, self.head, self.gone = addr, sock, False, False
         self.parked = False   # a long poll waiting for news (see CappedServer.parked)
 
@@ -247,12 +248,14 @@ class CappedServer(http.server.ThreadingHTTPServer):
     PER_ADDRESS = 6
     request_queue_size = 64  # a burst of phones connecting is queued, not dropped and retried
 
-    def __init__(self, *args, **kwargs):
-        self._conns: dict[Any, Conn] = {}   # by accepted socket, oldest first
+    def __init__(self, server_address: tuple[str, int],
+                 handler: Callable[..., socketserver.BaseRequestHandler],
+                 bind_and_activate: bool = True) -> None:
+        self._conns: dict[socket.socket, Conn] = {}   # by accepted socket, oldest first
         self._conns_lock = threading.Lock()
-        super().__init__(*args, **kwargs)
+        super().__init__(server_address, handler, bind_and_activate)
 
-    def _idlest(self, addr: str | None = None) -> Any:
+    def _idlest(self, addr: str | None = None) -> socket.socket | None:
         """The socket of the connection to drop for a new one (when ``addr`` is given: one of
         that address's own waiting long polls), or None."""
         idle = [(sock, c) for sock, c in self._conns.items()
@@ -262,7 +265,9 @@ class CappedServer(http.server.ThreadingHTTPServer):
         crowd = Counter(c.addr for _, c in idle).most_common(1)[0][0]
         return next(sock for sock, c in idle if c.addr == crowd)
 
-    def process_request(self, request, client_address):
+    def process_request(self, request: socket.socket | tuple[bytes, socket.socket],
+                        client_address: tuple[str, int]) -> None:
+        assert isinstance(request, socket.socket)   # a TCP server's requests are its sockets
         addr = client_address[0]
         with self._conns_lock:
             full = len(self._conns) >= self.MAX_CONNECTIONS
@@ -287,7 +292,7 @@ class CappedServer(http.server.ThreadingHTTPServer):
             self._release(request)
             raise
 
-    def conn_of(self, request) -> Conn | None:
+    def conn_of(self, request: socket.socket) -> Conn | None:
         with self._conns_lock:
             return self._conns.get(request)
 
@@ -312,15 +317,17 @@ class CappedServer(http.server.ThreadingHTTPServer):
             conn.parked = waiting
             return not conn.gone
 
-    def moved(self, conn: Conn, sock) -> None:
+    def moved(self, conn: Conn, sock: socket.socket) -> None:
         with self._conns_lock:
             conn.sock = sock
 
-    def _release(self, request):
+    def _release(self, request: socket.socket) -> None:
         with self._conns_lock:
             self._conns.pop(request, None)   # a dropped one is gone already
 
-    def process_request_thread(self, request, client_address):
+    def process_request_thread(self, request: socket.socket | tuple[bytes, socket.socket],
+                               client_address: tuple[str, int]) -> None:
+        assert isinstance(request, socket.socket)   # a TCP server's requests are its sockets
         try:
             super().process_request_thread(request, client_address)
         finally:
@@ -351,25 +358,38 @@ REFUSED_PAGE = """<!doctype html>
 REFUSED_TITLES = {403: "phone.server.page_not_joined", 429: "phone.server.page_too_many"}
 
 
+class ServerSettings(Protocol):
+    """What the HTTP layer reads of its server (a PhoneServer): where it listens, its TLS
+    context, its rate limiter, its deadlines and the tablet's language."""
+    host: str
+    port: int
+    tls: ssl.SSLContext | None
+    rate: RateLimiter
+    head_seconds: float
+    request_seconds: float
+    answer_seconds: float
+    language: Callable[[], str]
+
+
 class HardenedHandler(http.server.BaseHTTPRequestHandler):
     """One request per connection, read under the deadlines and caps above; a subclass gives the
     routes (``do_GET``...) and runs each through :meth:`guard`. ``phone_server`` (set by the
     server on its own subclass) gives the settings: ``host``, ``port``, ``tls``, ``rate``,
     ``head_seconds``, ``request_seconds``, ``answer_seconds`` and ``language()``."""
 
-    phone_server: Any
+    phone_server: ServerSettings
     server: CappedServer
     # paths answered in JSON, not as a page, when refused (the routes say which)
     json_paths: frozenset[str] = frozenset()
     server_version = "TableCompanion"
     sys_version = ""
 
-    def log_message(self, fmt, *args):  # through logging, not stderr
+    def log_message(self, fmt: str, *args: Any) -> None:  # through logging, not stderr
         log.debug("phone %s: " + fmt, self.client_address[0], *args)
 
     # --- the connection: deadlines and caps before anything is parsed -----------------------
 
-    def setup(self):
+    def setup(self) -> None:
         ps = self.phone_server
         self._start = time.monotonic()
         self._conn = self.server.conn_of(self.request)
@@ -415,13 +435,13 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
             tls.close()   # it holds the connection now (the plain socket was detached)
             raise
 
-    def _expire(self):
+    def _expire(self) -> None:
         try:
             self.connection.shutdown(socket.SHUT_RDWR)
         except (OSError, AttributeError):
             pass
 
-    def finish(self):
+    def finish(self) -> None:
         self._timer.cancel()
         try:
             super().finish()
@@ -430,7 +450,7 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
             if isinstance(self.request, ssl.SSLSocket):
                 self.request.close()
 
-    def handle(self):
+    def handle(self) -> None:
         self.close_connection = True  # one request per connection (HTTP/1.0)
         if self._gone:
             return
@@ -465,7 +485,7 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
         self.server.answered(self._conn)
         self._linger()
 
-    def _linger(self):
+    def _linger(self) -> None:
         """A request answered without reading its body (refused before it): read what is still
         coming for a moment, so that closing does not reset the connection before the phone has
         read its answer. Its slot may meanwhile go to a new connection."""
@@ -481,7 +501,7 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
             pass
 
     def _send(self, code: int, body: bytes, ctype: str, headers: dict | None = None,
-              cookies_: Sequence[str] = ()):
+              cookies_: Sequence[str] = ()) -> None:
         self.connection.settimeout(10)  # a phone that stops reading does not hold the thread
         self.send_response(code)
         for k, v in {**SECURITY_HEADERS, **(headers or {})}.items():
@@ -494,7 +514,7 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def _json(self, code: int, obj: dict, headers: dict | None = None):
+    def _json(self, code: int, obj: dict, headers: dict | None = None) -> None:
         self._send(code, json.dumps(obj).encode(), "application/json", headers)
 
     def _wants_page(self) -> bool:
@@ -509,7 +529,7 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
         return page_language(headers.get("Accept-Language") if headers else None,
                              self.phone_server.language())
 
-    def _refuse(self, r: Refused):
+    def _refuse(self, r: Refused) -> None:
         self.close_connection = True
         lang = self._lang()
         message = r.text(lang)
@@ -522,7 +542,8 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
         else:
             self._json(r.code, {"status": "refused", "reason": r.reason, "error": message})
 
-    def send_error(self, code, message=None, explain=None):
+    def send_error(self, code: int, message: str | None = None,
+                   explain: str | None = None) -> None:
         # http.server's own errors (bad request line, unsupported method) as one line too
         try:
             log.debug("phone %s: %s", self.client_address[0], message)
@@ -533,7 +554,7 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
     def request_cookies(self) -> dict[str, str]:
         return cookies(self.headers.get("Cookie", ""))
 
-    def check_common(self, cost: float):
+    def check_common(self, cost: float) -> None:
         ps = self.phone_server
         peer = self.client_address[0]
         if not is_local_peer(peer):
@@ -579,7 +600,7 @@ class HardenedHandler(http.server.BaseHTTPRequestHandler):
             raise Refused(400, "json_fields", fields=", ".join(sorted(fields)))
         return obj
 
-    def guard(self, fn, cost=1.0):
+    def guard(self, fn: Callable[[], None], cost: float = 1.0) -> None:
         try:
             try:
                 self.check_common(cost)

@@ -30,10 +30,10 @@ import threading
 import urllib.parse
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypedDict
 
 from companion.core import i18n, votes
-from companion.core.clock import SYSTEM_CLOCK
+from companion.core.clock import SYSTEM_CLOCK, Clock
 from companion.core.events import BadInput, Command
 from vision.qr import payload as qrpayload
 
@@ -44,6 +44,9 @@ from .httpd import (HEAD_SECONDS, REQUEST_SECONDS, CappedServer, RateLimiter,  #
                     Refused, is_local_peer, lan_address)
 from .table import TableFeed
 from .words import say
+
+if TYPE_CHECKING:
+    from .decoder import DecodeWorker
 
 log = logging.getLogger(__name__)
 
@@ -58,14 +61,14 @@ class PhotoLine:
     at a time (a phone sending many at once does not push the others back), and a phone whose
     photo ran past the reader's time cap rests a little before its next one."""
 
-    def __init__(self, wait: float, rest: float, clock=SYSTEM_CLOCK):
+    def __init__(self, wait: float, rest: float, clock: Clock = SYSTEM_CLOCK) -> None:
         self.wait, self.rest, self.clock = wait, rest, clock
         self._cond = threading.Condition()
         self._line: deque[str] = deque()        # phone ids, the one being read first
         self._resting: dict[str, float] = {}    # phone id -> when it may send again
 
     @contextmanager
-    def turn(self, phone_id: str):
+    def turn(self, phone_id: str) -> Iterator[Callable[[], None]]:
         """Waits for this phone's turn at the reader; yields a ``rest()`` to call when its
         photo ran past the time cap."""
         with self._cond:
@@ -81,7 +84,7 @@ class PhotoLine:
                 self._cond.notify_all()
                 raise Refused(503, "reader_busy")
 
-        def rest():
+        def rest() -> None:
             with self._cond:
                 self._resting[phone_id] = self.clock.now() + self.rest
         try:
@@ -91,6 +94,23 @@ class PhotoLine:
                 self._line.popleft()
                 self._cond.notify_all()
 
+
+
+class ServerOptions(TypedDict, total=False):
+    """PhoneServer's keyword options that a PhoneSource hands on as they are."""
+    secret: str | None
+    max_photo: int
+    deck: list[qrpayload.Card] | None
+    auto_allow: bool
+    typing: bool
+    head_seconds: float
+    request_seconds: float
+    answer_seconds: float
+    tls: ssl.SSLContext | None
+    language: Callable[[], str]
+    ballot_seconds: float
+    refused_seconds: float
+    photo_rest_seconds: float
 
 
 class PhoneServer:
@@ -105,9 +125,10 @@ class PhoneServer:
 
     def __init__(self, submit: Callable[[Command], dict], key: bytes, *,
                  status: Callable[[], dict] | None = None, host: str | None = None,
-                 port: int = 0, secret: str | None = None, clock=SYSTEM_CLOCK,
+                 port: int = 0, secret: str | None = None, clock: Clock = SYSTEM_CLOCK,
                  max_photo: int = MAX_PHOTO, rate: RateLimiter | None = None,
-                 decoder: Callable | None = None, deck: list | None = None,
+                 decoder: Callable[[bytes], list[str]] | None = None,
+                 deck: list[qrpayload.Card] | None = None,
                  auto_allow: bool = False, typing: bool = False,
                  vote: Callable[[str], dict | None] | None = None,
                  cast: Callable[[Command], object] | None = None,
@@ -115,7 +136,7 @@ class PhoneServer:
                  answer_seconds: float = 30.0, tls: ssl.SSLContext | None = None,
                  language: Callable[[], str] = i18n.language,
                  ballot_seconds: float = BALLOT_SECONDS, refused_seconds: float = REFUSED_SECONDS,
-                 photo_rest_seconds: float = PHOTO_REST_SECONDS):
+                 photo_rest_seconds: float = PHOTO_REST_SECONDS) -> None:
         self.submit = submit
         self.status = status
         self.key = key
@@ -132,7 +153,7 @@ class PhoneServer:
         self.phones = Admission(clock=clock, auto_allow=auto_allow,
                                 refused_seconds=refused_seconds)
         self._lock = self.phones.lock
-        self._worker = None
+        self._worker: DecodeWorker | None = None
         if decoder is None:
             from .decoder import DecodeWorker
             self._worker = DecodeWorker()
@@ -150,7 +171,8 @@ class PhoneServer:
         # never what), its question in ``lang``; ``cast(command)`` records a ballot or raises
         # the rules' refusal.
         self.vote_view, self.cast = vote, cast
-        self._recent: deque = deque(maxlen=HISTORY)  # (phone, answer), newest last, for the tablet
+        # (phone id, answer), newest last, for the tablet
+        self._recent: deque[tuple[str, dict]] = deque(maxlen=HISTORY)
         self._answered = 0  # answers given since start: the tablet asks for the ones it has not shown
         self.photos = PhotoLine(answer_seconds, photo_rest_seconds, clock)
         # each seat's view of the game, published by the tablet, long-polled by its phone
@@ -265,7 +287,8 @@ class PhoneServer:
                 "options": options, "abstain": bool(vote.get("allow_abstain")),
                 "weight": weights.get(phone.seat), "voted": phone.seat in vote.get("voted", ())}
 
-    def ballot(self, phone: PhoneRecord, vote_id: str, option, ballot_id: str | None) -> dict:
+    def ballot(self, phone: PhoneRecord, vote_id: str, option: int | None,
+               ballot_id: str | None) -> dict:
         with self._lock:
             if ballot_id and ballot_id in phone.answers:
                 return dict(phone.answers[ballot_id], replayed=True)
@@ -353,7 +376,8 @@ class PhoneServer:
                     phone.inflight.pop(scan_id).set()
 
 
-    def _answer_texts(self, phone, texts, scan_id, typed) -> dict:
+    def _answer_texts(self, phone: PhoneRecord, texts: list[str], scan_id: str | None,
+                      typed: bool) -> dict:
         answers = [self._one(phone, t, typed) for t in texts] or [
             {"status": "unreadable", "reason": "unreadable",
              "error": say(phone.lang, "phone.server.unreadable")}]
@@ -464,7 +488,7 @@ class _Answer(Exception):
     """A code that does not count, with the reason's key: what the tablet shows, and (as
     ``phone.server.answer.<reason>``) what the phone shows."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
 

@@ -13,17 +13,20 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Protocol, TypeVar, Unpack
 
-from companion.core.clock import SYSTEM_CLOCK
+from companion.core.clock import SYSTEM_CLOCK, Clock
 from companion.core import i18n
 from companion.core.i18n import text_of, tr
-from companion.core.inputs import DeviceInfo, InputSource
+from companion.core.events import Command
+from companion.core.inputs import DeviceInfo, InputSource, Post
 from companion.core.rules import GameRules
+from companion.core.session import GameSession
+from companion.core.timers import Countdown
 from vision.qr import payload as qrpayload
 
 from .bridge import CuriaBridge
-from .server import HISTORY, PhoneServer, RateLimiter, is_local_peer, lan_address
+from .server import HISTORY, PhoneServer, RateLimiter, ServerOptions, is_local_peer, lan_address
 from .table import seat_payload
 
 # The same file name the sticker printer uses (vision.qr.payload.default_key_path); the app's
@@ -31,6 +34,26 @@ from .table import seat_payload
 KEY_FILE = "23-knives.deck-key"
 LOOPBACK = "127.0.0.1"
 TOAST_SECONDS = 4.0  # at most one line about refused scans this often: a phone cannot flood the table
+T = TypeVar("T")
+
+
+class PhoneApp(Protocol):
+    """What :meth:`PhoneSource.for_app` uses of the running app (companion.app's CompanionApp)."""
+    data_dir: Path
+    session: GameSession | None
+
+    def execute_from_device(self, command: Command) -> object: ...
+
+    def toast(self, message: str) -> object: ...
+
+
+class SourceOptions(ServerOptions, total=False):
+    """PhoneSource's keyword options that :meth:`PhoneSource.for_app` hands on as they are."""
+    port: int
+    rate: RateLimiter | None
+    decoder: Callable[[bytes], list[str]] | None
+    timeout: float
+    clock: Clock
 
 
 def key_path(data_dir: str | os.PathLike) -> Path:
@@ -87,11 +110,11 @@ def answer_line(answer: dict) -> str:
     return tr(f"phone.reason.{reason if reason in REASONS else 'other'}", phone=who, card=label)
 
 
-def in_language(lang: str, fn: Callable[[], object]):
+def in_language(lang: str, fn: Callable[[], T]) -> T:
     """``fn()`` with its words in ``lang`` (a phone's), on the main thread: the tablet's own
     words are made on this thread too, so nothing else speaks while it runs."""
     if lang == i18n.language():
-        return i18n.texts(fn())
+        return i18n.texts(fn())   # the same shape, its messages said
     with i18n.speaking(lang):
         return i18n.texts(fn())   # the view holds keys: said here, in the phone's language
 
@@ -106,14 +129,15 @@ class PhoneSource(InputSource):
 
     name = "phone"
 
-    def __init__(self, key: bytes, *, execute: Callable, state: Callable[[], object],
-                 rules: Callable[[], GameRules | None],
-                 notify: Callable[[str], None] | None = None, host: str | None = None,
-                 port: int = 0, rate: RateLimiter | None = None, decoder: Callable | None = None,
+    def __init__(self, key: bytes, *, execute: Callable[[Command], object],
+                 state: Callable[[], Any], rules: Callable[[], GameRules | None],
+                 notify: Callable[[str], object] | None = None, host: str | None = None,
+                 port: int = 0, rate: RateLimiter | None = None,
+                 decoder: Callable[[bytes], list[str]] | None = None,
                  timeout: float = 10.0, lan: Callable[[], str] = lan_address,
-                 clock=SYSTEM_CLOCK, vote: Callable[[], dict | None] | None = None,
-                 timers: Callable[[], list] | None = None,
-                 **server_options):
+                 clock: Clock = SYSTEM_CLOCK, vote: Callable[[], dict | None] | None = None,
+                 timers: Callable[[], list[Countdown]] | None = None,
+                 **server_options: Unpack[ServerOptions]) -> None:
         self.host, self.unreachable, self.lan_seen = choose_host(host, lan)
         bridge = self.bridge = CuriaBridge(execute=execute, state=state, rules=rules,
                                                  timeout=timeout)
@@ -137,25 +161,26 @@ class PhoneSource(InputSource):
         self._published: tuple = ()
 
     @classmethod
-    def for_app(cls, app, secure: bool = False, **kwargs) -> "PhoneSource":
+    def for_app(cls, app: PhoneApp, secure: bool = False, *, host: str | None = None,
+                lan: Callable[[], str] = lan_address,
+                **kwargs: Unpack[SourceOptions]) -> "PhoneSource":
         """The source for the running app: its deck key under ``app.data_dir`` (made on first
         use; the sticker printer must be given the same file), its rules and its journal.
         ``secure``: https with the table's own certificate (:mod:`.tls`), so phones may scan live."""
         key = qrpayload.load_or_create_key(key_path(app.data_dir))
         if secure:
             from .tls import server_context
-            host, _, _ = choose_host(kwargs.get("host"), kwargs.get("lan", lan_address))
-            kwargs["tls"] = server_context(app.data_dir, host)
+            kwargs["tls"] = server_context(app.data_dir, choose_host(host, lan)[0])
         return cls(key, execute=app.execute_from_device,
                    state=lambda: app.session.state if app.session is not None else None,
                    rules=lambda: app.session.rules if app.session is not None else None,
                    vote=lambda: app.session.view("table").get("vote") if app.session else None,
                    # the game's own timers (one per name, left behind with the game)
                    timers=lambda: [c for c, _ in getattr(app, "_timers", {}).values() if not c.ended],
-                   notify=app.toast, **kwargs)
+                   notify=app.toast, host=host, lan=lan, **kwargs)
 
     # --- InputSource ------------------------------------------------------------------------
-    def start(self, post) -> None:
+    def start(self, post: Post) -> None:
         # ``post`` is not used: a phone waits for the verdict, which poll() gives (see above).
         self.server.start()
 

@@ -26,6 +26,7 @@ import time
 from typing import Any, Callable, Iterable, Mapping
 
 from companion.core import i18n
+from companion.core.rules import GameRules
 
 from .words import say
 
@@ -133,7 +134,8 @@ def _option(option: Any, lang: str) -> str:
     return option_words(str(option), lang) if option is not None else say(lang, "phone.page.abstain")
 
 
-def seat_payload(rules, state, seat: str, lang: str, timers: Iterable[Mapping] = ()) -> dict:
+def seat_payload(rules: GameRules, state: Any, seat: str, lang: str,
+                 timers: Iterable[Mapping] = ()) -> dict:
     """What ``seat``'s phone shows of the game, in ``lang``. ``timers``: the tablet's running
     countdowns, ``{"id", "name", "ends_at" (epoch seconds), "remaining", "running"}``; those
     of another phase than this one (:data:`TIMER_PHASES`) are left out."""
@@ -172,7 +174,7 @@ def seat_payload(rules, state, seat: str, lang: str, timers: Iterable[Mapping] =
 class TableFeed:
     """The latest payload per (seat, language) and its version; long polls wait here."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._cond = threading.Condition()
         self._payloads: dict[tuple[str, str], dict] = {}
         self._versions: dict[tuple[str, str], int] = {}

@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _args import parse_quick
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -38,11 +40,7 @@ def one_run(cache: str) -> float:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(runs=1)
-        args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, runs=1)
     if not os.environ.get("DISPLAY"):
         raise SystemExit("error: no X display; run under xvfb-run")
     with tempfile.TemporaryDirectory() as cache:

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _args import parse_quick
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -59,11 +61,7 @@ def main(argv=None) -> int:
     ap.add_argument("--warmups", type=int, default=2, help="whole runs before the kills (the first warms "
                     "the voice cache, the last gives a run's length)")
     ap.add_argument("--out", help="the folder (default: a new temporary one)")
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(kills=1, warmups=1)
-        args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, kills=1, warmups=1)
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="demo-kill-"))
     r = harness(out, args.kills, args.seed, warmups=max(1, args.warmups))
     print(f"demo runs: {r['runs']} ({r['kills']} killed mid-run, one full run {r['demo_seconds']:.1f} s); "

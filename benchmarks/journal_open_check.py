@@ -8,7 +8,6 @@ Ratios measured side by side in one run.
 """
 from __future__ import annotations
 
-import argparse
 import sqlite3
 import statistics
 import sys
@@ -18,10 +17,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.journal_replay import build  # noqa: E402
+from benchmarks.journal_replay import build, journal_parser  # noqa: E402
 from companion.core.journal import Journal  # noqa: E402
 from companion.core.salvage import salvage  # noqa: E402
 from tests.core.toygame import ToyRules  # noqa: E402
+
+from _args import parse_quick  # noqa: E402
 
 
 def best(fn, repeat: int) -> float:
@@ -34,14 +35,7 @@ def best(fn, repeat: int) -> float:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--events", type=int, default=10_000)
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(events=300, repeat=2)
-        args = ap.parse_args(argv)
+    args = parse_quick(journal_parser(__doc__.splitlines()[0], repeat=7), argv, events=300, repeat=2)
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "bench.sqlite3"
         game = build(path, args.events)

@@ -23,6 +23,8 @@ from companion.core.journal import Journal  # noqa: E402
 from companion.core.session import GameSession  # noqa: E402
 from tests.core.toygame import ToyRules  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 PLAYERS = ["Ann", "Ben", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 
 
@@ -41,15 +43,17 @@ def build(path: Path, n_events: int) -> int:
     return session.game_id
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def journal_parser(description: str, repeat: int) -> argparse.ArgumentParser:
+    """The options of a benchmark on one built journal (this one and journal_open_check.py):
+    its size in events and how many times each figure is measured."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--events", type=int, default=10_000)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(events=300, repeat=2)
-        args = ap.parse_args(argv)
+    ap.add_argument("--repeat", type=int, default=repeat)
+    return ap
+
+
+def main(argv=None):
+    args = parse_quick(journal_parser(__doc__.splitlines()[0], repeat=5), argv, events=300, repeat=2)
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "bench.sqlite3"
         t0 = time.perf_counter()

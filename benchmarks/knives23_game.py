@@ -21,15 +21,13 @@ from companion.core.journal import Journal
 from companion.core.session import GameSession
 from companion.games.knives23 import RULES, demo
 
+from _args import parse_quick
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=5)
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(games=1)
-        args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, games=1)
     commands = demo.commands()
     per_command, resumes, views = [], [], []
     tracemalloc.start()

@@ -36,6 +36,8 @@ from companion.core.narration import Narrator  # noqa: E402
 from companion.core.speakers import EspeakSpeaker  # noqa: E402
 from companion.games.knives23 import cues  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 CARDS = [{"knives": 5}, {"knives": 3}, {"knives": 2}, {"knives": 3}, {"knives": 5},
          {"doves": 2}, {"knives": 3}, {"knives": 2}, {"knives": 2}, {"doves": 1}]
 
@@ -196,11 +198,7 @@ def main(argv=None) -> int:
     parser.add_argument("--cards", type=int, default=10)
     parser.add_argument("--no-bed", action="store_true")
     parser.add_argument("--rates", type=float, nargs="+", default=[1.0, 2.0, 4.0], help="taps a second")
-    parser.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = parser.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        parser.set_defaults(cards=2, rates=[4.0], bed_seconds=1.5)
-        args = parser.parse_args(argv)
+    args = parse_quick(parser, argv, cards=2, rates=[4.0], bed_seconds=1.5)
     with tempfile.TemporaryDirectory() as tmp:
         i18n.set_language("en")  # as the app does at start, before its first screen
         speaker = EspeakSpeaker(cache_dir=tmp)

@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _args import parse_quick
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -79,11 +81,9 @@ def start_app(tmp: Path):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=24)
-    parser.add_argument("--quick", action="store_true",
-                        help="one game of each kind, each left after its first vote")
     parser.add_argument("--types", action="store_true",
                         help="after each game, the object types whose number grew most (to find a leak)")
-    args = parser.parse_args(argv)
+    args = parse_quick(parser, argv, help="one game of each kind, each left after its first vote")
     if not os.environ.get("DISPLAY"):
         raise SystemExit("error: no X display; run under xvfb-run")
     games = len(GAMES) if args.quick else args.games

@@ -33,6 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.phone.server import PhoneServer  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 
 def _attack(port: int, head: bytes, addresses: list[str], per_address: int, seconds: float):
     """The child process: connections that send ``head`` and then one byte every 2 s."""
@@ -130,11 +132,10 @@ def _join(server, address: str, path: str) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tries", type=int, default=10)
-    ap.add_argument("--quick", action="store_true", help="3 tries per attack")
     ap.add_argument("--attack", help=argparse.SUPPRESS)   # the child process
     ap.add_argument("--port", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--seconds", type=float, default=60.0, help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, help="3 tries per attack (unless --tries says)", tries=3)
     if args.attack:
         kind, _, cookie = args.attack.partition(":")
         if kind == "header":
@@ -147,7 +148,7 @@ def main(argv=None) -> int:
             _attack(args.port, head, [f"127.0.0.{i}" for i in range(2, 8)], 6, args.seconds)
         return 0
 
-    tries = 3 if args.quick else args.tries
+    tries = args.tries
     server = PhoneServer(lambda cmd: {"status": "counted", "total": 0, "count": 0}, bytes(16),
                          host="127.0.0.1", decoder=lambda data: []).start()
     try:

@@ -23,6 +23,8 @@ from companion.core.session import GameSession  # noqa: E402
 from companion.phone.server import RateLimiter  # noqa: E402
 from companion.phone.source import PhoneSource  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 LANGS = ("en", "fr", "de")
 
 
@@ -55,11 +57,7 @@ def line(name, times):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--moves", type=int, default=40)
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(moves=8)
-        args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, moves=8)
     from companion.games.knives23 import demo
     from companion.games.knives23.rules import Knives23Rules
     players = demo.SETUP["players"]

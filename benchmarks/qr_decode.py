@@ -35,6 +35,8 @@ import numpy as np  # noqa: E402
 
 from vision.qr import decode, payload, printed, synth  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 REAL = Path(__file__).resolve().parent / "qr_real"
 METHODS = {"zxing-cpp": "zxing", "OpenCV": "opencv", "combined": "best"}
 SETS = ("real", "real-harder", "sheet-tune", "sheet-held-out", "cards")
@@ -129,11 +131,7 @@ def main(argv=None) -> int:
     ap.add_argument("--real-photos", type=int, help="real sets: only the first N photos (all by default)")
     ap.add_argument("--trace", action="store_true", help="also print what each stage of the "
                     "combined reader added")
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(sets="real,cards", per_condition=1, real_photos=1)
-        args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, sets="real,cards", per_condition=1, real_photos=1)
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     for s in sets:
         if s not in SETS:

@@ -23,6 +23,8 @@ import cv2  # noqa: E402
 from companion.phone.server import PhoneServer, RateLimiter  # noqa: E402
 from vision.qr import payload, stickers, synth  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 
 class Counter:
     """The app's submit, reduced to what the rules do with a Curia card."""
@@ -73,11 +75,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--scans", type=int, default=300)
     ap.add_argument("--photos", type=int, default=10)
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(scans=20, photos=1)
-        args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, scans=20, photos=1)
     key = bytes(range(16))
     cards = payload.deck_cards(payload.load_deck())
     counter = Counter()

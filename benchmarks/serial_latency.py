@@ -31,6 +31,8 @@ from companion.core.session import GameSession  # noqa: E402
 from hardware.sim import Faults, SimulatedBoxes  # noqa: E402
 from hardware.source import BoxSource  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 
 class OneLongVote(GameRules):
     """A yes/no vote of the boxes' seats that stays open: one voter ("absent") never votes, so
@@ -256,11 +258,7 @@ def main(argv=None):
     ap.add_argument("--boxes", type=int, default=8)
     ap.add_argument("--presses", type=int, default=400)
     ap.add_argument("--seconds", type=float, default=5.0)
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    a = ap.parse_args(argv)
-    if a.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(boxes=2, presses=6, seconds=0.5)
-        a = ap.parse_args(argv)
+    a = parse_quick(ap, argv, boxes=2, presses=6, seconds=0.5)
     # the manager logs every dropped frame (rate-limited); the figures are what matters here
     logging.getLogger("hardware.boxes").setLevel(logging.ERROR)
     print("serial vote boxes over pseudo-terminals: %d boxes, 115200-baud framing, Python %s"

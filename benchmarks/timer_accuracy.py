@@ -23,6 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from companion.core.clock import FakeClock, MonotonicClock  # noqa: E402
 from companion.core.timers import Countdown  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 TICK = 0.05
 
 
@@ -89,11 +91,7 @@ def main(argv=None) -> None:
     parser.add_argument("--seeds", type=int, default=100, help="fake-clock runs per strategy")
     parser.add_argument("--real-seconds", type=float, default=3.0)
     parser.add_argument("--runs", type=int, default=3, help="real-clock runs per strategy")
-    parser.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = parser.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        parser.set_defaults(seeds=3, real_seconds=0.3, runs=1)
-        args = parser.parse_args(argv)
+    args = parse_quick(parser, argv, seeds=3, real_seconds=0.3, runs=1)
 
     duration, warnings = 420.0, (60, 10)
     print(f"7-minute countdown (warnings {warnings}) on a FakeClock, {args.seeds} runs each, "

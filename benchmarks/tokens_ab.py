@@ -42,6 +42,8 @@ from vision.stabiliser import Stabiliser  # noqa: E402
 
 import tokens_accuracy  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 
 def earlier_reader(rev: str, into: Path):
     """The TokenReader class of ``rev``'s vision package, imported as ``vision_<rev>``."""
@@ -71,11 +73,7 @@ def main(argv=None) -> int:
     ap.add_argument("--kind", choices=("token", "all"), default="token",
                     help="the markers read: the vote's tokens, or all 88 of the plan (the command line's `read`)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(against="HEAD", scenes=1, frames=2)
-        args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, against="HEAD", scenes=1, frames=2)
     if args.against is None:
         ap.error("--against REV is needed (the earlier commit to compare with; --quick takes HEAD)")
     budget = args.budget

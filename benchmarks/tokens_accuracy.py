@@ -34,6 +34,8 @@ from vision import synth  # noqa: E402
 from vision.reader import FRAME_BUDGET_MS, TokenReader  # noqa: E402
 from vision.stabiliser import Stabiliser  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 
 FPS = 30  # the frames of one second of video
 LEVEL_IDS = {"easy": 1, "moderate": 2, "hard": 3, "pick": 4, "empty": 5, "strangers": 6}  # seeds per level, fixed
@@ -198,11 +200,7 @@ def main(argv=None) -> int:
                     help="the reader without its last look at broken borders (vision/recover.py): "
                     "the reader before it, for comparison on the same frames")
     ap.add_argument("--save", type=Path, help="folder to write the first two scenes of each level to")
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(scenes=1)
-        args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, scenes=1)
     budget = args.budget
     cv2.setNumThreads(1)
     if args.save is not None:

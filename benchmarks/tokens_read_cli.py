@@ -32,6 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from vision import synth  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 LEVEL_IDS = {"easy": 1, "moderate": 2, "hard": 3}  # as benchmarks/tokens_accuracy.py seeds them
 
 
@@ -61,10 +63,8 @@ def main(argv=None) -> int:
     ap.add_argument("--level", default="hard", choices=tuple(LEVEL_IDS))
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--quick", action="store_true", help="4 photos, one round, against HEAD (seconds)")
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.photos, args.rounds, args.against = 4, 1, "HEAD"
+    args = parse_quick(ap, argv, help="4 photos, one round, against HEAD (seconds)",
+                       photos=4, rounds=1, against="HEAD")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         photos, truth = [], {}

@@ -31,6 +31,8 @@ import tokens_accuracy as bench  # noqa: E402
 from vision import markers, synth, track  # noqa: E402
 from vision.reader import TokenReader, as_grey  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 N = track.N
 FAMILY = 1000
 
@@ -101,11 +103,7 @@ def main(argv=None) -> int:
     ap.add_argument("--set", choices=("tuned", "ranges", "lens"), default="tuned")
     ap.add_argument("--scenes", type=int, default=60)
     ap.add_argument("--guards", type=float, nargs="+", default=[1.5, 2.0, 3.0])
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(scenes=1, guards=[2.0])
-        args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, scenes=1, guards=[2.0])
     cv2.setNumThreads(1)
     over, seed = bench._variant("hard", 1, None if args.set == "tuned" else args.set)
     reader = TokenReader(8, "token")

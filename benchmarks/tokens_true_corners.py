@@ -22,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision import synth, track  # noqa: E402
 from vision.reader import TokenReader, as_grey  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 LEVEL_IDS = {"easy": 1, "moderate": 2, "hard": 3}  # as benchmarks/tokens_accuracy.py
 
 
@@ -30,11 +32,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scenes", type=int, default=60)
     ap.add_argument("--level", choices=tuple(LEVEL_IDS), default="hard")
     ap.add_argument("--montage", type=Path)
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
-    if args.quick:  # tiny defaults; figures given on the command line still win
-        ap.set_defaults(scenes=1)
-        args = ap.parse_args(argv)
+    args = parse_quick(ap, argv, scenes=1)
     cv2.setNumThreads(1)
     reader = TokenReader(8, "token")
     ids = reader._ids

@@ -31,6 +31,8 @@ from vision import clips, markers  # noqa: E402
 from vision.capture import FrameSource  # noqa: E402
 from vision.source import CameraSource  # noqa: E402
 
+from _args import parse_quick  # noqa: E402
+
 WITHIN = (0.5, 1.0, 2.0)
 
 
@@ -72,10 +74,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=4.0)
     ap.add_argument("--players", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--quick", action="store_true", help="one short moderate clip of 4 tokens (a few seconds)")
-    args = ap.parse_args(argv)
-    if args.quick:
-        args.clips, args.levels, args.seconds, args.players = 1, "moderate", 2.5, 4
+    args = parse_quick(ap, argv, help="one short moderate clip of 4 tokens (a few seconds)",
+                       clips=1, levels="moderate", seconds=2.5, players=4)
     cv2.setNumThreads(1)
     print(f"tokens_watch: {args.clips} clips a level × {args.seconds:g} s (longer where the last token "
           f"would have under 2 s in view) at {clips.FPS} fps, "

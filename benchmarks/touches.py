@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _args import parse_quick
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "test-artifacts" / "touches"
@@ -267,8 +269,7 @@ def table(runs: dict) -> str:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--label", default="after", help="name of this tree's run (before / after)")
-    ap.add_argument("--quick", action="store_true", help="a tiny run in seconds (the suite runs each benchmark so)")
-    args = ap.parse_args(argv)
+    args = parse_quick(ap, argv)
     if not os.environ.get("DISPLAY"):
         raise SystemExit("error: no X display; run under xvfb-run")
     rows = measure(quick=args.quick)

@@ -9,6 +9,7 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export KIVY_HOME="$PWD/.kivy-home" KIVY_NO_CONSOLELOG=1 KIVY_NO_ARGS=1
 failed=()
 for b in benchmarks/*.py; do
+  [[ "$(basename "$b")" == _* ]] && continue   # a helper the benchmarks share (benchmarks/_args.py)
   echo "== $b"
   extra=()
   # tokens_ab compares the reader with an earlier commit's: the last commit, here

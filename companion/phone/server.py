@@ -41,7 +41,7 @@ from .admission import (HISTORY, MAX_PHONES, MAX_WAITING, MAX_WAITING_PER_ADDRES
                         REFUSED_SECONDS, Admission, PhoneRecord)
 from .endpoints import STATIC, Handler
 from .httpd import (HEAD_SECONDS, REQUEST_SECONDS, CappedServer, RateLimiter,  # noqa: F401
-                    Refused, is_local_peer, lan_address)
+                    Refused, ServerSettings, is_local_peer, lan_address)
 from .table import TableFeed
 from .words import say
 
@@ -113,7 +113,7 @@ class ServerOptions(TypedDict, total=False):
     photo_rest_seconds: float
 
 
-class PhoneServer:
+class PhoneServer(ServerSettings):
     """Serve the scanning page; turn valid scans into ``curia_card`` commands for ``submit``.
 
     ``submit(command) -> reply dict`` and ``status() -> {"total": int, "count": int}`` come from
@@ -121,6 +121,10 @@ class PhoneServer:
     reads an uploaded photo, raising BadInput for one it will not read (default: a
     :class:`~companion.phone.decoder.DecodeWorker`). ``auto_allow`` lets every phone count as
     soon as it joins (the headless demo, where no narrator watches a tablet).
+
+    It is the HTTP layer's ServerSettings by name, not only by shape: its settings then have
+    the declared types when mypy checks the routes' handler (types inferred in __init__ are not
+    known yet in the import cycle server -> endpoints -> server).
     """
 
     def __init__(self, submit: Callable[[Command], dict], key: bytes, *,

@@ -61,6 +61,12 @@ class ToyUI(GameUI):
     def screen_for(self, view):
         return "toy.board"
 
+    def on_events(self, app, events, view):
+        # the vote's question is spoken when the vote opens, as a game's narration does
+        # (in words other than the options': the caption must not add an option's name on screen)
+        if any(e.kind == "vote_opened" for e in events):
+            app.say("toy.vote_open", "The vote is open. Each player in turn: hold your name, then choose in secret.")
+
 
 UI = ToyUI("toy", ToyRules(), "app.title", options=[
     OptionField("fast", "setup.on", "bool", True, help="setup.clockwise_hint"),

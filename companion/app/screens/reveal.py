@@ -79,12 +79,11 @@ def ballot_groups(vote: dict) -> list[tuple[str, int, list[str]]]:
 
 
 def plain_outcome(vote: dict) -> str:
-    """The headline when the game says nothing of its own: the option with most votes, or the tie."""
-    counts = vote.get("counts") or {}
-    if not counts or not any(counts.values()):
+    """The headline when the game says nothing of its own: the options the vote's view names as
+    having most votes (``leaders``, reckoned by the rules' own tally), or the tie."""
+    best = [option_label(o) for o in vote.get("leaders") or ()]
+    if not best:
         return ""
-    top = max(counts.values())
-    best = [option_label(o) for o, n in counts.items() if n == top]
     if len(best) == 1:
         return tr("touches.reveal.most", option=best[0])
     return tr("touches.reveal.tie", options=", ".join(best))

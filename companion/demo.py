@@ -27,7 +27,6 @@ from companion.core.events import BadInput, Command, RuleError
 from companion.core.inputs import CommandQueue, ScriptedSource
 from companion.core.journal import DataLock, Journal, JournalError, StorageFull
 from companion.core.narration import Narrator
-from companion.core.rules import fold_step
 from companion.core.session import GameSession, repair
 from companion.core.speakers import CaptionSpeaker, EspeakSpeaker
 
@@ -108,8 +107,8 @@ def _play(argv) -> int:
 
 
 def _run(args, out: Path, recorded: Path | None, lock: DataLock) -> int:
+    from companion.games.knives23 import Knives23Rules, said_after
     from companion.games.knives23 import demo as script
-    from companion.games.knives23.rules import Knives23Rules
     clock = FakeClock(0.0)
     audio = RecordingAudioOut(str(out / "narration.wav"), clock)
     say = (lambda *a: None) if args.quiet else print
@@ -131,7 +130,10 @@ def _run(args, out: Path, recorded: Path | None, lock: DataLock) -> int:
     def handle(cmd: Command):
         before = session.state
         events = session.execute(cmd)
-        _show(rules, before, events, f"[{cmd.source:>8}] {cmd.kind:<18}", narrator, clock, say)
+        earlier = session.events[:len(session.events) - len(events)]
+        # what is said after the batch: the game's own cues (it folds its states, not the demo)
+        said = said_after(session.setup, earlier, events, before)
+        _show(session.view("table"), said, f"[{cmd.source:>8}] {cmd.kind:<18}", narrator, clock, say)
 
     refused = 0
     for cmd in script.commands():
@@ -154,20 +156,17 @@ def _run(args, out: Path, recorded: Path | None, lock: DataLock) -> int:
         journal.close()
 
 
-def _show(rules, before, events, label: str, narrator, clock, say):
-    """Narrate a batch of recorded events and print what the table sees after it."""
-    from companion.games.knives23 import cues as knives_cues
-    state = before
-    for ev in events:
-        after = fold_step(rules, state, ev)
-        for name, context in knives_cues.cues(state, ev, after):
-            narrator.enqueue_script(knives_cues.load(name), context)
-        state = after
-    view = rules.view(state, "table")
+def _show(view, said, label: str, narrator, clock, say) -> None:
+    """Narrate a batch of recorded events (``said``: each event with the game's cues for it) and
+    print what the table sees after it (``view``: the game's table view)."""
+    from companion.games.knives23 import load_script
+    for _ev, cues in said:
+        for name, context in cues:
+            narrator.enqueue_script(load_script(name), context)
     say(f"{label} {_table_line(view)}")
     if view.get("prompt"):
         say(f"    screen: {i18n.text_of(view['prompt'])}")
-    if view.get("vote") is None and view["vote_history"] and events and any(e.kind == "vote_revealed" for e in events):
+    if view.get("vote") is None and view["vote_history"] and any(ev.kind == "vote_revealed" for ev, _ in said):
         last = view["vote_history"][-1]
         say(f"    revealed at once: {last['counts']} — " + ", ".join(f"{v}: {c}" for v, c in last["ballots"].items()))
     # Let the narrator finish before the next action, as a table would.
@@ -176,11 +175,13 @@ def _show(rules, before, events, label: str, narrator, clock, say):
         if not narrator.busy and not narrator.pending():
             break
         clock.advance(0.1)
-    return state
 
 
 def _replay(recorded: Path, rules, narrator, clock, audio, out: Path, say) -> int:
-    """The last 23 Knives game of a recorded journal, event by event, in today's language."""
+    """The last 23 Knives game of a recorded journal, event by event, in today's language: each
+    batch's state is the rules' own replay of the journal up to it (``GameRules.fold``, as a
+    resumed session does) and what is said after it the game's cues (``said_after``)."""
+    from companion.games.knives23 import said_after
     journal = Journal(recorded)
     try:
         games = journal.games(rules.game_id)
@@ -195,12 +196,13 @@ def _replay(recorded: Path, rules, narrator, clock, audio, out: Path, say) -> in
     # one command's events were written together (one time stamp): shown as one step
     for _, grouped in groupby(enumerate(events), key=lambda ie: (ie[1].at, ie[1].source)):
         batch = list(grouped)
-        last = batch[-1][0]
-        if any(ev.kind == "undo" for _, ev in batch):   # re-folds what is left, as the session does
-            state = rules.fold(record.setup, events[:last + 1])
+        first, last = batch[0][0], batch[-1][0]
+        before, state = state, rules.fold(record.setup, events[:last + 1])
+        if any(ev.kind == "undo" for _, ev in batch):   # re-folded: nothing to say, as the session
             continue
         label = f"[{batch[0][1].source:>8}] {batch[0][1].kind:<18}"
-        state = _show(rules, state, [ev for _, ev in batch], label, narrator, clock, say)
+        said = said_after(record.setup, events[:first], [ev for _, ev in batch], before)
+        _show(rules.view(state, "table"), said, label, narrator, clock, say)
     print(f"events replayed: {len(events)}")
     return _summary(rules, state, narrator, clock, audio, out)
 

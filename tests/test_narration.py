@@ -375,6 +375,28 @@ def test_marks_and_idle_reach_the_app(tmp_path):
     assert table.said() == ["count_ready", "count_set", "count_go"]
 
 
+def test_a_count_in_mark_is_passed_only_after_its_line_and_line_left_follows_it(tmp_path):
+    """The reveal's count-in (issue 33): queued behind a line still being said, its mark comes
+    once the count-in has been said to its end; ``line_left`` is None until the line sounds, then
+    counts its own schedule down."""
+    table = Table(CaptionSpeaker(), tmp_path)
+    n = table.narrator
+    n.say("question", "The vote is open. Each player in turn: hold your name, then choose in secret.")
+    table.run(0.5)
+    n.enqueue_steps([Say("count_in", "Put the tablet down in the middle. Reveal in 3, 2, 1."), Mark("turn_over")])
+    left = []
+    while n.has_pending_mark("turn_over"):
+        left.append(n.line_left("count_in"))
+        table.run(0.05)
+    count_in = n.history[-1]
+    assert table.marks == ["turn_over"] and count_in.line_id == "count_in"
+    assert count_in.ended_at is not None and table.clock.now() >= count_in.ended_at
+    assert left[0] is None and n.history[0].ended_at <= count_in.started_at   # the question first
+    sounding = [x for x in left if x is not None]
+    assert sounding and sounding == sorted(sounding, reverse=True) and sounding[-1] < 0.1
+    assert n.line_left("count_in") is None   # said
+
+
 def test_pace_scales_slots_and_pauses(tmp_path):
     script = parse_script("say@4 a: One.\npause 6\nsay b: Two.\n")
 

@@ -30,7 +30,10 @@ def _counts(ballots: Mapping[str, str | None], weights: Mapping[str, int] | None
     return counts
 
 
-def _leaders(counts: Mapping[str, int], order: Sequence[str]) -> tuple[str, ...]:
+def most_votes(counts: Mapping[str, int], order: Sequence[str]) -> tuple[str, ...]:
+    """The choices with the most votes (``order`` first, then the others alphabetically); none
+    when nobody voted. The one reckoning of "most votes", for the rules' tallies and for a vote's
+    view (``votes.table_view``), so a screen never counts again."""
     if not counts:
         return ()
     top = max(counts.values())
@@ -77,7 +80,7 @@ class PluralityAllTiedOut:
 
     def decide(self, ballots: Mapping[str, str | None], order: Sequence[str] = ()) -> TallyResult:
         counts = _counts(ballots)
-        leaders = _leaders(counts, order)
+        leaders = most_votes(counts, order)
         return TallyResult(counts, leaders, leaders[0] if len(leaders) == 1 else None, len(leaders) > 1)
 
 
@@ -98,7 +101,7 @@ class WeightedPlurality:
             if not isinstance(w, int) or isinstance(w, bool) or w < 0:
                 raise BadInput(keyed("refusals2.tally.bad_weight", voter=voter))
         counts = _counts(ballots, weights)
-        leaders = _leaders(counts, order)
+        leaders = most_votes(counts, order)
         if not leaders:
             raise RuleError(keyed("refusals2.tally.no_votes"))
         if len(leaders) == 1:
@@ -136,7 +139,7 @@ class CaptainRule:
         if missing:
             raise BadInput(keyed("refusals2.tally.no_recommendation", names=", ".join(missing)))
         counts = _counts(recommendations)
-        leaders = _leaders(counts, seats)
+        leaders = most_votes(counts, seats)
         if len(leaders) == 1:
             return TallyResult(counts, leaders, leaders[0], False)
         humble = [p for p in leaders if recommendations.get(p) != p]

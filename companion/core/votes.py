@@ -19,6 +19,7 @@ from typing import Any, Callable, Literal, Mapping, get_args
 
 from . import i18n
 from .events import BadInput, Event, RuleError
+from .tally import most_votes
 
 KINDS = ("binary", "pick", "weighted")
 CENTER = "center"
@@ -297,7 +298,10 @@ def table_view(vote: VoteState | None) -> dict | None:
     if vote.revealed:
         view["ballots"] = vote.choices()
         view["sources"] = {v: b.source for v, b in vote.ballots.items()}
-        view["counts"] = vote.counts()
+        view["counts"] = counts = vote.counts()
+        # the options with most votes (tally.most_votes, as the rules reckon it): a headline for
+        # a game that says nothing of its own; none when nobody voted
+        view["leaders"] = list(most_votes({o: n for o, n in counts.items() if n}, vote.spec.options))
         view["missing"] = list(vote.missing)
     return view
 

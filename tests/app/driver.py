@@ -322,18 +322,19 @@ class Driver:
                 vote_screen._hide_done()
                 self.pump(2)
 
-    def count_in(self):
-        """The reveal's count-in runs on the engines' clock: move it to the ballots face up."""
+    def count_in(self, most: float = 60.0):
+        """The reveal's count-in follows the voice on the engines' clock: move the clock on (the
+        lines queued before it, then "3, 2, 1") until the ballots are face up."""
         screen = self.app.screen("reveal")
         assert self.app.sm.current == "reveal", self.app.sm.current
-        left = screen._count_in_until - self.clock.now()
-        if left > 0:
-            self.advance(left + 0.01)
-        end = time.monotonic() + 5
-        while screen.mode != "shown" and time.monotonic() < end:   # its next tick (real time)
-            self.wait(0.05)
+        moved = 0.0
+        screen._tick()   # the screen's own 0.1 s tick, run at each step of the clock
+        while screen.mode != "shown" and moved < most:
+            self.advance(0.25)
+            moved += 0.25
+            screen._tick()
         self.pump(3)
-        assert screen.mode == "shown"
+        assert screen.mode == "shown", f"still counting in after {moved:.2f} s of the engines' clock"
 
     def continue_reveal(self):
         """Past the count-in, then the reveal's Continue."""

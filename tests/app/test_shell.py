@@ -227,3 +227,92 @@ def test_home_during_a_game_offers_back_or_leave_and_the_game_stays_resumable(dr
     # The game cards take touches again (no hidden banner in the way).
     driver.tap(driver.find(cls="GameCard", game_id="masks"))
     assert app.sm.current == "setup"
+
+
+def _readings(setup) -> dict:
+    """{rule name: {reading: its button}} as the setup screen shows them."""
+    return {name: dict(buttons) for name, buttons in setup._house_rule_buttons.items()}
+
+
+@pytest.mark.app
+def test_house_rules_are_chosen_at_setup_recorded_in_the_setup_and_remembered_for_the_group(driver):
+    """Issue 33: the game's house rules listed on the setup screen (question, the rulebook's
+    words, each reading), the default chosen; the reading chosen goes into the journal's setup
+    and groups.json, and choosing the group next time brings it back (en, fr, de)."""
+    import json
+
+    from companion.core import i18n
+    from companion.core.groups import FILE
+
+    from .toy_ui import UI, add_words
+    add_words()
+    app = driver.app
+    setup = _start_toy(driver)
+    tie = _readings(setup)["tie"]
+    driver.scroll_into_view(tie["exile"])
+    texts = driver.visible_texts()
+    assert tr("setup.house_rules") in texts and "A tied Exile vote" in texts, texts
+    assert any("The Tribune settles a tie." in t for t in texts), texts
+    assert [b.text for b in tie.values()] == ["A tie: the target remains", "A tie: the target is exiled"]
+    assert tie["remain"].state == "down" and tie["exile"].state == "normal"   # the app's reading so far
+    driver.screenshot("app/house_rules_setup_default")
+    driver.tap(tie["exile"])
+    assert setup.house_rule_values() == {"tie": "exile"}
+    driver.screenshot("app/house_rules_setup_chosen")
+    driver.tap(setup.ids.start_button)
+    assert app.session is not None
+    # recorded in the game's setup (the real SQLite journal), so a replay decides the same way
+    assert app.journal.game(app.session.game_id).setup["house_rules"] == {"tie": "exile"}
+    assert app.view["house_rules"] == {"tie": "exile"}
+    # ... and the rule is the one that decides: a 2-2 Exile vote exiles Cy
+    driver.tap(driver.find(text="Call a Vote to Exile Cy"))
+    driver.vote({"Ann": "exile", "Ben": "exile", "Cy": "remain", "Dee": "remain"})
+    assert app.session.state.exiled == ("Exile Cy?",)
+    saved = json.loads((app.data_dir / FILE).read_text())["groups"]
+    assert [g["house_rules"] for g in saved] == [{"toy": {"tie": "exile"}}]
+    app.leave_game()
+
+    # Next time: a fresh screen has the default; choosing the group brings its choice back.
+    setup = _start_toy(driver, ("Zed", "Yan"))
+    assert _readings(setup)["tie"]["remain"].state == "down"
+    row = next(r for r in setup.ids.groups.children)
+    driver.tap(row.ids.choose)
+    assert setup.names() == ["Ann", "Ben", "Cy", "Dee"]
+    assert setup.house_rule_values() == {"tie": "exile"}
+    assert _readings(setup)["tie"]["exile"].state == "down"
+    driver.scroll_into_view(_readings(setup)["tie"]["exile"])
+    driver.screenshot("app/house_rules_group_brings_them_back")
+    driver.set_size(800, 1280)   # portrait: each reading wraps in its button, never cut
+    driver.scroll_into_view(_readings(setup)["tie"]["exile"])
+    driver.screenshot("app/house_rules_portrait")
+    driver.set_size(1280, 800)
+    driver.tap(setup.ids.start_button)
+    assert app.journal.game(app.session.game_id).setup["house_rules"] == {"tie": "exile"}
+    app.leave_game()
+
+    # The screen in French and German: the toy's words and the shell's heading in each.
+    try:
+        for lang in ("fr", "de"):
+            i18n.set_language(lang)
+            add_words()
+            app._rebuild_screens()
+            setup = _start_toy(driver)
+            driver.scroll_into_view(_readings(setup)["tie"]["exile"])
+            texts = driver.visible_texts()
+            assert i18n.tr("setup.house_rules") in texts and i18n.tr("toy.house.tie") in texts, texts
+            assert i18n.tr("setup.house_rules") != "House rules"
+            driver.screenshot(f"app/house_rules_setup_{lang}")
+    finally:
+        i18n.set_language("en")
+        app._rebuild_screens()
+
+
+@pytest.mark.app
+def test_a_game_without_house_rules_shows_none_and_records_none(driver, monkeypatch):
+    from .toy_ui import UI
+    monkeypatch.setattr(UI.rules, "house_rules", ())
+    setup = _start_toy(driver)
+    assert not setup.ids.house_rules.children and tr("setup.house_rules") not in driver.visible_texts()
+    driver.tap(setup.ids.start_button)
+    app = driver.app
+    assert "house_rules" not in app.journal.game(app.session.game_id).setup

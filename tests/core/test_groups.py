@@ -87,3 +87,27 @@ def test_kill_9_while_writing_never_loses_the_list(tmp_path):
         assert groups.moved_aside is None, "the list was found half-written"
         assert len(groups.groups) > seen       # every round's first write, and maybe more
         seen = len(groups.groups)
+
+
+def test_house_rules_are_kept_per_group_and_game_and_an_old_list_loads_without_them(tmp_path):
+    # groups.json as written before house rules: it loads, with none chosen
+    (tmp_path / FILE).write_text('{"groups": [{"id": 1, "name": "Club", "players": ["Ann", "Bo"],'
+                                 ' "colours": ["red", "blue"], "last_played": 5.0}]}')
+    groups = Groups.load(tmp_path)
+    assert groups.moved_aside is None and groups.groups[0].house_rules_for("toy") == {}
+    groups.remember(["Ann", "Bo"], ["red", "blue"], THURSDAY, game="toy", house_rules={"tie": "exile"})
+    groups.remember(["Bo", "Ann"], ["blue", "red"], THURSDAY + 1, game="masks", house_rules={"center": "x"})
+    groups.remember(["Ann", "Bo"], ["red", "blue"], THURSDAY + 2)   # a game with none: both kept
+    groups.rename(1, "Board club")
+    again = Groups.load(tmp_path).groups[0]
+    assert (again.id, again.name) == (1, "Board club")
+    assert again.house_rules_for("toy") == {"tie": "exile"} and again.house_rules_for("masks") == {"center": "x"}
+    groups.remember(["Ann", "Bo"], ["red", "blue"], THURSDAY + 3, game="toy", house_rules={"tie": "remain"})
+    assert Groups.load(tmp_path).groups[0].house_rules_for("toy") == {"tie": "remain"}
+
+
+def test_a_group_whose_house_rules_are_damaged_keeps_the_group(tmp_path):
+    (tmp_path / FILE).write_text('{"groups": [{"id": 1, "name": "Club", "players": ["Ann", "Bo"],'
+                                 ' "colours": ["red", "blue"], "house_rules": {"toy": 3, "masks": {"a": "b"}}}]}')
+    g = Groups.load(tmp_path).groups[0]
+    assert g.players == ("Ann", "Bo") and g.house_rules == {"masks": {"a": "b"}}

@@ -135,3 +135,23 @@ def test_a_vote_is_open_from_its_opening_to_its_reveal_or_cancel():
     cancelled = fold(book, votes.cancel(book))
     assert not votes.vote_open({"vote": votes.table_view(cancelled.current)})
     assert not votes.vote_open(None) and not votes.vote_open({})
+
+
+def test_a_revealed_vote_names_its_leaders_as_the_rules_tally_reckons_them():
+    """The reveal's headline for a game without its own (issue 30): the view carries the options
+    with most votes (tally.most_votes, the rules' own), so no screen counts again."""
+    from companion.core.tally import PluralityAllTiedOut
+
+    def revealed(ballots, voters=("Ann", "Ben", "Cy", "Dee")):
+        book = opened(VoteSpec("v1", "pick", voters, ("Ann", "Ben", "Cy", "Dee"), allow_abstain=True))
+        for voter, choice in ballots.items():
+            book = fold(book, votes.cast(book, {"voter": voter, "choice": choice}, "tablet"))
+        if book.current is not None:
+            book = fold(book, votes.reveal(book, force=True))
+        return book.last(), votes.table_view(book.last())
+
+    vote, view = revealed({"Ann": "Cy", "Ben": "Cy", "Cy": "Dee", "Dee": "Ann"})
+    assert view["leaders"] == ["Cy"] == list(PluralityAllTiedOut().decide(vote.choices(), vote.spec.options).leaders)
+    vote, view = revealed({"Ann": "Dee", "Ben": "Cy", "Cy": None, "Dee": None})
+    assert view["leaders"] == ["Cy", "Dee"] == list(PluralityAllTiedOut().decide(vote.choices(), vote.spec.options).leaders)
+    assert revealed({"Ann": None})[1]["leaders"] == []   # nobody chose anything: no headline

@@ -1,8 +1,9 @@
 """A tiny game for engine tests: a counter and one Exile-style vote."""
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from companion.core import votes
 from companion.core.events import BadInput
+from companion.core.houserules import HouseRule, chosen
 from companion.core.rules import GameRules, require
 from companion.core.tally import BinaryMajority
 
@@ -14,17 +15,20 @@ class ToyState:
     book: votes.VoteBook = votes.VoteBook()
     exiled: tuple = ()
     finished: bool = False
+    house_rules: dict = field(default_factory=dict)
 
 
 class ToyRules(GameRules):
     game_id = "toy"
     min_players, max_players = 2, 8
+    # a tied Exile vote: the target remains (the default), or is exiled
+    house_rules = (HouseRule("toy", "tie", ("remain", "exile")),)
 
     def initial_state(self, setup):
         players = tuple(setup.get("players", ()))
         if not 2 <= len(players) <= 8:
             raise BadInput("toy needs 2 to 8 players")
-        return ToyState(players)
+        return ToyState(players, house_rules=chosen(setup, self.house_rules))
 
     def decide(self, state, command):
         d = command.data
@@ -51,7 +55,7 @@ class ToyRules(GameRules):
             state = replace(state, book=book)
             if event.kind == "vote_revealed":
                 result = BinaryMajority(("exile", "remain"), "the Tribune").decide(
-                    book.last().choices(), tie_choice="remain")
+                    book.last().choices(), tie_choice=state.house_rules.get("tie", "remain"))
                 if result.winner == "exile":
                     state = replace(state, exiled=state.exiled + (book.last().spec.question,))
             return state
@@ -63,7 +67,8 @@ class ToyRules(GameRules):
 
     def view(self, state, viewer):
         return {"counter": state.counter, "vote": votes.table_view(state.book.current),
-                "vote_history": [votes.table_view(v) for v in state.book.history], "phase": "play", "prompt": ""}
+                "vote_history": [votes.table_view(v) for v in state.book.history], "phase": "play", "prompt": "",
+                "house_rules": dict(state.house_rules)}
 
     def outcome(self, state):
         return {"winners": [state.players[0]], "summary": "done"} if state.finished else None

@@ -1,6 +1,12 @@
 """The reveal: a count-in ("put the tablet down in the middle — reveal in 3, 2, 1", shown and
 spoken), then the outcome in words as the headline and every ballot under the choice it went
-to, so the last voter's tap does not show the ballots in their hands."""
+to, so the last voter's tap does not show the ballots in their hands.
+
+The ballots turn over when the voice has said the count-in's "1": the count-in line is queued
+with a mark after it, and the screen waits for the narrator to pass that mark (issue 33: when
+the last ballot came while the vote's question was still being spoken, a fixed delay turned them
+over before the voice reached "1"). Without a count-in on its way (no narrator, or the screen
+shown again), a fixed count-in on the engines' clock stands in."""
 from __future__ import annotations
 
 import math
@@ -13,18 +19,24 @@ from kivy.uix.screenmanager import Screen
 from companion.app.screens import load_kv
 from companion.app.screens.vote import option_label
 from companion.core.i18n import tr
+from companion.core.narration import Mark, Say, slug
 
 load_kv(__file__)
 
-# Seconds on the engines' clock from the last ballot to the ballots face up: about the time the
-# count-in line takes to say, so "1" is heard as the ballots turn over.
+# Seconds on the engines' clock of the count-in when no voice counts in (no narrator, or the
+# reveal shown again): about the time the count-in line takes to say.
 COUNT_IN = 3.5
 COUNT_IN_LINE = "reveal_count_in"
+# The narrator passes this mark right after the count-in line has been said to its end.
+TURN_OVER = "reveal_turn_over"
 
 
 def say_count_in(app) -> None:
-    """Queued before the game's own words on the result, so the voice counts in first."""
-    app.say(COUNT_IN_LINE, tr("touches.reveal.count_in_say"))
+    """Queued before the game's own words on the result, so the voice counts in first; the mark
+    after it is when the ballots turn over."""
+    narrator = app.narrator
+    if narrator is not None:
+        narrator.enqueue_steps([Say(slug(COUNT_IN_LINE), tr("touches.reveal.count_in_say")), Mark(TURN_OVER)])
 
 
 def ballot_rows(vote: dict) -> list[tuple[str, str]]:
@@ -67,12 +79,11 @@ def ballot_groups(vote: dict) -> list[tuple[str, int, list[str]]]:
 
 
 def plain_outcome(vote: dict) -> str:
-    """The headline when the game says nothing of its own: the option with most votes, or the tie."""
-    counts = vote.get("counts") or {}
-    if not counts or not any(counts.values()):
+    """The headline when the game says nothing of its own: the options the vote's view names as
+    having most votes (``leaders``, reckoned by the rules' own tally), or the tie."""
+    best = [option_label(o) for o in vote.get("leaders") or ()]
+    if not best:
         return ""
-    top = max(counts.values())
-    best = [option_label(o) for o, n in counts.items() if n == top]
     if len(best) == 1:
         return tr("touches.reveal.most", option=best[0])
     return tr("touches.reveal.tie", options=", ".join(best))
@@ -88,6 +99,7 @@ class RevealScreen(Screen):
     missing = StringProperty("")
     note = StringProperty("")
     _ticker = None
+    _voice = False   # the voice counts in (else the fixed COUNT_IN)
 
     def on_pre_enter(self, *_):
         history = (self.app.view or {}).get("vote_history") or []
@@ -112,22 +124,40 @@ class RevealScreen(Screen):
             for _gap in range(rows - len(names)):   # every column as tall: the headings line up on top
                 column.add_widget(Factory.BallotGap())
             groups.add_widget(column)
-        self._count_in_until = self.app.engine_clock.now() + COUNT_IN
-        self.mode = "count_in"
-        self._tick()
-        if self._ticker is None:
-            self._ticker = Clock.schedule_interval(lambda dt: self._tick(), 0.1)
+        self._start_count_in()
 
     def on_leave(self, *_):
         self._stop()
 
+    # -- the count-in: the voice's, or a fixed one ------------------------------------------
+    def _start_count_in(self):
+        narrator = self.app.narrator
+        # the voice counts in: the ballots turn over when it has said "1" (the mark after it)
+        self._voice = narrator is not None and narrator.has_pending_mark(TURN_OVER)
+        self._count_in_until = self.app.engine_clock.now() + COUNT_IN
+        self.mode = "count_in"
+        self._tick()
+        if self._ticker is None and self.mode == "count_in":
+            self._ticker = Clock.schedule_interval(lambda dt: self._tick(), 0.1)
+
+    def _count_left(self) -> float | None:
+        """Seconds of the count-in left; None while the voice has not reached it yet (the
+        question still being said); 0 once done."""
+        narrator = self.app.narrator
+        if not self._voice:
+            return max(0.0, self._count_in_until - self.app.engine_clock.now())
+        if narrator is None or not narrator.has_pending_mark(TURN_OVER):
+            return 0.0   # said to its end (or dropped with the game's narration)
+        left = narrator.line_left(COUNT_IN_LINE)
+        return max(left, 1e-3) if left is not None else None
+
     def _tick(self):
-        left = self._count_in_until - self.app.engine_clock.now()
-        if left <= 0:
+        left = self._count_left()
+        if left is not None and left <= 0:
             self.mode = "shown"
             self._stop()
             return
-        self.count = str(min(3, math.ceil(left)))
+        self.count = "3" if left is None else str(max(1, min(3, math.ceil(left))))
 
     def _stop(self):
         if self._ticker is not None:

@@ -1,8 +1,10 @@
 """Table setup: how many players, their names in clockwise seat order, colours, the first
-player, and the game's options."""
+player, the game's options, and its house rules (the readings the rulebook leaves open, chosen
+by the table and remembered for the group, issue 33)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from kivy.factory import Factory
 from kivy.metrics import dp
@@ -14,6 +16,7 @@ from companion.app.screens import load_kv
 from companion.app.theme import SEAT_COLOURS
 from companion.core.events import BadInput
 from companion.core.groups import Group, Groups
+from companion.core.houserules import SETUP_KEY as HOUSE_RULES
 from companion.core.i18n import error_text, tr
 
 load_kv(__file__)
@@ -41,6 +44,7 @@ class SetupScreen(Screen):
         self.ids.count_spinner.text = str(self.count)
         self._build_rows()
         self._build_options()
+        self._build_house_rules()
         self.show_groups()
 
     # -- remembered groups -------------------------------------------------------------------
@@ -78,6 +82,7 @@ class SetupScreen(Screen):
             if colour in known:
                 row.colour = colour
         self._refresh_first()
+        self.set_house_rules(group.house_rules_for(self.ui.game_id))
 
     def _popup(self, title: str, body) -> Popup:
         popup = Popup(title=title, content=body, size_hint=(0.8, None), height=body.height + dp(96),
@@ -183,6 +188,54 @@ class SetupScreen(Screen):
                 out[key] = int(w.text)
         return out
 
+    # -- house rules ---------------------------------------------------------------------------
+    def _build_house_rules(self):
+        """One row per house rule of the game: its question, the rulebook's words, and each
+        reading as a button (the first, the app's reading so far, chosen)."""
+        box = self.ids.house_rules
+        box.clear_widgets()
+        self._house_rule_buttons: dict[str, dict[str, Any]] = {}
+        for rule in self.ui.rules.house_rules:
+            row = Factory.HouseRuleRow()
+            row.ids.question.text = tr(rule.label)
+            row.ids.words.text = tr(rule.rule)
+            buttons = {}
+            for reading in rule.readings:
+                button = Factory.ReadingToggle(text=tr(rule.reading_label(reading)),
+                                               group=f"house_rule.{rule.name}")
+                button.reading = reading
+                button.state = "down" if reading == rule.default else "normal"
+                row.ids.readings.add_widget(button)
+                buttons[reading] = button
+            self._house_rule_buttons[rule.name] = buttons
+            box.add_widget(row)
+
+    def house_rule_values(self) -> dict[str, str]:
+        """``{name: reading}`` as chosen on the screen (a rule with no button down: its default)."""
+        out = {}
+        for rule in self.ui.rules.house_rules:
+            buttons = self._house_rule_buttons.get(rule.name, {})
+            out[rule.name] = next((r for r, b in buttons.items() if b.state == "down"), rule.default)
+        return out
+
+    def set_house_rules(self, choices):
+        """The readings a group chose last time; a rule it never chose, or a reading the game no
+        longer lists, takes the default."""
+        for rule in self.ui.rules.house_rules:
+            reading = choices.get(rule.name, rule.default)
+            if reading not in rule.readings:
+                reading = rule.default
+            for r, button in self._house_rule_buttons.get(rule.name, {}).items():
+                button.state = "down" if r == reading else "normal"
+
+    def make_setup(self, table) -> dict:
+        """The game's setup from the table, its options and (when the game has any) its house
+        rules, recorded as ``setup["house_rules"]`` so a replay and the referee decide alike."""
+        setup = self.ui.make_setup(table, self.option_values())
+        if self.ui.rules.house_rules:
+            setup[HOUSE_RULES] = self.house_rule_values()
+        return setup
+
     def table(self, rng=random):
         names = self.names()
         if len(set(n.casefold() for n in names)) != len(names):
@@ -213,11 +266,13 @@ class SetupScreen(Screen):
             self.app.toast(self.error)
             return
         self.error = ""
-        if self.app.start_game(self.ui, self.ui.make_setup(table, self.option_values())):
-            # The group is remembered as it sat down; a list that cannot be written is said,
-            # and the game goes on.
+        setup = self.make_setup(table)
+        if self.app.start_game(self.ui, setup):
+            # The group is remembered as it sat down, with its house rules for this game; a list
+            # that cannot be written is said, and the game goes on.
             try:
-                self._groups().remember(table["players"], table["colours"])
+                self._groups().remember(table["players"], table["colours"], game=self.ui.game_id,
+                                        house_rules=setup.get(HOUSE_RULES))
             except BadInput as exc:
                 self.app.toast(error_text(exc))
 

@@ -206,6 +206,16 @@ class Narrator:
         """True while a ``mark NAME`` is still to come (a screen waiting for the voice)."""
         return any(isinstance(q.step, Mark) and q.step.name == name for q in self._queue)
 
+    def line_left(self, line_id: str) -> float | None:
+        """Seconds until the line ``line_id``, sounding now, is due to end on the schedule (0 once
+        its audio runs over its slot); None while it is not the line sounding (waiting, said, or
+        paused). A screen that shows what the voice counts (the reveal's 3, 2, 1) follows it."""
+        cur = self._current
+        if cur is None or self._paused_at is not None or not isinstance(cur.step, Say) \
+                or cur.step.line_id != slug(line_id) or cur.end is None:
+            return None
+        return 0.0 if cur.overran else max(0.0, cur.end - self.clock.now())
+
     def transcript(self) -> str:
         if not self.history:
             return ""

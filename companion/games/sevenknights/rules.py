@@ -22,13 +22,15 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
+from companion.core.houserules import applies, chosen
 from companion.core.i18n import joined, keyed
 from companion.core.rules import GameRules, Outcome, known_setup
 from companion.core.schema import Bool, Either, Int, Null, Player, Text
 from companion.core.tally import CaptainRule
 
 from .phases import Phase
-from .setup import CENTER, MODES, SET_ASIDE, WITCH, Mode, round_points
+from .setup import (CENTER, HOUSE_RULES, MODES, POINTS_READING_DECIDES, ROUND_POINTS, SET_ASIDE, WITCH, Mode,
+                    round_points)
 
 # The rulebook's sentences that the refusals quote.
 R_SEARCH = ("Starting with the First player and moving clockwise, each player looks at one "
@@ -55,6 +57,8 @@ R_TUTORIAL_END = "When playing as a tutorial, it ends after one round, and there
 R_TORIKO = "If you see Witch Myrmamius, you immediately become TORIKO (join the Witch Team)."
 R_ARROW = ("Place your Player Card (Arrow) pointing at the tile you've looked at so that everyone knows "
            "which tile you saw.")
+R_FAQ_TORIKO = ("The Captain can either arrange the beloved Myrmamius in the formation or reveal their TORIKO "
+                "status and move on to the Cleanup Phase.")
 R_WITCH_NO_TORIKO = "Witch Myrmamius cannot recommend TORIKO."
 R_TORIKO_NO_WITCH = "TORIKO cannot recommend Witch Myrmamius."
 
@@ -77,10 +81,9 @@ NEEDS_OTHER = frozenset({"larger_than", "other_is"})
 ABOUT_TARGET = frozenset({"odd", "at_least", "is_number", "larger_than"})
 MAX_QUESTION_CHARS = 200
 # An Arrow may be corrected (the Player Cards lie face up: correcting one reveals nothing) from
-# the moment it is placed until the round's result is entered; after that, Undo takes the result
-# back first. The reason is the table's own words, one line on the history.
-CORRECTABLE: tuple[Phase, ...] = ("search", "questions", "recommendation", "order_question", "captain_reveal",
-                                  "formation")
+# the moment it is placed until the next round starts; once the round's result is entered, the
+# correction carries the result the corrected Arrows give (or reopens the formation: see
+# ``SevenKnightsRules._rescored``). The reason is the table's own words, one line on the history.
 MAX_REASON = 80
 RESERVED_NAMES = frozenset({"center", "center 1", "center 2", "center 3", SET_ASIDE, WITCH, "table", "narrator"})
 
@@ -141,6 +144,9 @@ class Round:
     next_first: str | None = None
     recommended: tuple[tuple[str, str], ...] = ()  # who recommended whom, once revealed
     corrections: tuple[Correction, ...] = ()       # Arrows corrected this round, with the reasons
+    # Questions (1-based, this round) that a corrected Arrow shows were about tiles the asker had
+    # seen: "You cannot ask questions to spread information you already know." (as recorded)
+    forbidden: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,10 +161,16 @@ class SevenKnightsState:
     past: tuple[Round, ...] = ()
     book: votes.VoteBook = votes.VoteBook()
     winners: tuple[str, ...] = ()  # the game's winners, as recorded by the last round's result
+    house_rules: tuple[tuple[str, str], ...] = ()  # the readings chosen at setup (core.houserules)
 
     @property
     def rules_mode(self) -> Mode:
         return MODES[self.mode]
+
+    @property
+    def points_reading(self) -> str:
+        """The house rule's reading of the scoring cards' "front 0/2 points, back 0/3 points"."""
+        return dict(self.house_rules).get(ROUND_POINTS.name, ROUND_POINTS.default)
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -267,13 +279,19 @@ def correction_text(c: Correction, searches: int) -> dict:
 
 def correctable_arrows(state: "SevenKnightsState") -> list[dict]:
     """Each Arrow placed this round and the tiles it may be set to (the Search rules, as for a
-    look), while corrections are open; none once the round's result is entered."""
-    if state.phase not in CORRECTABLE:
-        return []
+    look): open until the next round starts."""
     mode = state.rules_mode
     return [{"looker": a.looker, "search": a.search, "at": a.at,
              "options": list(search_targets(mode, state.players, a.looker, a.search))}
             for a in state.round.arrows]
+
+
+def toriko_places(state: SevenKnightsState) -> tuple[str, ...]:
+    """Where the Captain's Arrows point among the places Witch Myrmamius may have been: where a
+    TORIKO Captain saw her (FAQ: "reveal their TORIKO status and move on to the Cleanup Phase")."""
+    places = witch_places(state)
+    return tuple(dict.fromkeys(a.at for a in state.round.arrows
+                               if a.looker == state.round.captain and a.at in places))
 
 
 def toriko_of(arrows, witch_place: str | None, players) -> tuple[str, ...]:
@@ -287,12 +305,14 @@ def round_result(state: SevenKnightsState, witch_place: str | None, in_order: bo
     """Who won the round and what each player scores (see setup.POINTS for the reading)."""
     assert state.round.captain is not None  # scored after the Order Phase
     return score_round(state.players, state.rules_mode, state.round.number, state.round.captain,
-                       state.round.arrows, witch_place, in_order, captain_witch)
+                       state.round.arrows, witch_place, in_order, captain_witch, state.points_reading)
 
 
 def score_round(players, mode: Mode, number: int, captain: str, arrows, witch_place: str | None,
-                in_order: bool | None, captain_witch: bool = False) -> Result:
-    """The Cleanup Phase's table as a pure function (the game and the referee call it)."""
+                in_order: bool | None, captain_witch: bool = False,
+                reading: str = ROUND_POINTS.default) -> Result:
+    """The Cleanup Phase's table as a pure function (the game and the referee call it);
+    ``reading`` is the house rule ``round_points`` (setup.ROUND_POINTS)."""
     toriko = toriko_of(arrows, witch_place, players)
     witch_team = set(toriko) | ({witch_place} if witch_place in players else set())
     if captain_witch:
@@ -308,7 +328,7 @@ def score_round(players, mode: Mode, number: int, captain: str, arrows, witch_pl
     points = []
     for p in players:
         team = "witch" if p in witch_team else "knights"
-        pts = round_points(number, team) if mode.scored and team == winner else 0
+        pts = round_points(number, team, reading) if mode.scored and team == winner else 0
         points.append((p, pts))
     return Result(winner, why, witch_place, toriko, tuple(points), in_order)
 
@@ -360,11 +380,25 @@ def next_first_flag(players, mode: Mode, captain: str, captain_tile: Any, witch_
     return None
 
 
+def question_flags(rnd: "Round") -> tuple[Flag, ...]:
+    """The questions a corrected Arrow shows were about tiles the asker had seen (as recorded):
+    "You cannot ask questions to spread information you already know." The answers stand; the
+    table is told which questions the rule forbade."""
+    out = []
+    for i in rnd.forbidden:
+        q = rnd.questions[i - 1]
+        out.append(Flag("question_forbidden", {"i": i, "asker": q.asker, "target": q.target,
+                                               "question": question_text(q)}, R_FORBIDDEN))
+    return tuple(out)
+
+
 def header_flags(state: "SevenKnightsState") -> list[dict]:
-    """What the table is told on every screen: this round's flags once its result is in, or,
-    during the next round's Search, the last round's (its next First player included)."""
-    if state.round.result is not None:
-        return [f.text() for f in round_flags(state.players, state.rules_mode, state.round)]
+    """What the table is told on every screen: this round's flags (questions a corrected Arrow
+    shows were forbidden; once its result is in, the broken rules it reveals), or, during the
+    next round's Search, the last round's (its next First player included)."""
+    own = round_flags(state.players, state.rules_mode, state.round)
+    if own:
+        return [f.text() for f in own]
     if state.phase == "search" and state.past:
         last = state.past[-1]
         return [keyed("sevenknights.flag.in_round", round=last.number, text=f.text())
@@ -373,10 +407,12 @@ def header_flags(state: "SevenKnightsState") -> list[dict]:
 
 
 def round_flags(players, mode: Mode, rnd: "Round") -> tuple[Flag, ...]:
-    """Every flag for a finished round (and its next First player, once chosen)."""
+    """Every flag for a round: the questions found forbidden, then, once it is finished, the
+    broken recommendations (and its next First player, once chosen)."""
+    flags = list(question_flags(rnd))
     if rnd.result is None:
-        return ()
-    flags = list(recommendation_flags(dict(rnd.recommended), rnd.result.witch, rnd.result.toriko))
+        return tuple(flags)
+    flags += recommendation_flags(dict(rnd.recommended), rnd.result.witch, rnd.result.toriko)
     if rnd.next_first is not None and rnd.captain is not None:
         f = next_first_flag(players, mode, rnd.captain, rnd.captain_tile, rnd.result.witch, rnd.next_first)
         if f:
@@ -403,6 +439,30 @@ def winners(state: SevenKnightsState) -> list[str]:
     return list(state.winners)
 
 
+def question_about(template: str, target: str, other: str | None) -> frozenset[str | None] | None:
+    """The tiles a template question is about; None for a free question (the tablet cannot read
+    it: the table is only reminded of the rule)."""
+    about: dict[str, tuple[str | None, ...]] = {"odd": (target,), "at_least": (target,), "is_number": (target,),
+                                                "larger_than": (target, other), "other_is": (other,)}
+    if template not in about:
+        return None
+    return frozenset(about[template])
+
+
+def is_forbidden(arrows, asker: str, template: str, target: str, other: str | None) -> bool:
+    """"You cannot ask questions to spread information you already know.": every tile the
+    question is about is one the asker already knows (their own, or one their Arrow points at)."""
+    about = question_about(template, target, other)
+    known = {a.at for a in arrows if a.looker == asker} | {asker}
+    return about is not None and about <= known
+
+
+def forbidden_questions(arrows, questions) -> tuple[int, ...]:
+    """The questions (1-based) that ``arrows`` make forbidden: rechecked when an Arrow is corrected."""
+    return tuple(i for i, q in enumerate(questions, start=1)
+                 if is_forbidden(arrows, q.asker, q.template, q.target, q.other))
+
+
 def question_text(q: Question | Mapping[str, Any]) -> dict | str:
     d = q if isinstance(q, Mapping) else q.__dict__
     if d["template"] == "free":
@@ -420,9 +480,11 @@ class SevenKnightsRules(GameRules):
 
     def initial_state(self, setup):
         if isinstance(setup, Mapping):  # "colours": the app's seat colours, kept with the game
-            known_setup(setup, ("players", "first", "mode", "colours"))
+            known_setup(setup, ("players", "first", "mode", "colours", "house_rules"))
         players, first, mode = check_setup(setup)
-        return SevenKnightsState(players, mode.key, Round(1, first), totals=(0,) * len(players))
+        readings = chosen(setup, HOUSE_RULES)
+        return SevenKnightsState(players, mode.key, Round(1, first), totals=(0,) * len(players),
+                                 house_rules=tuple(readings.items()))
 
     # -- decide -------------------------------------------------------------------------------
     def decide(self, state: SevenKnightsState, command: Command):
@@ -456,8 +518,6 @@ class SevenKnightsRules(GameRules):
         your Player Card (Arrow) pointing at the tile you've looked at so that everyone knows
         which tile you saw." The cards are public, so this reveals nothing; TORIKO and the points
         follow the corrected Arrows when the result is entered."""
-        if state.phase not in CORRECTABLE:
-            raise RuleError(keyed("sevenknights.err.correct_after_result"), R_ARROW)
         reason = d.get("reason")
         if not isinstance(reason, str) or not reason.strip() or "\n" in reason or len(reason.strip()) > MAX_REASON:
             raise BadInput(keyed("sevenknights.err.correction_reason", most=MAX_REASON))
@@ -483,8 +543,30 @@ class SevenKnightsRules(GameRules):
                                   choices=", ".join(targets)), rule)
         if at == arrow.at:
             raise RuleError(keyed("sevenknights.err.arrow_same", player=looker, at=place_text(at)), R_ARROW)
-        return [("arrow_corrected", {"round": state.round.number, "looker": looker, "search": search,
-                                     "before": arrow.at, "after": at, "reason": reason.strip()})]
+        data: dict[str, Any] = {"round": state.round.number, "looker": looker, "search": search,
+                                "before": arrow.at, "after": at, "reason": reason.strip()}
+        arrows = tuple(replace(a, at=at) if a is arrow else a for a in state.round.arrows)
+        # The questions already asked, checked again with the corrected Arrow.
+        forbidden = forbidden_questions(arrows, state.round.questions)
+        if forbidden != state.round.forbidden:
+            data["forbidden"] = list(forbidden)
+        if state.round.result is not None:
+            data.update(self._rescored(state, arrows))
+        return [("arrow_corrected", data)]
+
+    def _rescored(self, state, arrows) -> dict:
+        """An Arrow corrected once the round's result is in: the result the corrected Arrows give
+        (TORIKO and the points follow the Arrows; where the Witch was, the Captain's tile and the
+        formation stay as entered), recorded with the correction. A Captain who revealed their
+        TORIKO status (FAQ) but whose corrected Arrows never saw Witch Myrmamius was no TORIKO:
+        that reveal is taken back and the formation is open again (``reopened``)."""
+        old, rnd = state.round.result, state.round
+        if old.why == "captain_toriko" and old.in_order is None and \
+                not any(a.looker == rnd.captain and a.at == old.witch for a in arrows):
+            return {"reopened": "formation"}
+        result = score_round(state.players, state.rules_mode, rnd.number, rnd.captain, arrows, old.witch,
+                             old.in_order, old.why == "captain_witch", state.points_reading)
+        return self._scored_data(state, result, without=old)
 
     def _ask(self, state, d, source):
         self._phase(state, "questions", "order_question", rule=R_QUESTION)
@@ -526,15 +608,16 @@ class SevenKnightsRules(GameRules):
         if answer not in ("yes", "no"):
             raise BadInput(keyed("refusals.sk.answer"))
         out["answer"] = answer
-        # The forbidden questions we can recognise: every tile the question is about is one the
-        # asker already knows (their own, or one their arrow points at). A free question is only
-        # reminded of the rule: the tablet cannot read it.
-        known = {a.at for a in state.round.arrows if a.looker == asker} | {asker}
-        about = {"odd": {target}, "at_least": {target}, "is_number": {target},
-                 "larger_than": {target, out.get("other")}, "other_is": {out.get("other")}}.get(template)
-        if about is not None and about <= known:
+        # The forbidden questions we can recognise (a free question is only reminded of the rule).
+        if is_forbidden(state.round.arrows, asker, template, target, out.get("other")):
             raise RuleError(keyed("sevenknights.err.forbidden", asker=asker), R_FORBIDDEN)
         return [("question_asked", out)]
+
+    def _skip_captain_question(self, state, d, source):
+        """The Captain's additional question is the Captain's to ask: skipped, the Captain
+        reveals their own tile next."""
+        self._phase(state, "order_question", rule=R_CAPTAIN_QUESTION)
+        return [("captain_question_skipped", {"round": state.round.number, "captain": state.round.captain})]
 
     def _open_recommendation(self, state, d, source):
         self._phase(state, "recommendation", rule=R_RECOMMEND)
@@ -600,15 +683,33 @@ class SevenKnightsRules(GameRules):
         return [("formation_revealed", {"round": state.round.number, "in_order": in_order, "witch": witch,
                                         **self._scored_data(state, result)})]
 
-    def _scored_data(self, state, result: Result) -> dict:
+    def _reveal_toriko(self, state, d, source):
+        """FAQ: "What happens if the Captain is TORIKO? A: It's a victory for the Witch Team. The
+        Captain can either arrange the beloved Myrmamius in the formation or reveal their TORIKO
+        status and move on to the Cleanup Phase." The Captain's own tile is a Knight (revealed);
+        Witch Myrmamius is where the Captain's Arrow points."""
+        self._phase(state, "formation", rule=R_FAQ_TORIKO)
+        if not witch_places(state):
+            raise RuleError(keyed("sevenknights.err.no_witch_in_mode"), R_NO_WITCH)
+        captain, seen = state.round.captain, toriko_places(state)
+        witch = d.get("witch", seen[0] if len(seen) == 1 else None)
+        self._player(witch, keyed("sevenknights.what.witch_seen"))
+        if witch not in seen:
+            raise RuleError(keyed("sevenknights.err.captain_did_not_see", captain=captain, at=place_text(witch),
+                                  seen=joined([place_text(p) for p in seen], ", ")), R_TORIKO)
+        result = round_result(state, witch, None)
+        return [("toriko_revealed", {"round": state.round.number, "captain": captain, "witch": witch,
+                                     **self._scored_data(state, result)})]
+
+    def _scored_data(self, state, result: Result, without: Result | None = None) -> dict:
         """A round's result as recorded, whether it ends the game ("The game ends after 3
-        rounds."), and then the game's winners."""
+        rounds."), and then the game's winners (``without``: a result it replaces)."""
         mode = state.rules_mode
         last = state.round.number >= mode.rounds
         data: dict[str, Any] = {"result": result_data(result), "last": last}
         if last:
-            pts = dict(result.points)
-            totals = [t + pts.get(p, 0) for p, t in zip(state.players, state.totals)]
+            pts, old = dict(result.points), dict(without.points if without else ())
+            totals = [t - old.get(p, 0) + pts.get(p, 0) for p, t in zip(state.players, state.totals)]
             data["winners"] = game_winners(state.players, mode, totals, result.winner)
         return data
 
@@ -661,7 +762,21 @@ class SevenKnightsRules(GameRules):
             arrows = tuple(replace(a, at=d["after"]) if (a.looker, a.search) == (d["looker"], d["search"]) else a
                            for a in rnd.arrows)
             fix = Correction(d["looker"], d["search"], d["before"], d["after"], d["reason"])
-            return replace(state, round=replace(rnd, arrows=arrows, corrections=rnd.corrections + (fix,)))
+            rnd = replace(rnd, arrows=arrows, corrections=rnd.corrections + (fix,),
+                          forbidden=tuple(d["forbidden"]) if "forbidden" in d else rnd.forbidden)
+            if rnd.result is None or not ("result" in d or d.get("reopened")):
+                return replace(state, round=rnd)
+            # the round's result is in: the recorded one replaces it (or the formation reopens)
+            old = dict(rnd.result.points)
+            state = replace(state, totals=tuple(t - old.get(p, 0) for p, t in zip(state.players, state.totals)),
+                            winners=())
+            if "result" in d:
+                return self._scored(state, replace(rnd, result=result_from(d["result"])), d)
+            return replace(state, round=replace(rnd, result=None), phase="formation")
+        if k == "captain_question_skipped":
+            return replace(state, phase="captain_reveal")
+        if k == "toriko_revealed":
+            return self._scored(state, replace(rnd, result=result_from(d["result"])), d)
         if k == "question_asked":
             q = Question(d["asker"], d["target"], d["template"], d["answer"], d.get("n"), d.get("other"),
                          d.get("text", ""), bool(d.get("by_captain")))
@@ -729,9 +844,12 @@ class SevenKnightsRules(GameRules):
             "header_flags": header_flags(state),
             "corrections": [correction_text(c, len(mode.searches)) for c in rnd.corrections],
             "correctable_arrows": correctable_arrows(state),
-            # an Arrow may be corrected now; once the round's result is entered, Undo takes the
-            # result back first (the shell's Undo: its toast offers Redo)
-            "can_correct": state.phase in CORRECTABLE,
+            # an Arrow of this round may be corrected (until the next round starts)
+            "can_correct": bool(rnd.arrows),
+            "house_rules": dict(state.house_rules),
+            # the reading of the scoring cards, where it decides a round's points
+            "points_rule": applies(ROUND_POINTS, state.points_reading)
+            if mode.scored and rnd.number in POINTS_READING_DECIDES else None,
             "history_notes": [keyed("sevenknights.note.in_round", round=r.number,
                                     text=correction_text(c, len(mode.searches)))
                               for r in state.past + (rnd,) for c in r.corrections],
@@ -746,6 +864,7 @@ class SevenKnightsRules(GameRules):
             v["ask_options"] = [p for p in state.players if p != turn_player]
         if state.phase == "formation":
             v["witch_places"] = list(witch_places(state))
+            v["toriko_places"] = list(toriko_places(state))  # a TORIKO Captain may reveal it (FAQ)
         if state.phase == "captain_reveal":
             v["tile_options"] = [t for t in mode.tiles(n) if t != WITCH or mode.witch_dealt]
         if state.phase == "game_over":
@@ -899,6 +1018,8 @@ COMMANDS = CommandTable("sevenknights", [
          Arg("answer", Text(choices=("yes", "no")), doc="the answer given", values=lambda s: ("yes", "no")),
          Arg("asker", Text(), False, "who asks (the player whose turn it is, or the Captain)"),
          doc="a yes/no question and its answer"),
+    _cmd("skip_captain_question", SevenKnightsRules._skip_captain_question, R_CAPTAIN_QUESTION,
+         doc="the Captain does not ask the additional question"),
     _cmd("open_recommendation", SevenKnightsRules._open_recommendation, R_RECOMMEND,
          doc="the secret recommendation of the Captain opens"),
     _cmd("cast_ballot", SevenKnightsRules._cast, R_RECOMMEND, *ballot_args(_players),
@@ -914,6 +1035,10 @@ COMMANDS = CommandTable("sevenknights", [
          Arg("witch", Null(Text()), False, "where Witch Myrmamius was (null: not in play)",
              values=lambda s: (None,) + witch_places(s)),
          doc="the formation is revealed: the round's result"),
+    _cmd("reveal_toriko", SevenKnightsRules._reveal_toriko, R_FAQ_TORIKO,
+         Arg("witch", Text(), False, "where the Captain saw Witch Myrmamius (default: where the Captain's "
+             "Arrow points)", values=toriko_places),
+         doc="the Captain, TORIKO, reveals it instead of arranging the formation: the Witch Team wins"),
     _cmd("start_next_round", SevenKnightsRules._next_round, R_NEXT_FIRST,
          Arg("first", Player(), doc="the next First player", values=_players),
          doc="the next round starts with its First player"),

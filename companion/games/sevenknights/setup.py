@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from companion.core.houserules import HouseRule
+
 KNIGHTS = tuple(range(1, 8))  # the Knight Tiles "1, 2, 3, 4, 5, 6, 7"
 WITCH = "witch"
 SET_ASIDE = "set_aside"
@@ -80,7 +82,22 @@ POINTS: dict[int, dict[str, int]] = {
     2: {"knights": 2, "witch": 3},
     3: {"knights": 7, "witch": 7},
 }
+# The other reading of the same cards (a house rule, issue 33): the front is round 1's card and
+# the back round 2's, so the winners of round 1 show 2 and those of round 2 show 3, whichever
+# team won; the 3rd round is 7 either way.
+POINTS_BY_ROUND: dict[int, dict[str, int]] = {
+    1: {"knights": 2, "witch": 2},
+    2: {"knights": 3, "witch": 3},
+    3: {"knights": 7, "witch": 7},
+}
+
+# The readings the rulebook leaves open (companion.core.houserules), the app's reading first.
+ROUND_POINTS = HouseRule("sevenknights", "round_points", ("by_team", "by_round"))
+HOUSE_RULES: tuple[HouseRule, ...] = (ROUND_POINTS,)
+# Rounds whose points differ between the readings (where the scoring screen says which applies).
+POINTS_READING_DECIDES = frozenset({1, 2})
 
 
-def round_points(round_no: int, team: str) -> int:
-    return POINTS[round_no][team]
+def round_points(round_no: int, team: str, reading: str = ROUND_POINTS.default) -> int:
+    table = POINTS_BY_ROUND if reading == "by_round" else POINTS
+    return table[round_no][team]

@@ -9,7 +9,8 @@ from companion.core.events import BadInput, Command, RuleError
 from companion.core.journal import Journal
 from companion.core.session import GameSession
 from companion.games.sevenknights import SevenKnightsRules
-from companion.games.sevenknights.rules import COMMANDS, R_ARROW
+from companion.games.sevenknights.commands import COMMANDS
+from companion.games.sevenknights.rules import R_ARROW
 try:  # tests/games is a package (tests/games/__init__.py) ...
     from tests.games.test_sevenknights_driver import Table
 except ImportError:  # ... or a plain folder on sys.path

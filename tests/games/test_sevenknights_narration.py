@@ -1,5 +1,6 @@
 """Seven Knights' narration scripts and catalogue: every script parses, every cue of a whole game
 in every mode fills its placeholders, every catalogue key the code uses exists."""
+import importlib
 import re
 from pathlib import Path
 
@@ -10,14 +11,13 @@ from companion.core.audio import RecordingAudioOut
 from companion.core.clock import FakeClock
 from companion.core.narration import Narrator, Say
 from companion.core.speakers import CaptionSpeaker
-from companion.games.sevenknights import narration
-from companion.games.sevenknights.narration import cues, script, start_cues
+from companion.games.sevenknights.cues import cues, script, start_cues
 try:  # tests/games is a package (tests/games/__init__.py) ...
     from tests.games.test_sevenknights_driver import Table
 except ImportError:  # ... or a plain folder on sys.path
     from test_sevenknights_driver import Table
 
-PKG = Path(narration.__file__).resolve().parent
+PKG = Path(importlib.import_module("companion.games.sevenknights.cues").__file__).resolve().parent
 SCRIPTS = sorted(p.stem for p in (PKG / "scripts").glob("*.txt"))
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from companion.core.events import BadInput, RuleError
 from companion.core.i18n import texts
-from companion.games.sevenknights.setup import POINTS
+from companion.games.sevenknights.tables import POINTS
 try:  # tests/games is a package (tests/games/__init__.py) ...
     from tests.games.test_sevenknights_driver import RULES, Table
 except ImportError:  # ... or a plain folder on sys.path

@@ -1,7 +1,7 @@
 """Referee questions for Seven Knights Bewitched (``python -m companion.referee sevenknights Q``).
 
-They call the same rule functions the tablet's game uses (rules.choose_captain -> CaptainRule,
-rules.score_round, rules.round_flags, setup.MODES), never a second implementation.
+They call the same rule functions the tablet's game uses (scoring.choose_captain -> CaptainRule,
+scoring.score_round, rules.round_flags, tables.MODES), never a second implementation.
 """
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ from companion.core.houserules import chosen
 from companion.core.i18n import keyed
 from companion.core.schema import Bool, Either, Int, List, Map, Names, Null, Player, Text, obj, question
 
-from .rules import (R_CAPTAIN_REVEAL, R_GROPING_DEAL, R_NO_WITCH, R_TILES, Arrow, RESERVED_NAMES, Round,
-                    check_setup, choose_captain, game_winners, round_flags, score_round, search_rule,
-                    search_targets, setup_view)
-from .setup import HOUSE_RULES, MODES, ROUND_POINTS, SET_ASIDE, WITCH, ROUNDS
+from .rules import R_CAPTAIN_REVEAL, R_GROPING_DEAL, R_NO_WITCH, R_TILES, round_flags, search_rule, search_targets
+from .scoring import choose_captain, game_winners, score_round
+from .setup import HOUSE_RULES, RESERVED_NAMES, check_setup
+from .state import Arrow, Round
+from .tables import MODES, ROUND_POINTS, ROUNDS, SET_ASIDE, WITCH
+from .view import setup_view
 
 PLAYERS = Names(3, 8, rule="Basic Rules (4-8 Players); Special Rules for 3 and 4 Players (3-4 Players)",
                 reserved=tuple(sorted(RESERVED_NAMES)))

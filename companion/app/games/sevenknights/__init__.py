@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.narration import Mark, WaitFor
-from companion.games.sevenknights import Phase, SevenKnightsRules, cues, script, start_cues
+from companion.games.sevenknights import Phase, SevenKnightsRules, event_cues, script, start_cues
 
 SCREENS: dict[Phase, str] = {
     "search": "search", "questions": "questions", "order_question": "captain",
@@ -73,7 +73,7 @@ class SevenKnightsUI(GameUI):
             return
         if getattr(after, "phase", None) != getattr(before, "phase", None):
             app.narrator.drop_topic(PHASE_TOPIC)  # the last phase's lines are no longer true
-        self._speak(app, cues(before, after))
+        self._speak(app, event_cues(before, after))
 
     def _speak(self, app, pairs):
         for name, context in pairs:

@@ -11,7 +11,9 @@ import os
 from companion.core.i18n import joined, keyed
 from companion.core.narration import Script, load_script, shared_script
 
-from .rules import TIE_HOW, SevenKnightsState, question_flags, winners
+from .rules import question_flags
+from .scoring import TIE_HOW
+from .state import SevenKnightsState, winners
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
 

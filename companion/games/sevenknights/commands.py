@@ -10,6 +10,7 @@ from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, comm
 from companion.core.schema import Bool, Either, Int, Null, Player, Text
 
 from . import rules as r
+from .state import SevenKnightsState
 from .tables import WITCH
 
 _cmd = partial(command, passes="command")
@@ -18,17 +19,17 @@ _cmd = partial(command, passes="command")
 _players = players_of
 
 
-def _look_at(state):
+def _look_at(state: SevenKnightsState) -> tuple[str, ...]:
     if state.phase != "search":
         return state.players
     return r.look_targets(state, state.order[state.turn])
 
 
-def _lookers(state):
+def _lookers(state: SevenKnightsState) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a.looker for a in state.round.arrows)) or state.players
 
 
-def _places(state):
+def _places(state: SevenKnightsState) -> tuple[str, ...]:
     mode, n = state.rules_mode, len(state.players)
     return state.players + mode.centers(n)
 

@@ -14,6 +14,7 @@ from companion.core.narration import Script, load_script, shared_script
 from .rules import question_flags
 from .scoring import TIE_HOW
 from .state import SevenKnightsState, winners
+from .tables import Mode
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
 
@@ -36,7 +37,7 @@ def start_cues(state: SevenKnightsState) -> list[tuple[str, dict]]:
             (_for_mode("search", mode), {"first": state.round.first, "what": what})]
 
 
-def _for_mode(name: str, mode) -> str:
+def _for_mode(name: str, mode: Mode) -> str:
     """A phase's script, or its Unity variant: with no Witch Tile nobody becomes TORIKO, nobody may
     lie, nobody's recommendation is limited, and "during the Order Phase arrange all prepared
     tiles"."""

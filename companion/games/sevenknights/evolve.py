@@ -14,7 +14,7 @@ from .scoring import TIE_FROM_RECORD, captain_data, game_winners
 from .state import Arrow, Correction, Question, Round, SevenKnightsState, result_from
 
 
-def evolve(state, event):
+def evolve(state: SevenKnightsState, event: Event) -> SevenKnightsState:
     k, d = event.kind, event.data
     if k in votes.VOTE_EVENTS:
         state = replace(state, book=votes.apply_vote_event(state.book, event))
@@ -23,7 +23,7 @@ def evolve(state, event):
     return on(state, d) if on is not None else state
 
 
-def _on_vote_revealed(state, d):
+def _on_vote_revealed(state: SevenKnightsState, d: Mapping[str, Any]) -> SevenKnightsState:
     rnd = state.round
     last = state.book.last()
     assert last is not None  # the vote just revealed
@@ -37,7 +37,7 @@ def _on_vote_revealed(state, d):
     return replace(state, round=rnd, phase="order_question")
 
 
-def _on_tile_looked(state, d):
+def _on_tile_looked(state: SevenKnightsState, d: Mapping[str, Any]) -> SevenKnightsState:
     rnd = state.round
     rnd = replace(rnd, arrows=rnd.arrows + (Arrow(d["looker"], d["at"], d["search"]),))
     turn, search, phase = state.turn + 1, state.search, state.phase
@@ -50,7 +50,7 @@ def _on_tile_looked(state, d):
     return replace(state, round=rnd, turn=turn, search=search, phase=phase)
 
 
-def _on_arrow_corrected(state, d):
+def _on_arrow_corrected(state: SevenKnightsState, d: Mapping[str, Any]) -> SevenKnightsState:
     rnd = state.round
     arrows = tuple(replace(a, at=d["after"]) if (a.looker, a.search) == (d["looker"], d["search"]) else a
                    for a in rnd.arrows)
@@ -68,15 +68,15 @@ def _on_arrow_corrected(state, d):
     return replace(state, round=replace(rnd, result=None), phase="formation")
 
 
-def _on_captain_question_skipped(state, d):
+def _on_captain_question_skipped(state: SevenKnightsState, d: Mapping[str, Any]) -> SevenKnightsState:
     return replace(state, phase="captain_reveal")
 
 
-def _on_toriko_revealed(state, d):
+def _on_toriko_revealed(state: SevenKnightsState, d: Mapping[str, Any]) -> SevenKnightsState:
     return _scored(state, replace(state.round, result=result_from(d["result"])), d)
 
 
-def _on_question_asked(state, d):
+def _on_question_asked(state: SevenKnightsState, d: Mapping[str, Any]) -> SevenKnightsState:
     rnd = state.round
     q = Question(d["asker"], d["target"], d["template"], d["answer"], d.get("n"), d.get("other"),
                  d.get("text", ""), bool(d.get("by_captain")))
@@ -89,24 +89,25 @@ def _on_question_asked(state, d):
     return replace(state, round=rnd, turn=turn)
 
 
-def _on_captain_tile_revealed(state, d):
+def _on_captain_tile_revealed(state: SevenKnightsState, d: Mapping[str, Any]) -> SevenKnightsState:
     rnd = replace(state.round, captain_tile=d["tile"])
     if "result" in d:
         return _scored(state, replace(rnd, result=result_from(d["result"])), d)
     return replace(state, round=rnd, phase="formation")
 
 
-def _on_formation_revealed(state, d):
+def _on_formation_revealed(state: SevenKnightsState, d: Mapping[str, Any]) -> SevenKnightsState:
     return _scored(state, replace(state.round, result=result_from(d["result"])), d)
 
 
-def _on_round_started(state, d):
+def _on_round_started(state: SevenKnightsState, d: Mapping[str, Any]) -> SevenKnightsState:
     done = replace(state.round, next_first=d["first"])
     return replace(state, round=Round(d["round"], d["first"]), past=state.past + (done,),
                    phase="search", search=1, turn=0)
 
 
-def _scored(state, rnd, d):
+def _scored(state: SevenKnightsState, rnd: Round, d: Mapping[str, Any]) -> SevenKnightsState:
+    assert rnd.result is not None  # the event recorded the round's result
     pts = dict(rnd.result.points)
     totals = tuple(t + pts.get(p, 0) for p, t in zip(state.players, state.totals))
     # Legacy: a round scored before these were recorded is decided here, as then.
@@ -118,7 +119,8 @@ def _scored(state, rnd, d):
     return replace(state, round=rnd, totals=totals, phase="game_over", winners=tuple(won))
 
 
-_ON = {
+# event kind -> what it does to the state
+_ON: dict[str, Callable[[SevenKnightsState, Mapping[str, Any]], SevenKnightsState]] = {
     "tile_looked": _on_tile_looked,
     "arrow_corrected": _on_arrow_corrected,
     "captain_question_skipped": _on_captain_question_skipped,

@@ -16,7 +16,7 @@ from .rules import R_CAPTAIN_REVEAL, R_GROPING_DEAL, R_NO_WITCH, R_TILES, round_
 from .scoring import choose_captain, game_winners, score_round
 from .setup import HOUSE_RULES, RESERVED_NAMES, check_setup
 from .state import Arrow, Round
-from .tables import MODES, ROUND_POINTS, ROUNDS, SET_ASIDE, WITCH
+from .tables import MODES, ROUND_POINTS, ROUNDS, SET_ASIDE, WITCH, Mode
 from .view import setup_view
 
 PLAYERS = Names(3, 8, rule="Basic Rules (4-8 Players); Special Rules for 3 and 4 Players (3-4 Players)",
@@ -60,7 +60,7 @@ def _reading(data: dict) -> str:
     return chosen(data, HOUSE_RULES)[ROUND_POINTS.name]
 
 
-def _round(players: tuple[str, ...], mode, number: int, r: dict, reading: str = ROUND_POINTS.default) -> dict:
+def _round(players: tuple[str, ...], mode: Mode, number: int, r: dict, reading: str = ROUND_POINTS.default) -> dict:
     """One round's Cleanup: the same score_round and flags the tablet records."""
     n = len(players)
     centers = mode.centers(n)

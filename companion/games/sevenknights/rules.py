@@ -14,7 +14,7 @@ flags a next First player the revealed tiles rule out.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from companion.core import votes
@@ -25,7 +25,7 @@ from companion.core.rules import GameRules, Outcome
 from . import evolve as fold
 from . import setup as game_setup
 from .scoring import captain_data, game_winners, round_result, score_round
-from .state import Arrow, Correction, Question, Result, Round, SevenKnightsState, result_data
+from .state import Arrow, Correction, Events, Phase, Question, Result, Round, SevenKnightsState, result_data
 from .tables import CENTER, SET_ASIDE, WITCH, Mode
 
 
@@ -177,7 +177,7 @@ def recommendation_flags(recommendations: Mapping[str, str], witch_place: str | 
     return tuple(out)
 
 
-def next_first_flag(players, mode: Mode, captain: str, captain_tile: Any, witch_place: str | None,
+def next_first_flag(players: Sequence[str], mode: Mode, captain: str, captain_tile: Any, witch_place: str | None,
                     first: str) -> Flag | None:
     """A next First player the revealed tiles rule out: "the player who had the "1 Eins" tile
     (or, if none, the player having the tile with the smallest number)". The Witch has no
@@ -224,7 +224,7 @@ def header_flags(state: "SevenKnightsState") -> list[dict]:
     return []
 
 
-def round_flags(players, mode: Mode, rnd: "Round") -> tuple[Flag, ...]:
+def round_flags(players: Sequence[str], mode: Mode, rnd: Round) -> tuple[Flag, ...]:
     """Every flag for a round: the questions found forbidden, then, once it is finished, the
     broken recommendations (and its next First player, once chosen)."""
     flags = list(question_flags(rnd))
@@ -248,7 +248,7 @@ def question_about(template: str, target: str, other: str | None) -> frozenset[s
     return frozenset(about[template])
 
 
-def is_forbidden(arrows, asker: str, template: str, target: str, other: str | None) -> bool:
+def is_forbidden(arrows: Sequence[Arrow], asker: str, template: str, target: str, other: str | None) -> bool:
     """"You cannot ask questions to spread information you already know.": every tile the
     question is about is one the asker already knows (their own, or one their Arrow points at)."""
     about = question_about(template, target, other)
@@ -256,7 +256,7 @@ def is_forbidden(arrows, asker: str, template: str, target: str, other: str | No
     return about is not None and about <= known
 
 
-def forbidden_questions(arrows, questions) -> tuple[int, ...]:
+def forbidden_questions(arrows: Sequence[Arrow], questions: Sequence[Question]) -> tuple[int, ...]:
     """The questions (1-based) that ``arrows`` make forbidden: rechecked when an Arrow is corrected."""
     return tuple(i for i, q in enumerate(questions, start=1)
                  if is_forbidden(arrows, q.asker, q.template, q.target, q.other))
@@ -278,22 +278,22 @@ class SevenKnightsRules(GameRules):
     title = "sevenknights.title"
     min_players, max_players = 3, 8
 
-    def initial_state(self, setup):
+    def initial_state(self, setup: Mapping[str, Any]) -> SevenKnightsState:
         return game_setup.initial_state(setup)
 
     # -- decide -------------------------------------------------------------------------------
-    def decide(self, state: SevenKnightsState, command: Command):
+    def decide(self, state: SevenKnightsState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
         return COMMANDS.dispatch(self, state, command)
 
-    def _phase(self, state, *phases, rule=None):
+    def _phase(self, state: SevenKnightsState, *phases: Phase, rule: str | None = None) -> None:
         if state.phase not in phases:
             raise RuleError(keyed("sevenknights.err.phase", phase=keyed(f"sevenknights.phase.{state.phase}")), rule)
 
-    def _player(self, name, what):
+    def _player(self, name: Any, what: dict | str) -> None:
         if not isinstance(name, str):
             raise BadInput(keyed("refusals.sk.name_needed", what=what))
 
-    def _do_look(self, state, d, command):
+    def _do_look(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "search", rule=R_SEARCH)
         looker = state.order[state.turn]
         if "looker" in d and d["looker"] != looker:
@@ -308,7 +308,7 @@ class SevenKnightsRules(GameRules):
             raise RuleError(keyed("sevenknights.err.no_such_tile", at=at, choices=", ".join(targets)), rule)
         return [("tile_looked", {"round": state.round.number, "search": state.search, "looker": looker, "at": at})]
 
-    def _do_correct_arrow(self, state, d, command):
+    def _do_correct_arrow(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         """The tablet's Arrow set to where the Player Card (Arrow) on the table points: "Place
         your Player Card (Arrow) pointing at the tile you've looked at so that everyone knows
         which tile you saw." The cards are public, so this reveals nothing; TORIKO and the points
@@ -349,13 +349,14 @@ class SevenKnightsRules(GameRules):
             data.update(self._rescored(state, arrows))
         return [("arrow_corrected", data)]
 
-    def _rescored(self, state, arrows) -> dict:
+    def _rescored(self, state: SevenKnightsState, arrows: Sequence[Arrow]) -> dict[str, Any]:
         """An Arrow corrected once the round's result is in: the result the corrected Arrows give
         (TORIKO and the points follow the Arrows; where the Witch was, the Captain's tile and the
         formation stay as entered), recorded with the correction. A Captain who revealed their
         TORIKO status (FAQ) but whose corrected Arrows never saw Witch Myrmamius was no TORIKO:
         that reveal is taken back and the formation is open again (``reopened``)."""
         old, rnd = state.round.result, state.round
+        assert old is not None and rnd.captain is not None  # called once the round's result is in
         if old.why == "captain_toriko" and old.in_order is None and \
                 not any(a.looker == rnd.captain and a.at == old.witch for a in arrows):
             return {"reopened": "formation"}
@@ -363,7 +364,7 @@ class SevenKnightsRules(GameRules):
                              old.in_order, old.why == "captain_witch", state.points_reading)
         return self._scored_data(state, result, without=old)
 
-    def _do_ask_question(self, state, d, command):
+    def _do_ask_question(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "questions", "order_question", rule=R_QUESTION)
         by_captain = state.phase == "order_question"
         asker = state.round.captain if by_captain else state.order[state.turn]
@@ -404,30 +405,31 @@ class SevenKnightsRules(GameRules):
             raise BadInput(keyed("refusals.sk.answer"))
         out["answer"] = answer
         # The forbidden questions we can recognise (a free question is only reminded of the rule).
+        assert asker is not None  # the Order Phase has its Captain
         if is_forbidden(state.round.arrows, asker, template, target, out.get("other")):
             raise RuleError(keyed("sevenknights.err.forbidden", asker=asker), R_FORBIDDEN)
         return [("question_asked", out)]
 
-    def _do_skip_captain_question(self, state, d, command):
+    def _do_skip_captain_question(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         """The Captain's additional question is the Captain's to ask: skipped, the Captain
         reveals their own tile next."""
         self._phase(state, "order_question", rule=R_CAPTAIN_QUESTION)
         return [("captain_question_skipped", {"round": state.round.number, "captain": state.round.captain})]
 
-    def _do_open_recommendation(self, state, d, command):
+    def _do_open_recommendation(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "recommendation", rule=R_RECOMMEND)
         spec = votes.VoteSpec(
             vote_id=f"recommendation-{state.round.number}", kind="pick", voters=state.players,
             options=state.players, allow_self=True, question=keyed("sevenknights.vote.question"))
         return votes.open_vote(state.book, spec)
 
-    def _do_cast_ballot(self, state, d, command):
+    def _do_cast_ballot(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "recommendation", rule=R_RECOMMEND)
         if "choice" in d and d["choice"] is None or "option" in d and d["option"] is None:
             raise RuleError(keyed("sevenknights.err.must_recommend"), R_RECOMMEND)
         return self._with_captain(state, votes.cast(state.book, d, command.source))
 
-    def _do_reveal_vote(self, state, d, command):
+    def _do_reveal_vote(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "recommendation", rule=R_RECOMMEND)
         current = state.book.current
         if current is not None and current.waiting:
@@ -435,12 +437,12 @@ class SevenKnightsRules(GameRules):
             raise RuleError(keyed("sevenknights.err.waiting", players=", ".join(current.waiting)), R_RECOMMEND)
         return self._with_captain(state, votes.reveal(state.book, False))
 
-    def _with_captain(self, state, events):
+    def _with_captain(self, state: SevenKnightsState, events: Events) -> Events:
         """The reveal carries the Captain it makes (``result``): decided here, once."""
         return votes.on_reveal(state.book, events, "result",
                                lambda ballots: captain_data(state.players, state.round.first, ballots))
 
-    def _do_reveal_captain_tile(self, state, d, command):
+    def _do_reveal_captain_tile(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "captain_reveal", rule=R_CAPTAIN_REVEAL)
         mode, n = state.rules_mode, len(state.players)
         tile = d.get("tile")
@@ -458,7 +460,7 @@ class SevenKnightsRules(GameRules):
             raise RuleError(keyed("sevenknights.err.tile_not_prepared", tile=tile, count=n), R_TILES)
         return [("captain_tile_revealed", {"round": state.round.number, "captain": state.round.captain, "tile": tile})]
 
-    def _do_enter_result(self, state, d, command):
+    def _do_enter_result(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "formation")
         in_order = d.get("in_order")
         if not isinstance(in_order, bool):
@@ -478,7 +480,7 @@ class SevenKnightsRules(GameRules):
         return [("formation_revealed", {"round": state.round.number, "in_order": in_order, "witch": witch,
                                         **self._scored_data(state, result)})]
 
-    def _do_reveal_toriko(self, state, d, command):
+    def _do_reveal_toriko(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         """FAQ: "What happens if the Captain is TORIKO? A: It's a victory for the Witch Team. The
         Captain can either arrange the beloved Myrmamius in the formation or reveal their TORIKO
         status and move on to the Cleanup Phase." The Captain's own tile is a Knight (revealed);
@@ -496,7 +498,7 @@ class SevenKnightsRules(GameRules):
         return [("toriko_revealed", {"round": state.round.number, "captain": captain, "witch": witch,
                                      **self._scored_data(state, result)})]
 
-    def _scored_data(self, state, result: Result, without: Result | None = None) -> dict:
+    def _scored_data(self, state: SevenKnightsState, result: Result, without: Result | None = None) -> dict[str, Any]:
         """A round's result as recorded, whether it ends the game ("The game ends after 3
         rounds."), and then the game's winners (``without``: a result it replaces)."""
         mode = state.rules_mode
@@ -508,7 +510,7 @@ class SevenKnightsRules(GameRules):
             data["winners"] = game_winners(state.players, mode, totals, result.winner)
         return data
 
-    def _do_start_next_round(self, state, d, command):
+    def _do_start_next_round(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
         if state.phase == "game_over":
             raise RuleError(keyed("sevenknights.err.game_over"),
                             R_TUTORIAL_END if state.rules_mode.rounds == 1 else R_END)
@@ -518,6 +520,7 @@ class SevenKnightsRules(GameRules):
         if first not in state.players:
             raise BadInput(keyed("refusals.not_at_table", name=first))
         rnd = state.round
+        assert rnd.result is not None  # the Cleanup Phase follows the round's result
         if rnd.result.witch == first:
             raise RuleError(keyed("sevenknights.err.witch_has_no_number", player=first), R_NEXT_FIRST)
         if rnd.captain_tile == 1 and first != rnd.captain:

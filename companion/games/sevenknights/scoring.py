@@ -3,11 +3,12 @@ round's result and points, the game's winners: called by ``decide`` only, whose 
 what they decide (``evolve`` keeps the legacy paths of older journals that did not)."""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
-from companion.core.tally import CaptainRule
+from companion.core.tally import CaptainRule, TallyResult
 
-from .state import Result, SevenKnightsState
+from .state import Arrow, Result, SevenKnightsState
 from .tables import Mode, ROUND_POINTS, round_points
 
 # CaptainRule.decided_by -> the catalogue key that explains it to the table.
@@ -17,12 +18,13 @@ TIE_RECORDED = {"did not recommend themself": "humble", "farthest clockwise from
 TIE_FROM_RECORD = {v: k for k, v in TIE_RECORDED.items()}
 
 
-def choose_captain(players, first, recommendations):
+def choose_captain(players: Sequence[str], first: str, recommendations: Mapping[str, str | None]) -> TallyResult:
     """The Recommendation Phase's rule, through the shared CaptainRule tally."""
-    return CaptainRule().decide(tuple(players), first, recommendations)
+    # every token is placed in front of a player (a recommendation is never empty: "must_recommend")
+    return CaptainRule().decide(tuple(players), first, cast(Mapping[str, str], recommendations))
 
 
-def captain_data(players, first, recommendations) -> dict:
+def captain_data(players: Sequence[str], first: str, recommendations: Mapping[str, str | None]) -> dict[str, Any]:
     """The Captain as the journal records it with the recommendations' reveal (decided once, in
     ``decide``): who, the count per player, whether there was a tie and how it was broken."""
     tally = choose_captain(players, first, recommendations)
@@ -31,7 +33,7 @@ def captain_data(players, first, recommendations) -> dict:
 
 
 
-def toriko_of(arrows, witch_place: str | None, players) -> tuple[str, ...]:
+def toriko_of(arrows: Sequence[Arrow], witch_place: str | None, players: Sequence[str]) -> tuple[str, ...]:
     """Everyone whose arrow points at the Witch's tile saw her and became TORIKO."""
     seen = {a.looker for a in arrows if a.at == witch_place}
     return tuple(p for p in players if p in seen)
@@ -45,7 +47,7 @@ def round_result(state: SevenKnightsState, witch_place: str | None, in_order: bo
                        state.round.arrows, witch_place, in_order, captain_witch, state.points_reading)
 
 
-def score_round(players, mode: Mode, number: int, captain: str, arrows, witch_place: str | None,
+def score_round(players: Sequence[str], mode: Mode, number: int, captain: str, arrows: Sequence[Arrow], witch_place: str | None,
                 in_order: bool | None, captain_witch: bool = False,
                 reading: str = ROUND_POINTS.default) -> Result:
     """The Cleanup Phase's table as a pure function (the game and the referee call it);
@@ -71,7 +73,7 @@ def score_round(players, mode: Mode, number: int, captain: str, arrows, witch_pl
 
 
 
-def game_winners(players, mode: Mode, totals, last_winner: str | None) -> list[str]:
+def game_winners(players: Sequence[str], mode: Mode, totals: Sequence[int], last_winner: str | None) -> list[str]:
     """"The player(s) with the highest total score after 3 rounds are the winners."; in Unity
     (cooperative) everyone shares a Knights' victory in the last round."""
     if mode.scored:

@@ -3,7 +3,7 @@ phase in the rules or a screen table is a mypy error; ``PHASES`` is the same lis
 round's order), and small pure queries on the state."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -106,7 +106,7 @@ class SevenKnightsState:
         return clockwise_from(self.players, self.round.first)
 
 
-def clockwise_from(players, first) -> tuple[str, ...]:
+def clockwise_from(players: Sequence[str], first: str) -> tuple[str, ...]:
     i = players.index(first)
     return tuple(players[i:]) + tuple(players[:i])
 

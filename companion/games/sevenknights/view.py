@@ -3,6 +3,7 @@ tablet keeps only what the table makes public; a player's own secret recommendat
 only that player's view."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from companion.core import votes
@@ -149,7 +150,7 @@ def setup_view(mode: Mode, n: int) -> dict:
     }
 
 
-def tiles_text(tiles) -> dict:
+def tiles_text(tiles: Sequence[int | str]) -> dict:
     knights = [t for t in tiles if t != WITCH]
     return joined([f"{knights[0]}-{knights[-1]}", keyed("sevenknights.tile.witch") if WITCH in tiles else None], " + ")
 

@@ -97,3 +97,55 @@ def test_the_score_screen_says_which_reading_of_the_scoring_cards_applies(driver
     assert app.view["totals"]["Ann"] == ann and app.view["totals"]["Di"] == ann
     settle(driver)
     driver.screenshot(f"sevenknights/order_points_rule_{reading}")
+
+
+@pytest.mark.app
+def test_the_new_buttons_and_the_house_rule_in_german(driver, tmp_path, monkeypatch):
+    """Issue 33 in German: the Skip and TORIKO buttons and the house rule's line on the score
+    screen, with no English left (screenshots order_de_*.png)."""
+    from tests.app.test_languages_app import choose_language, english_left
+    from tests.languages import use_french_and_german
+    use_french_and_german(tmp_path, monkeypatch)
+    app = driver.app
+    original = SevenKnightsUI.make_setup
+
+    def with_house_rule(self, table, options):
+        return {**original(self, table, options), "house_rules": {"round_points": "by_round"}}
+    try:
+        choose_language(driver, "Deutsch")
+        monkeypatch.setattr(SevenKnightsUI, "make_setup", with_house_rule)
+        driver.start_game("sevenknights", PLAYERS, first="Ann", options={"mode": "basic"})
+        for at in ["Bo", "Cy", "Di", "center", "Ann"]:
+            assert app.send("look", at=at)
+        for target in ["Cy", "Ed", "Ann", "Ed", "Cy"]:
+            assert app.send("ask_question", target=target, template="odd", answer="no")
+        assert app.send("open_recommendation")
+        for voter in PLAYERS:
+            assert app.send("cast_ballot", voter=voter, choice="Bo")
+        on(driver, "reveal")
+        driver.continue_reveal()
+        screen = on(driver, "sevenknights.captain")
+        assert screen.ids.skip_button.text == "Zusatzfrage auslassen"
+        settle(driver)
+        driver.screenshot("sevenknights/order_de_skip")
+        assert english_left(driver, "de") == []
+        driver.tap(screen.ids.skip_button)
+        screen = on(driver, "sevenknights.captain")
+        tap_text(driver, "2")
+        screen = on(driver, "sevenknights.captain")
+        assert screen.ids.toriko_button.text == "Der Hauptmann gibt sich als TORIKO zu erkennen"
+        settle(driver)
+        driver.screenshot("sevenknights/order_de_toriko")
+        assert english_left(driver, "de") == []
+        driver.tap(screen.ids.toriko_button)
+        screen = on(driver, "sevenknights.score")
+        assert screen.ids.points_rule.text.startswith("Hausregel: die Gewinner erhalten 2 in Runde 1")
+        assert "16 Wertungskarten" in screen.ids.points_rule.text
+        assert app.view["totals"]["Bo"] == 2          # by_round: a Witch victory in round 1 scores 2
+        settle(driver)
+        driver.screenshot("sevenknights/order_de_points_rule")
+        assert english_left(driver, "de") == []
+    finally:
+        if app.session is not None:
+            app.leave_game()
+        choose_language(driver, "English")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .events import BadInput
-from .i18n import keyed, tr
+from .i18n import keyed
 
 SETUP_KEY = "house_rules"
 
@@ -74,8 +74,3 @@ def applies(rule: HouseRule, reading: str) -> dict:
     key = "houserules.applies_house" if reading != rule.default else "houserules.applies"
     return keyed(key, reading=keyed(rule.reading_label(reading)), words=keyed(rule.rule))
 
-
-def applies_text(rule: HouseRule, reading: str) -> str:
-    """:func:`applies` in the current language."""
-    key = "houserules.applies_house" if reading != rule.default else "houserules.applies"
-    return tr(key, reading=tr(rule.reading_label(reading)), words=tr(rule.rule))

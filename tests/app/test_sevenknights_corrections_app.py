@@ -76,10 +76,11 @@ def test_correct_an_arrow_from_the_captain_screen(driver):
 
 
 @pytest.mark.app
-def test_found_after_the_result_the_score_screen_takes_it_back(driver):
+def test_found_after_the_result_the_score_screen_corrects_without_undo(driver):
     """The audit: the result entered with Ed's wrong Arrow gives Ed 2 and "No TORIKO". From the
-    score screen, Correct an Arrow takes the result back (Undo), the Arrows are corrected (Ed's,
-    and the Captain Bo's, mis-tapped too: Bo saw Cy), and the result entered again."""
+    score screen, Correct an Arrow opens the panel with the result still in (the screen sends no
+    Undo: issue 30); the Arrows are corrected (Ed's, and the Captain Bo's, mis-tapped too: Bo saw
+    Cy) and the rules record the result the corrected Arrows give with each correction."""
     app = driver.app
     to_the_captain(driver)
     assert app.send("ask_question", target="Cy", template="odd", answer="no")
@@ -89,17 +90,21 @@ def test_found_after_the_result_the_score_screen_takes_it_back(driver):
     assert app.view["totals"]["Ed"] == 2 and app.view["result"]["toriko"] == []
     settle(driver)
     driver.screenshot("sevenknights/correct_from_score")
+    events = len(app.session.events)
     driver.tap(screen.ids.correct_button)
     screen = on(driver, "sevenknights.correct")
-    assert app.view["phase"] == "formation" and app.view["result"] is None
-    assert app.view["totals"]["Ed"] == 0
+    assert len(app.session.events) == events                      # nothing sent, no Undo
+    assert app.view["phase"] == "cleanup" and app.view["result"]["toriko"] == []
     correct(driver, "Ed", "Cy")
+    assert app.view["result"]["toriko"] == ["Ed"] and app.view["totals"]["Ed"] == 0
     screen = correct(driver, "Bo", "Cy", reason="Bo's card points at Cy")
     assert len(app.view["corrections"]) == 2
+    assert [e.kind for e in app.session.events[events:]] == ["arrow_corrected", "arrow_corrected"]
     driver.tap(screen.ids.back_button)
-    enter_result(driver)
+    screen = on(driver, "sevenknights.score")
     r = app.view["result"]
     assert (r["winner"], r["why"], r["toriko"]) == ("witch", "captain_toriko", ["Bo", "Ed"])
     assert app.view["totals"] == {"Ann": 0, "Bo": 3, "Cy": 3, "Di": 0, "Ed": 3}
+    assert "The Captain was TORIKO" in screen.result_lines()
     settle(driver)
     driver.screenshot("sevenknights/correct_score_after")

@@ -108,8 +108,8 @@ def test_every_23_knives_phase_has_a_screen_and_the_steps_are_the_turns_order():
 def test_every_cicero_and_seven_knights_phase_has_a_screen():
     from typing import get_args
     from companion.games.cicero.phases import Phase as CiceroPhase
-    from companion.games.sevenknights.phases import Phase as KnightsPhase
-    from companion.games.sevenknights.rules import PHASES
+    from companion.games.sevenknights.state import Phase as KnightsPhase
+    from companion.games.sevenknights.state import PHASES
     cicero = __import__("companion.app.games.cicero", fromlist=["SCREENS"])
     knights = __import__("companion.app.games.sevenknights", fromlist=["SCREENS"])
     assert set(cicero.SCREENS) == set(get_args(CiceroPhase))

@@ -17,7 +17,7 @@ def masks_setup(rng: random.Random) -> dict:
 
 def sevenknights_setup(rng: random.Random) -> dict:
     mode = rng.choice(["basic", "basic", "advanced", "unity", "groping"])
-    from companion.games.sevenknights.setup import MODES
+    from companion.games.sevenknights.tables import MODES
     m = MODES[mode]
     n = rng.randint(m.min_players, m.max_players)
     return {"players": P8[:n], "mode": mode, "first": rng.choice(P8[:n])}

@@ -6,7 +6,7 @@ from companion.core.i18n import error_text, speaking
 from companion.games.knives23 import scoring
 from companion.games.knives23.rules import Knives23Rules
 from companion.games.masks.rules import MasksRules
-from companion.games.sevenknights.rules import check_setup
+from companion.games.sevenknights.setup import check_setup
 from companion import referee
 from companion.core import votes
 from companion.core.tally import BinaryMajority, CaptainRule

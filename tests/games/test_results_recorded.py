@@ -39,7 +39,7 @@ DECIDING: dict[str, list[tuple[str, str]]] = {
     "knives23": [("companion.games.knives23.scoring", n) for n in
                  ("issue_vote_outcome", "exile_outcome", "final_result")]
     + [("companion.games.knives23.rules", "final_result_of")],
-    "sevenknights": [("companion.games.sevenknights.rules", n) for n in
+    "sevenknights": [("companion.games.sevenknights.scoring", n) for n in
                      ("choose_captain", "captain_data", "score_round", "round_result", "game_winners")],
     "masks": [("companion.games.masks.rules", n) for n in
               ("most_voted", "vote_counts", "top_players", "executioner_to_choose", "judge")],
@@ -58,7 +58,7 @@ FORECASTS = {("companion.games.cicero.logic", "automatii_beneficiary"),
 
 # The events that carry a decision (or undo one): the points of a journal worth replaying to.
 DECISIONS = frozenset({"vote_revealed", "vote_result", "tie_broken", "game_over", "captain_tile_revealed",
-                       "formation_revealed", "pointing_corrected", "executioner_chose", "identities_revealed",
+                       "formation_revealed", "toriko_revealed", "arrow_corrected", "pointing_corrected", "executioner_chose", "identities_revealed",
                        "first_princeps_elected", "princeps_elected", "princeps_tied", "princeps_chosen",
                        "senate_votes_corrected", "caste_counted", "guild_counted", "majority_cards_corrected",
                        "prestige_scored", "undo"})
@@ -326,7 +326,7 @@ def test_a_recorded_game_keeps_its_turns_ends_after_the_forum_limit_changes(reco
 def test_a_recorded_game_keeps_its_end_after_the_number_of_rounds_changes(recorded, monkeypatch):
     """Seven Knights: "The game ends after 3 rounds." A finished game stays finished, with its
     winners, when a later version plays more rounds."""
-    from companion.games.sevenknights import setup as sk_setup
+    from companion.games.sevenknights import tables as sk_setup
     finished = [(w, s, e) for w, _, s, e in recorded["sevenknights"] if _folded("sevenknights", s, e)[1]]
     assert finished
     for where, setup, events in finished:

@@ -6,11 +6,11 @@ TORIKO ("If you see Witch Myrmamius, you immediately become TORIKO") and the poi
 import pytest
 
 from companion.core.events import BadInput, Command, RuleError
-from companion.core.i18n import error_text, speaking
 from companion.core.journal import Journal
 from companion.core.session import GameSession
 from companion.games.sevenknights import SevenKnightsRules
-from companion.games.sevenknights.rules import COMMANDS, R_ARROW
+from companion.games.sevenknights.commands import COMMANDS
+from companion.games.sevenknights.rules import R_ARROW
 try:  # tests/games is a package (tests/games/__init__.py) ...
     from tests.games.test_sevenknights_driver import Table
 except ImportError:  # ... or a plain folder on sys.path
@@ -173,21 +173,93 @@ def test_unity_corrects_arrows_too():
     assert t.view()["arrows"][3]["at"] == "A"
 
 
-def test_refused_once_the_result_is_entered_and_the_refusal_is_translated():
+def test_after_the_result_the_correction_carries_the_result_the_corrected_arrows_give():
+    """Found once the round's result is in (issue 30: no Undo of the result first): TORIKO and
+    the points follow the corrected Arrow ("Victory for the Knights (excluding TORIKO)"), the
+    witch place and the formation stay as entered, and the new result is recorded with the
+    correction (never worked out on replay)."""
+    t = Table(P)
+    to_captain(t)
+    assert finish(t)["points"]["Ed"] == 2 and t.view()["totals"]["Ed"] == 2
+    [(kind, data)] = t.do("correct_arrow", looker="Ed", at="Cy", reason=REASON)
+    assert kind == "arrow_corrected" and data["last"] is False
+    assert data["result"]["toriko"] == ["Ed"] and data["result"]["points"]["Ed"] == 0
+    v = t.view()
+    assert v["phase"] == "cleanup" and v["result"]["toriko"] == ["Ed"]
+    assert v["totals"] == {"Ann": 2, "Bo": 2, "Cy": 0, "Di": 2, "Ed": 0}   # the old points taken off
+    assert v["correctable_arrows"] and v["can_correct"]
+
+
+def test_after_the_result_a_corrected_captains_arrow_turns_the_round():
+    """FAQ: "What happens if the Captain is TORIKO? A: It's a victory for the Witch Team." The
+    Captain Bo's Arrow corrected to Cy (the Witch) after a Knights' victory: the Witch team wins."""
     t = Table(P)
     to_captain(t)
     finish(t)
-    with pytest.raises(RuleError) as e:
-        t.do("correct_arrow", looker="Ed", at="Cy", reason=REASON)
-    assert e.value.rule == R_ARROW
-    assert t.view()["correctable_arrows"] == []
-    said = {}
-    for lang in ("en", "fr", "de"):
-        with speaking(lang):
-            said[lang] = error_text(e.value)
-    assert "take it back with Undo" in said["en"]
-    assert "Annuler" in said["fr"] and "Rückgängig" in said["de"]
-    assert len(set(said.values())) == 3 and not any("{" in s for s in said.values())
+    t.do("correct_arrow", looker="Bo", at="Cy", reason="Bo's card points at Cy")
+    r = t.view()["result"]
+    assert (r["winner"], r["why"], r["toriko"]) == ("witch", "captain_toriko", ["Bo"])
+    assert t.view()["totals"] == {"Ann": 0, "Bo": 3, "Cy": 3, "Di": 0, "Ed": 0}
+
+
+def test_after_the_last_round_the_winners_follow_the_correction():
+    """"The player(s) with the highest total score after 3 rounds are the winners.": a correction
+    in the last round records the winners the corrected totals give."""
+    t = Table(P)
+    for rnd in range(3):
+        to_captain(t)
+        finish(t)
+        if rnd < 2:
+            t.do("start_next_round", first="Ann")
+    assert t.view()["phase"] == "game_over"
+    assert set(t.view()["winners"]) == {"Ann", "Bo", "Di", "Ed"}
+    t.do("correct_arrow", looker="Ed", at="Cy", reason=REASON)
+    v = t.view()
+    assert v["phase"] == "game_over" and v["totals"]["Ed"] == 4 and v["winners"] == ["Ann", "Bo", "Di"]
+
+
+def test_a_toriko_reveal_whose_arrow_is_corrected_away_reopens_the_formation():
+    """FAQ: a TORIKO Captain may "reveal their TORIKO status and move on to the Cleanup Phase".
+    If the Captain's Arrow is then corrected away from where the Witch was, the Captain was no
+    TORIKO: the reveal is taken back (recorded: ``reopened``) and the formation is entered."""
+    t = Table(P)
+    to_captain(t, looks=["Bo", "Cy", "Di", "center", "Ann"])   # the Captain Bo looked at Cy
+    t.do("skip_captain_question")
+    t.do("reveal_captain_tile", tile=2)
+    t.do("reveal_toriko")
+    assert t.view()["totals"]["Bo"] == 3
+    [(_kind, data)] = t.do("correct_arrow", looker="Bo", at="Di", reason="Bo's card points at Di")
+    assert data["reopened"] == "formation" and "result" not in data
+    v = t.view()
+    assert v["phase"] == "formation" and v["result"] is None and set(v["totals"].values()) == {0}
+    t.do("enter_result", in_order=True, witch="Cy")
+    assert t.view()["result"]["why"] == "in_order"
+
+
+def test_the_questions_already_asked_are_checked_again_when_an_arrow_is_corrected():
+    """"You cannot ask questions to spread information you already know. (For example, asking a
+    player you know has the number 2, "Are you 2?" ...)": Ed asked Cy "Are you odd?" (allowed: the
+    tablet had Ed -> Ann); Ed's Arrow corrected to Cy shows Ed had seen Cy. The table is told
+    which question the rule forbade (the answer stands, nothing else changes), and the flag
+    goes when the Arrow is corrected back."""
+    t = Table(P)
+    t.search(LOOKS)
+    for target in ["Cy", "Ed", "Ann", "Ed", "Cy"]:   # Ed (5th) asks Cy "odd?"
+        t.do("ask_question", target=target, template="odd", answer="no")
+    assert t.view()["header_flags"] == []
+    [(_k, data)] = t.do("correct_arrow", looker="Ed", at="Cy", reason=REASON)
+    assert data["forbidden"] == [5]
+    v = t.view()
+    assert v["header_flags"] == v["flags"] == [
+        "Check question 5 (Ed to Cy: Are you an odd number?): with the corrected Arrow, Ed had seen that tile, and "
+        "the rules forbid the question. Its answer stands. (rule: \"You cannot ask questions to spread information "
+        "you already know.\")"]
+    assert [q["answer"] for q in v["questions"]] == ["no"] * 5      # nothing else changes
+    [(_k, data)] = t.do("correct_arrow", looker="Ed", at="Ann", reason="it was Ann after all")
+    assert data["forbidden"] == [] and t.view()["header_flags"] == []
+    # a correction that changes no question's check records nothing about them
+    [(_k, data)] = t.do("correct_arrow", looker="Di", at="Ann", reason="mis-tap")
+    assert "forbidden" not in data
 
 
 def test_corrections_of_past_rounds_stay_in_the_history():
@@ -234,16 +306,12 @@ def session(memory_journal):
     return s, memory_journal
 
 
-def test_found_after_the_result_undo_correct_and_enter_it_again(session):
+def test_found_after_the_result_corrected_without_undo_and_replayed_the_same(session):
     s, journal = session
     s.execute(C("enter_result", in_order=True, witch="Cy"))
     assert s.view("table")["result"]["points"]["Ed"] == 2 and s.state.phase == "cleanup"
-    with pytest.raises(RuleError):
-        s.execute(C("correct_arrow", looker="Ed", at="Cy", reason=REASON))
-    s.undo()                                   # the result is taken back: Undo can cross it
-    assert s.state.phase == "formation" and s.state.totals == (0, 0, 0, 0, 0)
-    s.execute(C("correct_arrow", looker="Ed", at="Cy", reason=REASON))
-    s.execute(C("enter_result", in_order=True, witch="Cy"))
+    s.execute(C("correct_arrow", looker="Ed", at="Cy", reason=REASON))   # no Undo of the result
+    assert s.state.phase == "cleanup"
     v = s.view("table")
     assert v["result"]["toriko"] == ["Ed"] and v["totals"] == {"Ann": 2, "Bo": 2, "Cy": 0, "Di": 2, "Ed": 0}
     # the journal replays to the same state

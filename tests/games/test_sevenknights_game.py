@@ -15,7 +15,7 @@ from companion.core.journal import Journal
 from companion.core.narration import Say
 from companion.core.session import GameSession
 from companion.games.sevenknights import SevenKnightsRules
-from companion.games.sevenknights.narration import cues, script, start_cues
+from companion.games.sevenknights.cues import cues, script, start_cues
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "sevenknights_basic5.txt"
 SETUP = {"players": ["Ann", "Bo", "Cy", "Di", "Ed"], "first": "Ann", "mode": "basic"}

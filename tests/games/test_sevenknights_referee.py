@@ -204,3 +204,43 @@ def test_the_captain_who_showed_the_witch_is_the_witch_whatever_witch_says():
     r = {"players": FIVE, "captain": "B", "captain_tile": "witch", "arrows": []}
     assert ok("round", r)["witch"] == "B"
     assert "so the Witch was B, not “D”" in bad("round", {**r, "witch": "D"})
+
+
+# -- Issue 33: the house rule on the Scoring Cards, in the setup JSON ------------------------------
+
+def test_the_scoring_cards_house_rule_changes_the_points_both_readings():
+    """"16 Scoring Cards (front 0/2 points, back 0/3 points)": by_team (the app's reading so far)
+    gives the Knights 2 and the Witch's side 3 in rounds 1 and 2; by_round gives the winners 2 in
+    round 1 and 3 in round 2. The referee takes the choice as the setup records it."""
+    r1 = {"captain": "B", "arrows": ARROWS, "witch": "C", "in_order": False}      # the Witch team wins
+    r2 = {"captain": "E", "arrows": ARROWS, "witch": "B", "in_order": True}       # the Knights win
+    game = {"players": FIVE, "rounds": [r1, r2]}
+    default = ok("score", game)
+    assert default == ok("score", {**game, "house_rules": {"round_points": "by_team"}})
+    by_round = ok("score", {**game, "house_rules": {"round_points": "by_round"}})
+    assert [r["points"]["A"] for r in default["rounds"]] == [3, 2]     # Witch team, then Knight
+    assert [r["points"]["A"] for r in by_round["rounds"]] == [2, 3]
+    assert default["totals"] == {"A": 5, "B": 0, "C": 5, "D": 5, "E": 2}
+    assert by_round["totals"] == {"A": 5, "B": 0, "C": 5, "D": 5, "E": 3}
+    one = ok("round", {"players": FIVE, "round": 2, **r2, "house_rules": {"round_points": "by_round"}})
+    assert one["points"]["E"] == 3
+
+
+def test_the_house_rule_through_a_played_game():
+    """``referee sevenknights play`` takes the setup with its house rules, as the journal records it."""
+    def play(reading):
+        cmds = [{"command": "look", "at": a} for a in ["B", "C", "D", "center", "A"]]
+        cmds += [{"command": "ask_question", "target": t, "template": "free", "text": "Odd?", "answer": "no"}
+                 for t in ["B", "C", "D", "E", "A"]]
+        cmds += [{"command": "open_recommendation"}]
+        cmds += [{"command": "cast_ballot", "voter": p, "choice": "B"} for p in FIVE]
+        cmds += [{"command": "skip_captain_question"}, {"command": "reveal_captain_tile", "tile": 2},
+                 {"command": "enter_result", "in_order": False, "witch": "E"}]
+        setup = {"players": FIVE, "mode": "basic", "house_rules": {"round_points": reading}}
+        p = referee("play", {"setup": setup, "commands": cmds})
+        assert p.returncode == 0, p.stderr
+        return json.loads(p.stdout)
+    by_team, by_round = play("by_team"), play("by_round")   # round 1 won by the Witch, E
+    assert by_team["view"]["totals"]["E"] == 3 and by_round["view"]["totals"]["E"] == 2
+    assert by_team["view"]["house_rules"] == {"round_points": "by_team"}
+    assert by_round["view"]["points_rule"].startswith("House rule: ")

@@ -4,7 +4,7 @@ import pytest
 
 from companion.core.events import BadInput, RuleError
 from companion.core.i18n import texts
-from companion.games.sevenknights.setup import POINTS
+from companion.games.sevenknights.tables import POINTS
 try:  # tests/games is a package (tests/games/__init__.py) ...
     from tests.games.test_sevenknights_driver import RULES, Table
 except ImportError:  # ... or a plain folder on sys.path
@@ -598,3 +598,167 @@ def test_every_view_is_json_safe_and_names_phase_and_prompt():
     for v in views:
         json.dumps(v)
         assert v["phase"] and v["prompt"] and "vote" in v and "vote_history" in v
+
+
+# -- Issue 33: what a table could not enter -------------------------------------------------------
+
+def _to_formation(looks=("Bo", "Cy", "Di", "center", "Ann"), captain="Bo", tile=2):
+    t = Table(["Ann", "Bo", "Cy", "Di", "Ed"])
+    t.search(list(looks))
+    t.ask_all()
+    t.recommend({p: captain for p in t.state.players})
+    t.do("skip_captain_question")
+    t.do("reveal_captain_tile", tile=tile)
+    assert t.state.phase == "formation"
+    return t
+
+
+def test_the_captains_additional_question_can_be_skipped():
+    """"The Captain asks one more question, following the same rules as in the Question Phase."
+    The question is the Captain's: skipped, the Captain reveals their own tile next."""
+    t = Table(["Ann", "Bo", "Cy", "Di", "Ed"])
+    t.search(["Bo", "Cy", "Di", "center", "Ann"])
+    t.ask_all()
+    t.recommend({p: "Bo" for p in t.state.players})
+    asked = len(t.state.round.questions)
+    assert t.do("skip_captain_question") == [("captain_question_skipped", {"round": 1, "captain": "Bo"})]
+    assert t.state.phase == "captain_reveal" and len(t.state.round.questions) == asked
+    with pytest.raises(RuleError) as e:       # once skipped (or asked), there is none to skip
+        t.do("skip_captain_question")
+    assert e.value.rule.startswith("The Captain asks one more question")
+
+
+def test_the_skip_is_refused_outside_the_order_phase():
+    t = Table("ABCDE")
+    with pytest.raises(RuleError, match="Search Phase"):
+        t.do("skip_captain_question")
+
+
+def test_a_toriko_captain_reveals_it_and_the_witch_team_wins():
+    """FAQ: "What happens if the Captain is TORIKO? A: It's a victory for the Witch Team. The
+    Captain can either arrange the beloved Myrmamius in the formation or reveal their TORIKO
+    status and move on to the Cleanup Phase." Bo (Captain, tile 2) looked at Cy, the Witch."""
+    t = _to_formation()
+    assert t.view()["toriko_places"] == ["Cy"]          # where the Captain's Arrow points
+    [(kind, data)] = t.do("reveal_toriko")
+    assert kind == "toriko_revealed" and data["witch"] == "Cy" and data["captain"] == "Bo"
+    v = t.view()
+    assert v["phase"] == "cleanup"                     # "move on to the Cleanup Phase"
+    r = v["result"]
+    assert (r["winner"], r["why"], r["witch"], r["toriko"], r["in_order"]) == ("witch", "captain_toriko", "Cy",
+                                                                              ["Bo"], None)
+    assert r["points"] == {"Ann": 0, "Bo": 3, "Cy": 3, "Di": 0, "Ed": 0}   # "Witch scores, Knight does not"
+
+
+def test_the_toriko_reveal_names_where_the_captains_arrow_points():
+    """The Captain became TORIKO by seeing the Witch: "If you see Witch Myrmamius, you immediately
+    become TORIKO". Witch Myrmamius elsewhere than the Captain's Arrow is refused."""
+    t = _to_formation()
+    with pytest.raises(RuleError, match="Bo's Arrow does not point at Di") as e:
+        t.do("reveal_toriko", witch="Di")
+    assert e.value.rule == "If you see Witch Myrmamius, you immediately become TORIKO (join the Witch Team)."
+    t.do("reveal_toriko", witch="Cy")
+    assert t.view()["result"]["witch"] == "Cy"
+
+
+def test_the_toriko_reveal_is_refused_before_the_captains_tile_and_in_unity():
+    """The Captain reveals their own tile first ("If it's Witch Myrmamius, ... win immediately");
+    Unity: "Do not use the Witch Tile." (nobody becomes TORIKO)."""
+    t = Table(["Ann", "Bo", "Cy", "Di", "Ed"])
+    t.search(["Bo", "Cy", "Di", "center", "Ann"])
+    t.ask_all()
+    t.recommend({p: "Bo" for p in t.state.players})
+    with pytest.raises(RuleError) as e:
+        t.do("reveal_toriko")
+    assert e.value.rule.startswith("The Captain can either arrange")
+    u = Table("ABCD", mode="unity")
+    u.search(["B", "C", "D", "center"])
+    u.ask_all()
+    u.recommend({p: "B" for p in "ABCD"})
+    u.do("skip_captain_question")
+    u.do("reveal_captain_tile", tile=2)
+    with pytest.raises(RuleError) as e:
+        u.do("reveal_toriko")
+    assert e.value.rule == "Do not use the Witch Tile."
+
+
+def test_groping_the_toriko_captain_saw_the_witch_in_the_center():
+    """"In the second round, look at one face-down tile in the center of the table.": in Groping in
+    the Dark only Knights are dealt, so the Witch a TORIKO Captain saw is at their second Arrow."""
+    t = Table("ABC", mode="groping", first="A")
+    t.search(["B", "C", "A", "center 2", "center 1", "center 3"])
+    t.ask_all()
+    t.recommend({"A": "A", "B": "A", "C": "A"})
+    t.do("skip_captain_question")
+    t.do("reveal_captain_tile", tile=4)
+    assert t.view()["toriko_places"] == ["center 2"]
+    t.do("reveal_toriko")
+    r = t.view()["result"]
+    assert (r["witch"], r["toriko"], r["points"]) == ("center 2", ["A"], {"A": 3, "B": 0, "C": 0})
+
+
+# -- Issue 33: the house rule on the Scoring Cards' points ---------------------------------------
+
+def _scored(house_rules=None, round_no=1):
+    players = ["Ann", "Bo", "Cy", "Di", "Ed"]
+    setup = {"players": players, "mode": "basic"}
+    if house_rules is not None:
+        setup["house_rules"] = house_rules
+    t = Table(players)
+    t.state = RULES.initial_state(setup)
+    for rnd in range(round_no):
+        t.search(["Bo", "Cy", "Di", "center", "Ann"])
+        t.ask_all()
+        t.recommend({p: "Bo" for p in players})
+        t.do("skip_captain_question")
+        t.do("reveal_captain_tile", tile=2)
+        t.do("enter_result", in_order=rnd % 2 == 0, witch="Di")   # round 1 Knights, round 2 Witch
+        if rnd + 1 < round_no:
+            t.do("start_next_round", first="Ann")
+    return t
+
+
+def test_the_readings_differ_where_the_witch_wins_round_1_and_the_knights_round_2():
+    """The reading changes the outcome: a Witch victory in round 1 scores 3 (by_team) or 2
+    (by_round); a Knights' victory in round 2 scores 2 or 3."""
+    def play(reading):
+        players = ["Ann", "Bo", "Cy", "Di", "Ed"]
+        t = Table(players)
+        t.state = RULES.initial_state({"players": players, "mode": "basic", "house_rules": {"round_points": reading}})
+        for rnd in range(2):
+            t.search(["Bo", "Cy", "Di", "center", "Ann"])
+            t.ask_all()
+            t.recommend({p: "Bo" for p in players})
+            t.do("skip_captain_question")
+            t.do("reveal_captain_tile", tile=2)
+            t.do("enter_result", in_order=rnd == 1, witch="Ed")   # nobody looked at Ed: no TORIKO
+            if rnd == 0:
+                t.do("start_next_round", first="Ann")
+        return t.view()
+    by_team, by_round = play("by_team"), play("by_round")
+    assert by_team["past_rounds"][0]["result"]["points"]["Ed"] == 3
+    assert by_round["past_rounds"][0]["result"]["points"]["Ed"] == 2
+    assert by_team["result"]["points"]["Ann"] == 2 and by_round["result"]["points"]["Ann"] == 3
+    assert by_team["totals"] == {"Ann": 2, "Bo": 2, "Cy": 2, "Di": 2, "Ed": 3}
+    assert by_round["totals"] == {"Ann": 3, "Bo": 3, "Cy": 3, "Di": 3, "Ed": 2}
+
+
+def test_the_scoring_screen_is_told_which_reading_applies():
+    default = _scored().view()
+    assert default["house_rules"] == {"round_points": "by_team"}
+    assert default["points_rule"] == ("Rule applied: the Knights score 2 (front) and the Witch's side 3 (back) in "
+                                      "rounds 1 and 2 (the rulebook: “16 Scoring Cards (front 0/2 points, back 0/3 "
+                                      "points)”)")
+    chosen = _scored({"round_points": "by_round"}).view()
+    assert chosen["points_rule"].startswith("House rule: the winners score 2 in round 1")
+    assert _scored(round_no=3).view()["points_rule"] is None    # the 3rd round: 7 either way
+
+
+@pytest.mark.parametrize("house_rules, words", [
+    ({"points": "by_team"}, "no house rule points"),
+    ({"round_points": "both"}, "no reading both"),
+    ("by_round", "must name each rule"),
+])
+def test_a_bad_house_rule_is_one_line(house_rules, words):
+    with pytest.raises(BadInput, match=words):
+        RULES.initial_state({"players": ["A", "B", "C", "D"], "house_rules": house_rules})

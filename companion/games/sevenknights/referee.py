@@ -1,20 +1,23 @@
 """Referee questions for Seven Knights Bewitched (``python -m companion.referee sevenknights Q``).
 
-They call the same rule functions the tablet's game uses (rules.choose_captain -> CaptainRule,
-rules.score_round, rules.round_flags, setup.MODES), never a second implementation.
+They call the same rule functions the tablet's game uses (scoring.choose_captain -> CaptainRule,
+scoring.score_round, rules.round_flags, tables.MODES), never a second implementation.
 """
 from __future__ import annotations
 
 from itertools import permutations
 
 from companion.core.events import BadInput, RuleError
+from companion.core.houserules import chosen
 from companion.core.i18n import keyed
 from companion.core.schema import Bool, Either, Int, List, Map, Names, Null, Player, Text, obj, question
 
-from .rules import (R_CAPTAIN_REVEAL, R_GROPING_DEAL, R_NO_WITCH, R_TILES, Arrow, RESERVED_NAMES, Round,
-                    check_setup, choose_captain, game_winners, round_flags, score_round, search_rule,
-                    search_targets, setup_view)
-from .setup import MODES, SET_ASIDE, WITCH, ROUNDS
+from .rules import R_CAPTAIN_REVEAL, R_GROPING_DEAL, R_NO_WITCH, R_TILES, round_flags, search_rule, search_targets
+from .scoring import choose_captain, game_winners, score_round
+from .setup import HOUSE_RULES, RESERVED_NAMES, check_setup
+from .state import Arrow, Round
+from .tables import MODES, ROUND_POINTS, ROUNDS, SET_ASIDE, WITCH, Mode
+from .view import setup_view
 
 PLAYERS = Names(3, 8, rule="Basic Rules (4-8 Players); Special Rules for 3 and 4 Players (3-4 Players)",
                 reserved=tuple(sorted(RESERVED_NAMES)))
@@ -24,6 +27,8 @@ ROUND_FIELDS = dict(
     captain=Player(),
     arrows=List(obj(looker=Player(), at=Text()), hi=16, why="one or two Player Cards (Arrow) each"),
 )
+# the house rules as the setup records them (core.houserules): {"round_points": "by_round"}
+HOUSE = {"house_rules": Map(Text(), keys=tuple(h.name for h in HOUSE_RULES))}
 ROUND_OPTIONAL = {
     "first": Player(), "captain_tile": TILE, "witch": Null(Text()), "in_order": Null(Bool()),
     "recommendations": Map(Player()), "next_first": Player(),
@@ -50,7 +55,12 @@ def setup(data: dict) -> dict:
             "player_cards": view["player_cards"]}
 
 
-def _round(players: tuple[str, ...], mode, number: int, r: dict) -> dict:
+def _reading(data: dict) -> str:
+    """The house rule ``round_points`` the question's setup chose (checked as the game checks it)."""
+    return chosen(data, HOUSE_RULES)[ROUND_POINTS.name]
+
+
+def _round(players: tuple[str, ...], mode: Mode, number: int, r: dict, reading: str = ROUND_POINTS.default) -> dict:
     """One round's Cleanup: the same score_round and flags the tablet records."""
     n = len(players)
     centers = mode.centers(n)
@@ -96,7 +106,7 @@ def _round(players: tuple[str, ...], mode, number: int, r: dict) -> dict:
     if not captain_witch and not isinstance(in_order, bool):
         raise BadInput(keyed("refusals2.sk.in_order_needed", round=number))
     arrows = tuple(Arrow(a["looker"], a["at"], 1) for a in r["arrows"])
-    result = score_round(players, mode, number, r["captain"], arrows, witch, in_order, captain_witch)
+    result = score_round(players, mode, number, r["captain"], arrows, witch, in_order, captain_witch, reading)
     done = Round(number, r.get("first", players[0]), arrows=arrows, captain=r["captain"], captain_tile=tile,
                  result=result, next_first=r.get("next_first"),
                  recommended=tuple((r.get("recommendations") or {}).items()))
@@ -105,7 +115,7 @@ def _round(players: tuple[str, ...], mode, number: int, r: dict) -> dict:
             "flags": [f.data() for f in round_flags(players, mode, done)]}
 
 
-@question(obj({"mode": MODE, "round": Int(1, ROUNDS, why="the game ends after 3 rounds"), **ROUND_OPTIONAL},
+@question(obj({"mode": MODE, "round": Int(1, ROUNDS, why="the game ends after 3 rounds"), **ROUND_OPTIONAL, **HOUSE},
               players=PLAYERS, **ROUND_FIELDS))
 def round_result(data: dict) -> dict:
     """One round's result: who won and why, TORIKO, each player's points, broken rules flagged."""
@@ -113,17 +123,18 @@ def round_result(data: dict) -> dict:
     number = data.get("round", 1)
     if number > mode.rounds:
         raise BadInput(keyed("refusals2.sk.no_such_round", round=number, rounds=mode.rounds))
-    return _round(players, mode, number, data)
+    return _round(players, mode, number, data, _reading(data))
 
 
-@question(obj({"mode": MODE}, players=PLAYERS,
+@question(obj({"mode": MODE, **HOUSE}, players=PLAYERS,
               rounds=List(obj(ROUND_OPTIONAL, **ROUND_FIELDS), 1, ROUNDS, why="the game ends after 3 rounds")))
 def score(data: dict) -> dict:
     """The whole game's scoring: each round's result, the totals, and the winners after the last."""
     players, _first, mode = check_setup({"players": data["players"], "mode": data.get("mode", "basic")})
     if len(data["rounds"]) > mode.rounds:
         raise BadInput(keyed("refusals2.sk.too_many_rounds", rounds=mode.rounds, given=len(data["rounds"])))
-    rounds = [_round(players, mode, i + 1, r) for i, r in enumerate(data["rounds"])]
+    reading = _reading(data)
+    rounds = [_round(players, mode, i + 1, r, reading) for i, r in enumerate(data["rounds"])]
     totals = {p: sum(r["points"][p] for r in rounds) for p in players}
     complete = len(rounds) == mode.rounds
     winners = game_winners(players, mode, [totals[p] for p in players], rounds[-1]["winner"]) if complete else None

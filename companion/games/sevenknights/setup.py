@@ -1,86 +1,56 @@
-"""Seven Knights Bewitched: the rulebook's setup tables and scoring cards, as data.
-
-Nothing here knows who holds which tile: the tiles stay face down on the table. The tablet
-only tells the table what to prepare, where the tiles go, and keeps the public record.
-"""
+"""Seven Knights Bewitched's setup: the keys a setup holds, its checks (one-line BadInput), the
+house rules a group may choose (companion.core.houserules), and the first state."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
+from typing import Any
 
-KNIGHTS = tuple(range(1, 8))  # the Knight Tiles "1, 2, 3, 4, 5, 6, 7"
-WITCH = "witch"
-SET_ASIDE = "set_aside"
-CENTER = "center"  # the one center tile of a 4- or 5-player game (same word as votes.CENTER)
-ROUNDS = 3
+from companion.core.events import BadInput
+from companion.core.houserules import HouseRule, chosen
+from companion.core.i18n import joined, keyed
+from companion.core.rules import known_setup
 
+from .state import Round, SevenKnightsState
+from .tables import MODES, ROUND_POINTS, SET_ASIDE, WITCH, Mode
 
-@dataclass(frozen=True)
-class Mode:
-    key: str
-    min_players: int
-    max_players: int
-    # Highest Knight number prepared, by player count (the Knights prepared are 1..that).
-    knights: Mapping[int, int]
-    witch: bool                  # is the Witch Tile prepared
-    witch_dealt: bool            # can a player be dealt the Witch (Groping: only Knights are dealt)
-    center: Mapping[int, int]    # face-down tiles in the center, by player count
-    searches: tuple[str, ...]    # one entry per Search pass: "player" or "center"
-    center_in_player_search: bool  # 4-5 players: "looking at the tile in the center is also allowed"
-    rounds: int
-    scored: bool
-    show_unused_knights: bool    # Basic: "Arrange the remaining Knight Tiles in ascending order"
-
-    def tiles(self, n: int) -> tuple:
-        return tuple(range(1, self.knights[n] + 1)) + ((WITCH,) if self.witch else ())
-
-    def centers(self, n: int) -> tuple[str, ...]:
-        """Names of the center tiles: "center" when there is one, "center 1".. when several."""
-        k = self.center.get(n, 0)
-        return (CENTER,) if k == 1 else tuple(f"{CENTER} {i}" for i in range(1, k + 1))
-
-    def set_aside(self, n: int) -> int:
-        return len(self.tiles(n)) - n - self.center.get(n, 0)
-
-    def player_cards(self) -> int:
-        # One Score card plus one Arrow card per Search pass (Groping: "3 Player Cards
-        # (turn two cards arrow side up)").
-        return 1 + len(self.searches)
+# "colours": the app's seat colours, kept with the game; "house_rules": core.houserules.
+SETUP_KEYS = ("players", "first", "mode", "colours", "house_rules")
+# The readings the rulebook leaves open, the app's reading first (tables.ROUND_POINTS: the points
+# of the Scoring Cards "front 0/2 points, back 0/3 points").
+HOUSE_RULES: tuple[HouseRule, ...] = (ROUND_POINTS,)
+RESERVED_NAMES = frozenset({"center", "center 1", "center 2", "center 3", SET_ASIDE, WITCH, "table", "narrator"})
 
 
-_ALL = {n: 7 for n in range(3, 9)}
-
-MODES: dict[str, Mode] = {
-    # Basic Rules "Suspicion and Distrust" (4-8 Players): the table of tiles to prepare.
-    "basic": Mode("basic", 4, 8, {4: 4, 5: 5, 6: 5, 7: 6, 8: 7}, True, True, {4: 1, 5: 1},
-                  ("player",), True, ROUNDS, True, True),
-    # "Groping in the Dark" (3-4): all tiles; only Knights dealt; three in the center, the rest
-    # set aside; two Search passes, the second at the center.
-    "groping": Mode("groping", 3, 4, _ALL, True, False, {3: 3, 4: 3},
-                    ("player", "center"), False, ROUNDS, True, False),
-    # Advanced "Challenging Path" (4-7): all tiles shuffled and dealt; 4-5 players put one
-    # leftover in the center; the rest are set aside unseen.
-    "advanced": Mode("advanced", 4, 7, _ALL, True, True, {4: 1, 5: 1},
-                     ("player",), True, ROUNDS, True, False),
-    # Tutorial "Unity" (4-7): no Witch; one round; no points.
-    "unity": Mode("unity", 4, 7, {4: 5, 5: 6, 6: 6, 7: 7}, False, False, {4: 1, 5: 1},
-                  ("player",), True, 1, False, True),
-}
-
-# The scoring cards. The rulebook's table only says who scores ("Knight scores, Witch does
-# not"); the values come from the cards: 16 Scoring Cards "front 0/2 points, back 0/3 points"
-# (8 colours x rounds 1 and 2) and 8 "3rd Round Scoring Cards (front 0/7, back 0/7)".
-# Our reading: every player takes a card each round; after a Knights victory everyone takes the
-# front (0/2) and the Knights show 2, the Witch team 0; after a Witch victory everyone takes the
-# back (0/3) and Witch Myrmamius and every TORIKO show 3, the Knights 0. The 3rd round card is
-# 7 on either side: the winning team shows 7. A round nobody wins (no Witch team and the
-# formation out of order, FAQ: "All players receive zero points as knights") scores 0 for all.
-POINTS: dict[int, dict[str, int]] = {
-    1: {"knights": 2, "witch": 3},
-    2: {"knights": 2, "witch": 3},
-    3: {"knights": 7, "witch": 7},
-}
+def check_setup(setup: Mapping[str, Any]) -> tuple[tuple[str, ...], str, Mode]:
+    if not isinstance(setup, Mapping):
+        raise BadInput(keyed("refusals.setup_not_object"))
+    mode_key = setup.get("mode", "basic")
+    if not isinstance(mode_key, str) or mode_key not in MODES:
+        raise BadInput(keyed("refusals.sk.mode", mode=mode_key, modes=joined([keyed(f"sevenknights.mode.{m}") for m in MODES], ", ")))
+    mode = MODES[mode_key]
+    players = setup.get("players")
+    if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in players):
+        raise BadInput(keyed("refusals.sk.players_clockwise"))
+    players = tuple(players)
+    if len(set(players)) != len(players):
+        raise BadInput(keyed("refusals.players_twice"))
+    bad = [p for p in players if p.lower() in RESERVED_NAMES]
+    if bad:
+        raise BadInput(keyed("refusals.sk.reserved_name", name=bad[0]))
+    if not mode.min_players <= len(players) <= mode.max_players:
+        raise BadInput(keyed("sevenknights.err.player_count", mode=keyed(f"sevenknights.mode.{mode_key}"),
+                             low=mode.min_players, high=mode.max_players, n=len(players)))
+    first = setup.get("first", players[0])
+    if first not in players:
+        raise BadInput(keyed("refusals.sk.first_player", name=first))
+    return players, first, mode
 
 
-def round_points(round_no: int, team: str) -> int:
-    return POINTS[round_no][team]
+
+def initial_state(setup: Mapping[str, Any]) -> SevenKnightsState:
+    if isinstance(setup, Mapping):
+        known_setup(setup, SETUP_KEYS)
+    players, first, mode = check_setup(setup)
+    readings = chosen(setup, HOUSE_RULES)
+    return SevenKnightsState(players, mode.key, Round(1, first), totals=(0,) * len(players),
+                             house_rules=tuple(readings.items()))

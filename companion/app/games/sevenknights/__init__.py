@@ -3,7 +3,8 @@
 Screens: search (round setup + Search Phase), questions (the shared Question log, also for the
 Captain's additional question, reached from the captain screen), recommend (before the secret vote; the vote itself and its
 reveal are the shell's shared screens), captain (Order Phase), score (Cleanup and the end), and
-correct (Correct an Arrow: a panel the table opens from the search, captain or score screen).
+correct (Correct an Arrow: a panel the table opens from the search, recommend, captain or score
+screen; the screens only send commands, the rules decide what a correction changes).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.narration import Mark, WaitFor
-from companion.games.sevenknights import Phase, SevenKnightsRules, cues, script, start_cues
+from companion.games.sevenknights import Phase, SevenKnightsRules, event_cues, script, start_cues
 
 SCREENS: dict[Phase, str] = {
     "search": "search", "questions": "questions", "order_question": "captain",
@@ -52,13 +53,11 @@ class SevenKnightsUI(GameUI):
 
     # -- Correct an Arrow ------------------------------------------------------------------
     def open_correct(self, app) -> None:
-        """The Correct an Arrow panel, over the screen of play. Once the round's result is
-        entered, corrections are closed: the result is taken back first (the shell's Undo, with
-        its toast and Redo), so the narrator corrects and enters it again."""
+        """The Correct an Arrow panel, over the screen of play, while the view says an Arrow of
+        this round may be corrected (until the next round starts). Once the round's result is
+        in, the rules record the result the corrected Arrow gives with the correction."""
         if not (app.view or {}).get("can_correct"):
-            app.undo()   # the table's Undo, as its button sends it
-            if not (app.view or {}).get("can_correct"):
-                return   # Undo said why it could not
+            return
         self.correcting = True
         app.go_home()
 
@@ -74,7 +73,7 @@ class SevenKnightsUI(GameUI):
             return
         if getattr(after, "phase", None) != getattr(before, "phase", None):
             app.narrator.drop_topic(PHASE_TOPIC)  # the last phase's lines are no longer true
-        self._speak(app, cues(before, after))
+        self._speak(app, event_cues(before, after))
 
     def _speak(self, app, pairs):
         for name, context in pairs:

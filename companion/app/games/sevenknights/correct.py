@@ -2,8 +2,8 @@
 (a look tapped against the wrong tile). The cards lie face up, so this reveals nothing. The
 table picks the wrong Arrow, taps where the card points (the tiles the Search rules allow for
 that Arrow, from the view) and says why; one ``correct_arrow`` command per Arrow, undoable and
-listed in the history. Open until the round's result is entered: the score screen's button
-takes the result back first (Undo), then opens this panel."""
+listed in the history. Open until the next round starts: after the result, the rules record the
+result the corrected Arrow gives with the correction (the screen only sends it)."""
 from __future__ import annotations
 
 from kivy.properties import NumericProperty, StringProperty

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 
-from companion.core.i18n import keyed
+from companion.core.i18n import joined, keyed
 from companion.core.narration import Script, load_script, shared_script
 
-from .rules import TIE_HOW, SevenKnightsState, winners
+from .rules import question_flags
+from .scoring import TIE_HOW
+from .state import SevenKnightsState, winners
+from .tables import Mode
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
 
@@ -34,7 +37,7 @@ def start_cues(state: SevenKnightsState) -> list[tuple[str, dict]]:
             (_for_mode("search", mode), {"first": state.round.first, "what": what})]
 
 
-def _for_mode(name: str, mode) -> str:
+def _for_mode(name: str, mode: Mode) -> str:
     """A phase's script, or its Unity variant: with no Witch Tile nobody becomes TORIKO, nobody may
     lie, nobody's recommendation is limited, and "during the Order Phase arrange all prepared
     tiles"."""
@@ -63,11 +66,7 @@ def cues(before: SevenKnightsState, after: SevenKnightsState) -> list[tuple[str,
         elif ph == "formation":
             out.append((_for_mode("formation", after.rules_mode), {"tile": rnd.captain_tile}))
         elif ph in ("cleanup", "game_over"):
-            assert rnd.result is not None  # the round is scored
-            if rnd.result.why == "captain_witch":
-                out.append(("captain_witch", {}))
-            else:
-                out.append(("result", {"result": keyed(f"sevenknights.result.{rnd.result.winner}")}))
+            out.append(_result_cue(after))
             if after.rules_mode.scored:
                 out.append(("cards", {}))
             if ph == "cleanup":
@@ -76,4 +75,26 @@ def cues(before: SevenKnightsState, after: SevenKnightsState) -> list[tuple[str,
                 w = winners(after)
                 text = keyed("sevenknights.say.winners", winners=", ".join(w)) if w else keyed("sevenknights.result.none")
                 out.append(("game_over", {"winners": text}))
+    elif after.round.result is not None and after.round.result != before.round.result:
+        # an Arrow corrected after the result: the result the corrected Arrows give (a report:
+        # it replaces the old result's line if that is still waiting)
+        out.append(_result_cue(after))
+    new = [i for i in after.round.forbidden if i not in before.round.forbidden]
+    if new and after.round.number == before.round.number:
+        # a corrected Arrow shows questions already asked were forbidden: the table is told
+        flags = [keyed(f"sevenknights.flag.{f.key}", **f.params) for f in question_flags(after.round)
+                 if f.params["i"] in new]
+        out.append(("questions_rechecked", {"questions": joined(flags, " ")}))
     return out
+
+
+def _result_cue(state: SevenKnightsState) -> tuple[str, dict]:
+    """The round's result line: the Captain's own tile was the Witch, the Captain revealed their
+    TORIKO status (FAQ), or the formation's result."""
+    result = state.round.result
+    assert result is not None  # the round is scored
+    if result.why == "captain_witch":
+        return ("captain_witch", {})
+    if result.why == "captain_toriko" and result.in_order is None:
+        return ("captain_toriko", {"captain": state.round.captain})
+    return ("result", {"result": keyed(f"sevenknights.result.{result.winner}")})

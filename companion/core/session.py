@@ -135,12 +135,17 @@ class GameSession:
         # The game's end (or its undoing) goes in the same transaction as the events deciding it:
         # a kill in between can no longer leave a finished game "playing".
         outcome = self.rules.outcome(state)
-        status = self.journal.game(self.game_id).status
+        record = self.journal.game(self.game_id)
         finish = reopen = None
-        if outcome is not None and status == "playing":
+        if outcome is not None:
             # the games table's summary is a log line: English, whatever the table speaks
-            finish = (outcome.get("winners", []), i18n.text_of(outcome.get("summary", ""), "en"))
-        elif outcome is None and status == "finished":  # the winning action was undone
+            result = (list(outcome.get("winners", [])), i18n.text_of(outcome.get("summary", ""), "en"))
+            # A game just won, or a finished game whose result a correction changed (Seven Knights'
+            # Arrow corrected after the last round): the record says the result the events now say.
+            if record.status == "playing" or (record.status == "finished"
+                                              and (list(record.winners), record.summary) != result):
+                finish = result
+        elif record.status == "finished":  # the winning action was undone
             reopen = True
         new = self.journal.append(self.game_id, items, finish=finish, reopen=bool(reopen))
         self.events.extend(new)

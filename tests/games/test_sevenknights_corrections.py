@@ -343,3 +343,33 @@ def test_a_captain_revealed_as_the_witch_after_a_correction():
     assert (r["why"], r["toriko"]) == ("captain_witch", ["Ed"])
     assert r["points"] == {"Ann": 0, "Bo": 0, "Cy": 3, "Di": 0, "Ed": 3}
     journal.close()
+
+
+
+class SessionTable(Table):
+    """The same table, every command recorded through a real GameSession (journal in memory)."""
+
+    def __init__(self, journal, players):
+        super().__init__(players)
+        self.session = GameSession.start(journal, SevenKnightsRules(), self.setup)
+
+    def do(self, kind, source="tablet", **data):
+        events = self.session.execute(Command(kind, data, source))
+        self.state = self.session.state
+        return [(ev.kind, ev.data) for ev in events]
+
+
+def test_after_the_last_round_the_journal_records_the_corrected_winners(memory_journal):
+    """The games table (past games, export) says the winners the correction gives, not those of the
+    first entry: the session rewrites a finished game's record when its result changes."""
+    t = SessionTable(memory_journal, P)
+    for rnd in range(3):
+        to_captain(t)
+        finish(t)
+        if rnd < 2:
+            t.do("start_next_round", first="Ann")
+    record = memory_journal.game(t.session.game_id)
+    assert record.status == "finished" and set(record.winners) == {"Ann", "Bo", "Di", "Ed"}
+    t.do("correct_arrow", looker="Ed", at="Cy", reason=REASON)
+    record = memory_journal.game(t.session.game_id)
+    assert record.status == "finished" and list(record.winners) == ["Ann", "Bo", "Di"]

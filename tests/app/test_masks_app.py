@@ -386,6 +386,34 @@ def test_the_correction_is_offered_on_the_identities_screen_when_nobody_checks(d
 
 
 @pytest.mark.app
+def test_a_pointing_is_corrected_from_the_reveal_where_the_table_notices_it(driver):
+    # Issue 33: the reveal shows every pointing under its choice; the table sees there that Ann's
+    # went to Ben, not Cat. "Correct a pointing" is on the reveal itself.
+    app = start_at_the_vote(driver)
+    send_votes(driver, {"Ann": "Ben", "Ben": "Cat", "Cat": "Ben", "Dan": "Cat", "Eve": "Dan"})
+    reveal = app.screen("reveal")
+    button = reveal.ids.correct_button
+    assert button.disabled   # not during the count-in: the ballots are not face up yet
+    driver.count_in()
+    assert not button.disabled and button.opacity == 1 and button.text == "Correct a pointing"
+    driver.screenshot("masks/16_reveal_correct_a_pointing")
+    driver.tap(button)
+    assert app.sm.current == "masks.correct"
+    correct = driver.screen
+    driver.tap(driver.find(root=correct.ids.voters, cls="MasksCorrectToggle", value="Ann"))
+    driver.tap(driver.find(root=correct.ids.choices, cls="MasksCorrectToggle", value="Cat"))
+    driver.type_into(correct.ids.reason, "Ann tapped Ben by mistake")
+    driver.tap(correct.ids.record_button)
+    # the reveal counts as seen: back to play, decided again (Cat alone on top)
+    assert app.sm.current == "masks.executioner"
+    assert app.view["most_voted"] == ["Cat"] and app.view["vote_history"][-1]["ballots"]["Ann"] == "Cat"
+    assert driver.screen.corrections == "Corrected: Ann pointed at Cat, not Ben (Ann tapped Ben by mistake)."
+    driver.screenshot("masks/17_after_correction_from_reveal")
+    # a game whose view allows no correction shows no button on its reveal
+    assert app.game_ui.reveal_correction({"can_correct": False}) == ""
+
+
+@pytest.mark.app
 def test_the_correct_screen_in_german_fits(driver):
     # (the driver's reset puts the app back in English for the next test)
     app = start_at_the_vote(driver)

@@ -87,6 +87,7 @@ class RevealScreen(Screen):
     question = StringProperty("")
     missing = StringProperty("")
     note = StringProperty("")
+    correction = StringProperty("")  # the game's "correct what was revealed" button ("" = none)
     _ticker = None
 
     def on_pre_enter(self, *_):
@@ -100,6 +101,7 @@ class RevealScreen(Screen):
         missing = self.vote.get("missing") or []
         self.missing = tr("reveal.forced", names=", ".join(missing)) if missing else ""
         self.note = ui.reveal_note(view, self.vote) if ui is not None and self.vote else ""
+        self._offer_correction(view)
         groups = self.ids.groups
         groups.clear_widgets()
         found = ballot_groups(self.vote)
@@ -120,6 +122,17 @@ class RevealScreen(Screen):
 
     def on_leave(self, *_):
         self._stop()
+
+    # --- a correction of what was revealed, where the game's view allows it (issue 33) -------
+    def _offer_correction(self, view) -> None:
+        ui = self.app.game_ui
+        self.correction = ui.reveal_correction(view) if ui is not None and self.vote else ""
+
+    def correct(self) -> None:
+        """The table noticed a mistake on the reveal: the game's correction screen."""
+        ui = self.app.game_ui
+        if ui is not None and self.correction:
+            ui.open_correction(self.app)
 
     def _tick(self):
         left = self._count_in_until - self.app.engine_clock.now()

@@ -78,6 +78,18 @@ def start_at_the_vote(driver):
     return app
 
 
+def switch_language(driver, name: str):
+    """Through the real settings screen, then back to play (the driver's reset puts English back)."""
+    app = driver.app
+    driver.tap(driver.find(root=app.root, text=tr("app.settings")))
+    app.screen("settings").ids.language.text = name
+    driver.pump(2)
+    driver.tap(app.screen("settings").ids.save)
+    driver.pump(6)
+    app.go_home()
+    driver.pump(4)
+
+
 def spoken(driver) -> list[str]:
     return [e.text for e in driver.app.narrator.history]
 
@@ -419,13 +431,7 @@ def test_the_correct_screen_in_german_fits(driver):
     app = start_at_the_vote(driver)
     send_votes(driver, {"Ann": "Ben", "Ben": "Cat", "Cat": "Ben", "Dan": "Cat", "Eve": "Dan"})
     driver.continue_reveal()
-    driver.tap(driver.find(root=app.root, text=tr("app.settings")))
-    app.screen("settings").ids.language.text = "Deutsch"
-    driver.pump(2)
-    driver.tap(app.screen("settings").ids.save)
-    driver.pump(6)
-    app.go_home()
-    driver.pump(4)
+    switch_language(driver, "Deutsch")
     assert app.sm.current == "masks.executioner"
     driver.tap(driver.screen.ids.correct_button)
     correct = driver.screen
@@ -439,3 +445,59 @@ def test_the_correct_screen_in_german_fits(driver):
     driver.pump(6)
     assert correct.ids.voters.cols == 3
     driver.screenshot("masks/15_correct_a_pointing_de_portrait")
+
+
+def start_with_house_rules(driver, house: dict):
+    """A new game whose setup records the group's house rules (the setup screen's part is the
+    shell's: here the setup dict the game's UI makes, with the choice in it), on to the vote."""
+    from companion.app import games as game_registry
+    app = driver.app
+    ui = game_registry.load_ui("masks")
+    setup = {**ui.make_setup({"players": NAMES}, {}), "house_rules": house}
+    assert app.start_game(ui, setup)
+    driver.pump(4)
+    for kind in ("start_hidden_phase", "end_hidden_phase", "end_discussion"):
+        app.send(kind)
+    driver.pump(4)
+    return app
+
+
+@pytest.mark.app
+def test_a_house_rule_is_shown_on_the_screens_that_decide(driver):
+    # Issue 33: "a tie for most votes between the center and a player" -- this group reads it as
+    # eliminating nobody. Cat ties with the center: nobody looks for the Executioner; the Identities
+    # screen and the result say which rule applied, with the rulebook's words.
+    app = start_with_house_rules(driver, {"center_tie": "nobody_out"})
+    assert app.session.setup["house_rules"] == {"center_tie": "nobody_out"}
+    send_votes(driver, {"Ann": "Cat", "Ben": "Cat", "Cat": "center", "Dan": "center", "Eve": "Ann"})
+    driver.continue_reveal()
+    assert app.sm.current == "masks.identities"   # no check: nobody is eliminated
+    ids = driver.screen
+    assert ids.house == ("House rule: A tie with the center eliminates nobody. (the rulebook: "
+                         "“If multiple people tie for the most votes, they all are eliminated.”)")
+    assert driver.find(contains="House rule: A tie with the center eliminates nobody.")
+    driver.screenshot("masks/18_house_rule_identities")
+    for name, identity in zip(NAMES, ["Spy", "King", "Queen", "Pamphleteer", "Martyr"]):
+        ids.pick(name, identity)
+    ids.submit()
+    driver.pump(4)
+    assert app.sm.current == "masks.result"
+    assert app.view["eliminated"] == [] and driver.screen.headline == "The Royals win"
+    assert "House rule: A tie with the center eliminates nobody." in driver.screen.readings
+    driver.screenshot("masks/19_house_rule_result")
+    driver.screen.ids.readings.parent.parent.scroll_y = 0   # the readings, under the rows
+    driver.screenshot("masks/19b_house_rule_result_readings")
+
+
+@pytest.mark.app
+def test_the_default_reading_is_shown_as_the_rule_applied_in_french(driver):
+    # the Executioner tie at its default reading, on the check screen, in French
+    app = start_with_house_rules(driver, {})
+    send_votes(driver, {"Ann": "Cat", "Ben": "Cat", "Cat": "Ann", "Dan": "Ann", "Eve": "Ben"})
+    driver.continue_reveal()
+    switch_language(driver, "Français")
+    assert app.sm.current == "masks.executioner"
+    check = driver.screen
+    assert check.house.startswith("Règle appliquée : Le Bourreau à égalité en tête choisit")
+    assert "« Si vous recevez le plus de votes" in check.house
+    driver.screenshot("masks/20_rule_applied_check_fr")

@@ -9,14 +9,21 @@ the Executioner's check (the most-voted players look at their own card; the one 
 Executioner shows that card alone and names a player) -> every Identity is turned over and
 entered -> the result.
 
-Readings where the rulebook is silent (each is shown to the table when it applies):
+Readings where the rulebook is silent (each is shown to the table when it applies). The first
+three are house rules (``HOUSE_RULES``): the group may choose the other reading at setup, and the
+setup records it (``setup["house_rules"]``); the reading below is the default.
 
-- A player tied with the center for the most votes: the tied *players* are eliminated. "If
-  multiple people tie for the most votes, they all are eliminated" eliminates everyone at the
-  top; the center is not a person and cannot be eliminated, so it protects nobody.
-- The Executioner tied with others for the most votes: the Executioner did "receive the most
-  votes", so they name another player who is eliminated in their place; the others tied with
-  them are still eliminated.
+- A player tied with the center for the most votes (``center_tie``): the tied *players* are
+  eliminated. "If multiple people tie for the most votes, they all are eliminated" eliminates
+  everyone at the top; the center is not a person and cannot be eliminated, so it protects
+  nobody. (House rule ``nobody_out``: a tie with the center eliminates nobody.)
+- The Executioner tied with other players for the most votes (``executioner_tie``): the
+  Executioner did "receive the most votes", so they name another player who is eliminated in
+  their place; the others tied with them are still eliminated. (House rule ``all_out``: only
+  the most votes alone give the choice; everyone tied is eliminated, the Executioner too.)
+- "A majority of their votes" when the Vanguard abstains (``center_majority``): more than half
+  of the votes the People cast (``votes_cast``); house rule ``all_people``: more than half of
+  the People's players, the abstaining Vanguard's missing vote counting as not on the center.
 - Both Royals among the Bystanders and the People without a majority on the center: no Royal
   was eliminated, so the Royal faction wins, with no Royal at the table ("If no Royals is
   eliminated, the Royals win").
@@ -48,6 +55,7 @@ from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, PerPlayer, players_of)
 from companion.core.events import BadInput, Command, Event, RuleError
+from companion.core.houserules import HouseRule, applies, chosen
 from companion.core.i18n import joined, keyed
 from companion.core.rules import GameRules, Outcome, known_setup, require
 from companion.core.schema import List, Null, Player, Text
@@ -104,6 +112,19 @@ RULE_REVEAL = "Once all votes are cast, players reveal their Identity Cards to d
 RULE_DISCUSSION = "Players have 7 minutes to talk."
 # The longest reason the table may give for a correction (one line under the vote).
 MAX_REASON = 80
+
+# The readings the rulebook leaves open, chosen by the group at setup (the first is the default:
+# the app's reading before house rules). Catalogue keys: masks.house.<name>[.rule|.<reading>].
+CENTER_TIE = HouseRule("masks", "center_tie", ("players_out", "nobody_out"))
+EXECUTIONER_TIE = HouseRule("masks", "executioner_tie", ("chooses", "all_out"))
+CENTER_MAJORITY = HouseRule("masks", "center_majority", ("votes_cast", "all_people"))
+HOUSE_RULES: tuple[HouseRule, ...] = (CENTER_TIE, EXECUTIONER_TIE, CENTER_MAJORITY)
+DEFAULT_HOUSE_RULES: Mapping[str, str] = {h.name: h.default for h in HOUSE_RULES}
+# A verdict's reading (its recorded key) decided by a house rule: shown as that rule applied.
+HOUSE_READINGS: Mapping[str, HouseRule] = {
+    "masks.reading.center_tie": CENTER_TIE, "masks.reading.executioner_tie": EXECUTIONER_TIE,
+    "masks.reading.center_majority": CENTER_MAJORITY,
+}
 
 
 # --- checking input (shared by the app's commands and the referee) ------------------------
@@ -260,12 +281,25 @@ def top_players(players: Sequence[str], ballots: Mapping[str, str | None]) -> tu
     return tuple(p for p in most_voted(players, ballots).leaders if p != CENTER)
 
 
+def who_checks(most: Sequence[str], top: Sequence[str], house: Mapping[str, str]) -> tuple[str, ...]:
+    """The most-voted players who would be eliminated and whom the Executioner's card would save:
+    they look for it. Nobody when the house rules eliminate nobody (a tie with the center,
+    ``nobody_out``) or give no choice (players tied, ``all_out``)."""
+    if top and CENTER in most and house.get(CENTER_TIE.name) == "nobody_out":
+        return ()
+    if len(top) > 1 and house.get(EXECUTIONER_TIE.name) == "all_out":
+        return ()
+    return tuple(top)
+
+
 def executioner_to_choose(players: Sequence[str], identities: Mapping[str, str],
-                          ballots: Mapping[str, str | None]) -> str | None:
-    """The player holding the Executioner if they are among those with the most votes."""
-    leaders = most_voted(players, ballots).leaders
-    for p in leaders:
-        if p != CENTER and identities.get(p) == "Executioner":
+                          ballots: Mapping[str, str | None],
+                          house: Mapping[str, str] = DEFAULT_HOUSE_RULES) -> str | None:
+    """The player holding the Executioner if they are among those with the most votes (who
+    look for it: ``who_checks``)."""
+    tally = most_voted(players, ballots)
+    for p in who_checks(tally.leaders, [p for p in tally.leaders if p != CENTER], house):
+        if identities.get(p) == "Executioner":
             return p
     return None
 
@@ -278,23 +312,29 @@ class VoteCount:
     counts: Mapping[str, int]
     most_voted: tuple[str, ...]
     top_players: tuple[str, ...]
+    checkers: tuple[str, ...] = ()   # who looks for the Executioner (``who_checks``)
 
     def record(self) -> dict:
-        return {"counts": dict(self.counts), "most_voted": list(self.most_voted),
-                "top_players": list(self.top_players)}
+        out = {"counts": dict(self.counts), "most_voted": list(self.most_voted),
+               "top_players": list(self.top_players)}
+        if self.checkers != self.top_players:   # only a house rule makes them differ
+            out["checkers"] = list(self.checkers)
+        return out
 
     @classmethod
-    def of(cls, players: Sequence[str], ballots: Mapping[str, str | None]) -> "VoteCount":
+    def of(cls, players: Sequence[str], ballots: Mapping[str, str | None],
+           house: Mapping[str, str] = DEFAULT_HOUSE_RULES) -> "VoteCount":
         """The count worked out from the ballots (in ``decide``)."""
-        return cls(vote_counts(players, ballots), most_voted(players, ballots).leaders,
-                   top_players(players, ballots))
+        most, top = most_voted(players, ballots).leaders, top_players(players, ballots)
+        return cls(vote_counts(players, ballots), most, top, who_checks(most, top, house))
 
     @classmethod
     def recorded(cls, players: Sequence[str], d: Mapping[str, Any]) -> "VoteCount":
         """The count as recorded (the journal keeps no key order: seat order again)."""
         counts = d["counts"]
+        top = tuple(d["top_players"])
         return cls({o: int(counts.get(o, 0)) for o in list(players) + [CENTER]},
-                   tuple(d["most_voted"]), tuple(d["top_players"]))
+                   tuple(d["most_voted"]), top, tuple(d.get("checkers", top)))
 
 
 @dataclass(frozen=True)
@@ -340,18 +380,22 @@ class Verdict:
 
 def judge(players: Sequence[str], identities: Mapping[str, str], center: Sequence[str],
           royalist: str | None, ballots: Mapping[str, str | None],
-          executioner_target: str | None) -> Verdict:
-    """Who is eliminated and who wins. Inputs already checked (check_* above)."""
+          executioner_target: str | None, house: Mapping[str, str] = DEFAULT_HOUSE_RULES) -> Verdict:
+    """Who is eliminated and who wins, under the house rules chosen (``house``, every name of
+    HOUSE_RULES with its reading). Inputs already checked (check_* above)."""
     tally = most_voted(players, ballots)
     readings: list[str] = []
     top_players = [p for p in tally.leaders if p != CENTER]
+    center_saves = bool(top_players) and CENTER in tally.leaders and house[CENTER_TIE.name] == "nobody_out"
     if top_players and CENTER in tally.leaders:
         readings.append("masks.reading.center_tie")
-    if len(top_players) > 1:
+    if len(top_players) > 1 and not center_saves:
         readings.append("masks.reading.tie")
+        if any(identities[p] == "Executioner" for p in top_players):
+            readings.append("masks.reading.executioner_tie")
 
-    executioner = executioner_to_choose(players, identities, ballots)
-    eliminated = set(top_players)
+    executioner = executioner_to_choose(players, identities, ballots, house)
+    eliminated = set() if center_saves else set(top_players)
     if executioner is not None:
         if executioner_target is None:
             raise RuleError(keyed("masks.error.executioner_must_choose", player=executioner), RULE_EXECUTIONER)
@@ -361,8 +405,6 @@ def judge(players: Sequence[str], identities: Mapping[str, str], center: Sequenc
             raise RuleError(keyed("masks.error.executioner_not_self", player=executioner), RULE_EXECUTIONER)
         eliminated.discard(executioner)
         eliminated.add(executioner_target)
-        if len(top_players) > 1:
-            readings.append("masks.reading.executioner_tie")
     elif executioner_target is not None:
         if executioner_target not in players:
             raise BadInput(keyed("masks.error.not_a_player", name=executioner_target))
@@ -382,7 +424,12 @@ def judge(players: Sequence[str], identities: Mapping[str, str], center: Sequenc
     elif not royals_at_table:
         cast = [ballots[p] for p in people_side if ballots[p] is not None]
         on_center = sum(1 for c in cast if c == CENTER)
-        if on_center * 2 > len(cast):
+        of = len(cast)
+        if len(cast) < len(people_side):   # the Vanguard abstained, a People player: a house rule
+            readings.append("masks.reading.center_majority")
+            if house[CENTER_MAJORITY.name] == "all_people":
+                of = len(people_side)
+        if on_center * 2 > of:
             result, winners, why = PEOPLE, people_side, "people_majority_on_center"
         else:
             result, winners, why = ROYALS, royal_side, "no_people_majority_on_center"
@@ -427,6 +474,8 @@ class MasksState:
     # is answered or the Identities are entered), and the corrections made, for the table.
     correctable: bool = False
     corrections: tuple[Mapping[str, Any], ...] = ()
+    # The readings the group chose where the rulebook is open (every name of HOUSE_RULES).
+    house_rules: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_HOUSE_RULES))
 
 
 def _seconds(value: Any) -> int:
@@ -443,15 +492,17 @@ class MasksRules(GameRules):
     title = "masks.title"
     min_players = PLAYERS
     max_players = PLAYERS
+    house_rules = HOUSE_RULES
 
     def initial_state(self, setup: Mapping[str, Any]) -> MasksState:
         if not isinstance(setup, Mapping):
             raise BadInput(keyed("refusals.setup_not_object"))
         # colours, first, seats, options: the app's table setup, kept with the game
-        known_setup(setup, ("players", "discussion_seconds", "colours", "first", "seats", "options"))
+        known_setup(setup, ("players", "discussion_seconds", "colours", "first", "seats", "options",
+                            "house_rules"))
         players = check_players(setup.get("players"))
         seconds = _seconds(setup.get("discussion_seconds", DISCUSSION_SECONDS))
-        return MasksState(players=players, discussion_seconds=seconds)
+        return MasksState(players=players, discussion_seconds=seconds, house_rules=chosen(setup, HOUSE_RULES))
 
     # commands -------------------------------------------------------------------------
     def decide(self, state: MasksState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
@@ -519,7 +570,7 @@ class MasksRules(GameRules):
     def _with_count(self, state, events):
         """The reveal carries the count it makes (``count``): decided here, once."""
         return votes.on_reveal(state.book, events, "count",
-                               lambda ballots: VoteCount.of(state.players, ballots).record())
+                               lambda ballots: VoteCount.of(state.players, ballots, state.house_rules).record())
 
     def _do_correct_pointing(self, state, data):
         """A revealed pointing set to what the table saw (``voter`` really pointed at
@@ -547,7 +598,8 @@ class MasksRules(GameRules):
         if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > MAX_REASON \
                 or "\n" in reason:
             raise BadInput(keyed("masks.error.correction_reason", most=MAX_REASON))
-        count = VoteCount.of(state.players, {**state.ballots, voter: choice})  # decided again, as at the reveal
+        count = VoteCount.of(state.players, {**state.ballots, voter: choice},  # decided again, as at the reveal
+                             state.house_rules)
         return [("pointing_corrected", {"vote_id": VOTE_ID, "voter": voter, "before": before,
                                         "choice": choice, "reason": reason.strip(), "count": count.record()})]
 
@@ -558,7 +610,7 @@ class MasksRules(GameRules):
         if player is None:
             return [("no_executioner_shown", {})]
         assert state.count is not None  # the vote was revealed
-        top = state.count.top_players
+        top = state.count.checkers
         if player not in state.players:
             raise BadInput(keyed("masks.error.not_a_player", name=player))
         require(player in top, keyed("masks.refusal.not_most", player=player, top=", ".join(top)),
@@ -572,7 +624,7 @@ class MasksRules(GameRules):
         if state.checked:
             # The cards turned over must agree with the card shown alone before them.
             shown = state.executioner
-            holder = executioner_to_choose(state.players, ids, state.ballots)
+            holder = executioner_to_choose(state.players, ids, state.ballots, state.house_rules)
             if shown is not None:
                 require(ids[shown] == "Executioner",
                         keyed("masks.refusal.shown_not_executioner", player=shown,
@@ -583,9 +635,10 @@ class MasksRules(GameRules):
         revealed: dict[str, Any] = {"identities": ids, "center": list(center), "royalist": royalist}
         # The result, decided here once: after the check (every new game), with the choice made;
         # in a game from before the check, unless the Executioner is still to choose.
-        if state.checked or not executioner_to_choose(state.players, ids, state.ballots):
+        if state.checked or not executioner_to_choose(state.players, ids, state.ballots, state.house_rules):
             target = state.executioner_target if state.checked else None
-            revealed["verdict"] = judge(state.players, ids, center, royalist, state.ballots, target).record()
+            revealed["verdict"] = judge(state.players, ids, center, royalist, state.ballots, target,
+                                        state.house_rules).record()
         return [("identities_revealed", revealed)]
 
     def _do_executioner_chooses(self, state, data):
@@ -594,13 +647,13 @@ class MasksRules(GameRules):
         if target not in state.players:
             raise BadInput(keyed("masks.error.not_a_player", name=target))
         executioner = state.executioner or executioner_to_choose(
-            state.players, state.identities, state.ballots)
+            state.players, state.identities, state.ballots, state.house_rules)
         require(target != executioner, keyed("masks.refusal.choose_other", executioner=executioner),
                 RULE_EXECUTIONER)
         chose: dict[str, Any] = {"executioner": executioner, "target": target}
         if state.identities is not None:  # a game from before the check: the choice decides it
             chose["verdict"] = judge(state.players, state.identities, state.center, state.royalist,
-                                     state.ballots, target).record()
+                                     state.ballots, target, state.house_rules).record()
         return [("executioner_chose", chose)]
 
     # the fold -------------------------------------------------------------------------
@@ -639,7 +692,7 @@ class MasksRules(GameRules):
             if state.checked:  # legacy: judged here, as the version that recorded it did
                 return self._judged(state, d, state.executioner_target)
             # A journal from before the check: the Executioner chose after the reveal.
-            holder = executioner_to_choose(state.players, state.identities, state.ballots)
+            holder = executioner_to_choose(state.players, state.identities, state.ballots, state.house_rules)
             if holder:
                 return replace(state, phase=EXECUTIONER, executioner=holder)
             return self._judged(state, d, None)
@@ -658,7 +711,7 @@ class MasksRules(GameRules):
         ballots = vote.choices()
         # Legacy: an event recorded before its count was has it worked out here, as then.
         count = VoteCount.recorded(state.players, d["count"]) if "count" in d else VoteCount.of(state.players, ballots)
-        check = bool(count.top_players)
+        check = bool(count.checkers)
         return replace(state, ballots=ballots, count=count, checked=not check, correctable=True,
                        phase=EXECUTIONER_CHECK if check else IDENTITIES_PHASE)
 
@@ -669,7 +722,7 @@ class MasksRules(GameRules):
             return replace(state, phase=OVER, verdict=Verdict.recorded(state.players, d["verdict"]))
         assert state.identities is not None and state.ballots is not None  # judged after both
         verdict = judge(state.players, state.identities, state.center, state.royalist,
-                        state.ballots, target)
+                        state.ballots, target, state.house_rules)
         return replace(state, phase=OVER, verdict=verdict)
 
     # views ----------------------------------------------------------------------------
@@ -688,6 +741,9 @@ class MasksRules(GameRules):
             v["most_voted"] = list(state.count.most_voted)
             v["top_players"] = list(state.count.top_players)
         v["can_correct"] = state.correctable
+        v["house_rules"] = dict(state.house_rules)
+        if state.count is not None and state.verdict is None:
+            v["house_notes"] = house_notes(state)
         if state.phase == DISCUSSION:
             # "Once the 7 minutes are up, proceed immediately to the Voting Phase": the vote's
             # script opens with "Time is up", so the countdown's end says nothing itself
@@ -708,7 +764,7 @@ class MasksRules(GameRules):
             v.update(vd.to_dict())
             v["executioner"] = vd.executioner
             v["executioner_target"] = vd.executioner_target
-            v["readings"] = [keyed(k) for k in vd.readings]
+            v["readings"] = [reading_text(k, state.house_rules) for k in vd.readings]
             v["warnings"] = [w.text() for w in vd.warnings]
             v["decided_by"] = vd.decided_by
             v["result_text"] = result_text(vd)
@@ -717,7 +773,7 @@ class MasksRules(GameRules):
     def prompt(self, state: MasksState) -> dict:
         if state.phase == EXECUTIONER_CHECK:
             assert state.count is not None  # the vote was revealed
-            top = state.count.top_players
+            top = state.count.checkers
             return keyed("masks.prompt.executioner_check_one" if len(top) == 1
                       else "masks.prompt.executioner_check", names=", ".join(top))
         if state.phase == EXECUTIONER:
@@ -745,6 +801,26 @@ def _vote_view(vote: votes.VoteState | None) -> dict | None:
         view["allow_self"] = False
         view["allow_abstain"] = False
     return view
+
+
+def reading_text(key: str, house: Mapping[str, str]) -> dict:
+    """A verdict's reading for the table: a house rule's as the reading that applied (with the
+    rulebook's words), any other as its catalogue text."""
+    rule = HOUSE_READINGS.get(key)
+    return applies(rule, house[rule.name]) if rule is not None else keyed(key)
+
+
+def house_notes(state: MasksState) -> list[dict]:
+    """The house rules deciding the revealed count (before the result): a tie with the center,
+    players tied (where an Executioner among them may or may not choose)."""
+    assert state.count is not None  # the vote was revealed
+    top, most = state.count.top_players, state.count.most_voted
+    notes = []
+    if top and CENTER in most:
+        notes.append(applies(CENTER_TIE, state.house_rules[CENTER_TIE.name]))
+    if len(top) > 1 and not (CENTER in most and state.house_rules[CENTER_TIE.name] == "nobody_out"):
+        notes.append(applies(EXECUTIONER_TIE, state.house_rules[EXECUTIONER_TIE.name]))
+    return notes
 
 
 def choice_words(choice: str | None) -> Any:
@@ -808,7 +884,7 @@ COMMANDS = CommandTable("masks", [
          doc="a revealed pointing set to what the table saw (until the Executioner's check is answered)"),
     _cmd("executioner_check", MasksRules._do_executioner_check, RULE_EXECUTIONER,
          Arg("player", Null(Player()), doc="the most-voted player who showed the Executioner, or null",
-             values=lambda s: (None,) + (s.count.top_players if s.count else ())),
+             values=lambda s: (None,) + (s.count.checkers if s.count else ())),
          doc="the most-voted players look at their own card"),
     _cmd("executioner_chooses", MasksRules._do_executioner_chooses, RULE_EXECUTIONER,
          Arg("target", Player(), values=_players, doc="who is eliminated instead"),
@@ -830,7 +906,7 @@ def _deal(state, rng) -> dict:
     whoever showed the Executioner holds it; if nobody did, no most-voted player holds it."""
     others = [c for c in IDENTITIES if c != "Executioner"]
     rng.shuffle(others)
-    top = state.count.top_players if state.count is not None else ()
+    top = state.count.checkers if state.count is not None else ()
     if state.executioner is not None:
         holder = state.executioner
     else:

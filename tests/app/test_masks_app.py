@@ -445,6 +445,7 @@ def test_the_correct_screen_in_german_fits(driver):
     driver.pump(6)
     assert correct.ids.voters.cols == 3
     driver.screenshot("masks/15_correct_a_pointing_de_portrait")
+    switch_language(driver, "English")   # not left behind for the next test in this process
 
 
 def start_with_house_rules(driver, house: dict):
@@ -501,3 +502,4 @@ def test_the_default_reading_is_shown_as_the_rule_applied_in_french(driver):
     assert check.house.startswith("Règle appliquée : Le Bourreau à égalité en tête choisit")
     assert "« Si vous recevez le plus de votes" in check.house
     driver.screenshot("masks/20_rule_applied_check_fr")
+    switch_language(driver, "English")   # not left behind for the next test in this process

@@ -108,10 +108,10 @@ def test_a_newer_executioner_fact_overtakes_the_line_still_waiting():
     line (Ben and Cat look) and the correction's are past facts by their turn; only the newest
     (Cat holds the Executioner and chooses) is said, never the old ones late."""
     from companion.games.masks import queue_cue
-    from companion.games.masks import narration
+    from companion.games.masks.cues import voting_script
     narrator, clock = _narrator()
     _, state = _play(TO_THE_VOTE)
-    narrator.enqueue_script(narration.voting_script(), {})   # "Time is up ... 3, 2, 1"
+    narrator.enqueue_script(voting_script(), {})   # "Time is up ... 3, 2, 1"
     now = {"view": RULES.view(state, "table")}
     for commands in (TIE, [("correct_pointing", {"voter": "Ann", "choice": "Cat", "reason": "mistap"})],
                      [("executioner_check", {"player": "Cat"})]):

@@ -8,15 +8,17 @@ the app's (they follow the phase the view shows).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from companion.core.events import Event
 from companion.core.i18n import joined, keyed, text_of
-from companion.core.narration import Narrator, Script
+from companion.core.narration import Narrator, Script, load_script
 
-from . import narration
-from .rules import EXECUTIONER_CHECK, OVER, choice_words
+from .narration import SCRIPTS
+from .state import EXECUTIONER_CHECK, OVER
+from .view import choice_words
 
 # Events after which the view's prompt (who chooses now, then "everyone reveals") is said as
 # well as shown.
@@ -68,6 +70,11 @@ def queue(narrator: Narrator, cue: Cue, current_view: Callable[[], Mapping[str, 
     narrator.report(cue.report, cue.line_id, text, still_true=still_true)
 
 
+def voting_script() -> Script:
+    """Said when the Discussion ends: "Time is up", the count, the pointing."""
+    return load_script(os.path.join(SCRIPTS, "voting.txt"))
+
+
 def minutes(seconds: float) -> float:
     """Seconds as minutes for a sentence: whole when whole (7), else to a tenth (1.5)."""
     m = seconds / 60
@@ -93,7 +100,7 @@ def cues(event: Event, view: Mapping[str, Any]) -> list[Cue]:
         return [Cue(f"masks_{k}", view.get("prompt", ""), report=EXECUTIONER_FACT,
                     holds=_holding(view, "phase", "executioner", "executioner_target"))]
     if k == "discussion_ended":
-        return [Cue(script=narration.voting_script())]  # "Time is up", the count, the pointing
+        return [Cue(script=voting_script())]  # "Time is up", the count, the pointing
     return []
 
 

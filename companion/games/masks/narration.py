@@ -1,4 +1,4 @@
-"""The mask game's narration: the Hidden Phase script and the count before the vote.
+"""The mask game's narration: the Hidden Phase script (the count before the vote is a cue: cues.py).
 
 Scripts are data (scripts/*.txt). This module only loads them, offers the "varied pauses"
 setting and lets the table repeat a step. Nothing here reads the game state: the narrator
@@ -7,6 +7,7 @@ cannot know the Bystanders, so no narration may depend on them.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 
 from companion.core.events import BadInput
@@ -35,10 +36,6 @@ def hidden_phase_script(varied: bool = False) -> Script:
     return Script(script.name + " (varied)", steps)
 
 
-def voting_script() -> Script:
-    return load_script(os.path.join(SCRIPTS, "voting.txt"))
-
-
 def steps_from(script: Script, step: int) -> Script:
     """The script from the mark of ``step`` to its end (to say a step again and go on)."""
     if not 1 <= step <= STEPS:
@@ -61,7 +58,8 @@ class HiddenPhase:
     """Plays the Hidden Phase on a Narrator and knows which step it is at, so the table can
     ask for a step again. ``on_step(n)`` on each new step, ``on_done()`` at the end."""
 
-    def __init__(self, narrator: Narrator, varied: bool = False, on_step=None, on_done=None):
+    def __init__(self, narrator: Narrator, varied: bool = False, on_step: Callable[[int], None] | None = None,
+                 on_done: Callable[[], None] | None = None) -> None:
         self.narrator, self.varied = narrator, varied
         self.script = hidden_phase_script(varied)
         self.step = 0

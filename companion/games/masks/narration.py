@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from companion.core.events import BadInput
 from companion.core.i18n import keyed
-from companion.core.narration import Mark, Narrator, Pause, Script, load_script
+from companion.core.narration import Mark, Narrator, Pause, Script, Step, load_script
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
 STEPS = 10  # the rulebook's "Script for the Hidden Phase" has ten steps
@@ -43,9 +43,9 @@ def steps_from(script: Script, step: int) -> Script:
     return script.from_mark(step_mark(step))
 
 
-def step_of(script: Script) -> dict[int, list]:
+def step_of(script: Script) -> dict[int, list[Step]]:
     """The steps of the script grouped by Hidden Phase step number (1..10)."""
-    out: dict[int, list] = {}
+    out: dict[int, list[Step]] = {}
     current = 0
     for s in script.steps:
         if isinstance(s, Mark) and s.name.startswith("step_"):

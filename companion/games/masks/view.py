@@ -88,7 +88,7 @@ def outcome(state: MasksState) -> Outcome | None:
     return {"winners": list(state.verdict.winners), "summary": result_text(state.verdict)}
 
 
-def _vote_view(vote: votes.VoteState | None) -> dict | None:
+def _vote_view(vote: votes.VoteState | None) -> dict[str, Any] | None:
     """The core's table view, plus what the shared vote screen needs to offer the right
     choices: never oneself, and no abstaining (the Vanguard's is already recorded)."""
     view = votes.table_view(vote)
@@ -98,14 +98,14 @@ def _vote_view(vote: votes.VoteState | None) -> dict | None:
     return view
 
 
-def reading_text(key: str, house: Mapping[str, str]) -> dict:
+def reading_text(key: str, house: Mapping[str, str]) -> dict[str, Any]:
     """A verdict's reading for the table: a house rule's as the reading that applied (with the
     rulebook's words), any other as its catalogue text."""
     rule = HOUSE_READINGS.get(key)
     return applies(rule, reading(house, rule)) if rule is not None else keyed(key)
 
 
-def house_notes(state: MasksState) -> list[dict]:
+def house_notes(state: MasksState) -> list[dict[str, Any]]:
     """The house rules deciding the revealed count (before the result): a tie with the center,
     players tied (where an Executioner among them may or may not choose)."""
     assert state.count is not None  # the vote was revealed
@@ -123,13 +123,13 @@ def choice_words(choice: str | None) -> Any:
     return keyed("masks.correction.center") if choice == CENTER else choice
 
 
-def correction_text(note: Mapping[str, Any]) -> dict:
+def correction_text(note: Mapping[str, Any]) -> dict[str, Any]:
     """One corrected pointing, for the table: who, what the tablet had, what it is now, why."""
     return keyed("masks.correction.note", voter=note["voter"], choice=choice_words(note["choice"]),
                  before=choice_words(note["before"]), reason=note["reason"])
 
 
-def result_text(verdict: Verdict) -> dict:
+def result_text(verdict: Verdict) -> dict[str, Any]:
     """One sentence for the table: who was eliminated and which faction won (said when shown)."""
     winners = ", ".join(verdict.winners) or keyed("masks.result.no_one")
     return joined([keyed("masks.result.eliminated", names=", ".join(verdict.eliminated))

@@ -503,3 +503,19 @@ def test_the_default_reading_is_shown_as_the_rule_applied_in_french(driver):
     assert "« Si vous recevez le plus de votes" in check.house
     driver.screenshot("masks/20_rule_applied_check_fr")
     switch_language(driver, "English")   # not left behind for the next test in this process
+
+
+@pytest.mark.app
+def test_the_executioner_tie_house_rule_in_german(driver):
+    # all_out: players tied at the top are all eliminated, the Executioner gets no choice, so
+    # nobody looks for the card: the Identities come next, with the rule applied, in German
+    app = start_with_house_rules(driver, {"executioner_tie": "all_out"})
+    send_votes(driver, {"Ann": "Cat", "Ben": "Cat", "Cat": "Ann", "Dan": "Ann", "Eve": "Ben"})
+    driver.continue_reveal()
+    switch_language(driver, "Deutsch")
+    assert app.sm.current == "masks.identities"
+    ids = driver.screen
+    assert ids.house.startswith("Hausregel: Nur die meisten Stimmen allein lassen den Henker wählen")
+    assert "„Erhältst du in der Abstimmungsphase die meisten Stimmen" in ids.house
+    driver.screenshot("masks/21_house_rule_identities_de")
+    switch_language(driver, "English")   # not left behind for the next test in this process

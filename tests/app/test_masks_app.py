@@ -491,31 +491,23 @@ def test_a_house_rule_is_shown_on_the_screens_that_decide(driver):
 
 
 @pytest.mark.app
-def test_the_default_reading_is_shown_as_the_rule_applied_in_french(driver):
+@pytest.mark.parametrize("house, language, screen, applied, words, shot", [
     # the Executioner tie at its default reading, on the check screen, in French
-    app = start_with_house_rules(driver, {})
-    send_votes(driver, {"Ann": "Cat", "Ben": "Cat", "Cat": "Ann", "Dan": "Ann", "Eve": "Ben"})
-    driver.continue_reveal()
-    switch_language(driver, "Français")
-    assert app.sm.current == "masks.executioner"
-    check = driver.screen
-    assert check.house.startswith("Règle appliquée : Le Bourreau à égalité en tête choisit")
-    assert "« Si vous recevez le plus de votes" in check.house
-    driver.screenshot("masks/20_rule_applied_check_fr")
-    switch_language(driver, "English")   # not left behind for the next test in this process
-
-
-@pytest.mark.app
-def test_the_executioner_tie_house_rule_in_german(driver):
+    ({}, "Français", "masks.executioner", "Règle appliquée : Le Bourreau à égalité en tête choisit",
+     "« Si vous recevez le plus de votes", "20_rule_applied_check_fr"),
     # all_out: players tied at the top are all eliminated, the Executioner gets no choice, so
     # nobody looks for the card: the Identities come next, with the rule applied, in German
-    app = start_with_house_rules(driver, {"executioner_tie": "all_out"})
+    ({"executioner_tie": "all_out"}, "Deutsch", "masks.identities",
+     "Hausregel: Nur die meisten Stimmen allein lassen den Henker wählen",
+     "„Erhältst du in der Abstimmungsphase die meisten Stimmen", "21_house_rule_identities_de"),
+], ids=["default-fr", "all_out-de"])
+def test_the_executioner_tie_reading_is_shown_in_french_and_german(driver, house, language, screen, applied,
+                                                                    words, shot):
+    app = start_with_house_rules(driver, house)
     send_votes(driver, {"Ann": "Cat", "Ben": "Cat", "Cat": "Ann", "Dan": "Ann", "Eve": "Ben"})
     driver.continue_reveal()
-    switch_language(driver, "Deutsch")
-    assert app.sm.current == "masks.identities"
-    ids = driver.screen
-    assert ids.house.startswith("Hausregel: Nur die meisten Stimmen allein lassen den Henker wählen")
-    assert "„Erhältst du in der Abstimmungsphase die meisten Stimmen" in ids.house
-    driver.screenshot("masks/21_house_rule_identities_de")
+    switch_language(driver, language)
+    assert app.sm.current == screen
+    assert driver.screen.house.startswith(applied) and words in driver.screen.house
+    driver.screenshot(f"masks/{shot}")
     switch_language(driver, "English")   # not left behind for the next test in this process

@@ -45,48 +45,44 @@ def _judged(state: MasksState, d: Mapping[str, Any], target: str | None = None) 
     return replace(state, phase=OVER, verdict=verdict)
 
 
-def _on_vote_event(state: MasksState, event: Event) -> MasksState:
-    book = votes.apply_vote_event(state.book, event)
-    state = replace(state, book=book)
-    if event.kind == "vote_revealed" and book.current is None and book.history:
-        return _decided(state, event.data)
+def _on_vote_revealed(state: MasksState, d: Mapping[str, Any]) -> MasksState:
+    if state.book.current is None and state.book.history:
+        return _decided(state, d)
     return state
 
 
-def _on_pointing_corrected(state: MasksState, event: Event) -> MasksState:
-    d = event.data
-    book = votes.amend_revealed(state.book, d["vote_id"], d["voter"], d["choice"], event.source)
+def _on_pointing_corrected(state: MasksState, d: Mapping[str, Any]) -> MasksState:
+    # (the book already holds the corrected pointing: evolve amended it with the event's source)
     note = {k: d.get(k) for k in ("voter", "before", "choice", "reason")}
     # the count decided again (in decide), by the very code the reveal ran
-    return _decided(replace(state, book=book, corrections=state.corrections + (note,)), d)
+    return _decided(replace(state, corrections=state.corrections + (note,)), d)
 
 
-def _on_hidden_phase_started(state: MasksState, event: Event) -> MasksState:
+def _on_hidden_phase_started(state: MasksState, d: Mapping[str, Any]) -> MasksState:
     return replace(state, phase=HIDDEN)
 
 
-def _on_discussion_started(state: MasksState, event: Event) -> MasksState:
+def _on_discussion_started(state: MasksState, d: Mapping[str, Any]) -> MasksState:
     return replace(state, phase=DISCUSSION)
 
 
-def _on_vanguard_used(state: MasksState, event: Event) -> MasksState:
-    return replace(state, vanguard=event.data["player"])
+def _on_vanguard_used(state: MasksState, d: Mapping[str, Any]) -> MasksState:
+    return replace(state, vanguard=d["player"])
 
 
-def _on_discussion_ended(state: MasksState, event: Event) -> MasksState:
+def _on_discussion_ended(state: MasksState, d: Mapping[str, Any]) -> MasksState:
     return replace(state, phase=VOTING)
 
 
-def _on_no_executioner_shown(state: MasksState, event: Event) -> MasksState:
+def _on_no_executioner_shown(state: MasksState, d: Mapping[str, Any]) -> MasksState:
     return replace(state, phase=IDENTITIES_PHASE, checked=True, correctable=False)
 
 
-def _on_executioner_shown(state: MasksState, event: Event) -> MasksState:
-    return replace(state, phase=EXECUTIONER, checked=True, executioner=event.data["player"], correctable=False)
+def _on_executioner_shown(state: MasksState, d: Mapping[str, Any]) -> MasksState:
+    return replace(state, phase=EXECUTIONER, checked=True, executioner=d["player"], correctable=False)
 
 
-def _on_identities_revealed(state: MasksState, event: Event) -> MasksState:
-    d = event.data
+def _on_identities_revealed(state: MasksState, d: Mapping[str, Any]) -> MasksState:
     state = replace(state, identities=dict(d["identities"]), center=tuple(d["center"]),
                     royalist=d.get("royalist"), correctable=False)
     if "verdict" in d:
@@ -101,14 +97,13 @@ def _on_identities_revealed(state: MasksState, event: Event) -> MasksState:
     return _judged(state, d, None)
 
 
-def _on_executioner_chose(state: MasksState, event: Event) -> MasksState:
+def _on_executioner_chose(state: MasksState, d: Mapping[str, Any]) -> MasksState:
     if state.identities is None:
-        return replace(state, phase=IDENTITIES_PHASE, executioner_target=event.data["target"])
-    return _judged(state, event.data, event.data["target"])
+        return replace(state, phase=IDENTITIES_PHASE, executioner_target=d["target"])
+    return _judged(state, d, d["target"])
 
 
-FOLD: Mapping[str, Callable[[MasksState, Event], MasksState]] = {
-    **{kind: _on_vote_event for kind in votes.VOTE_EVENTS},
+_ON: Mapping[str, Callable[[MasksState, Mapping[str, Any]], MasksState]] = {
     "pointing_corrected": _on_pointing_corrected,
     "hidden_phase_started": _on_hidden_phase_started,
     "discussion_started": _on_discussion_started,
@@ -122,5 +117,12 @@ FOLD: Mapping[str, Callable[[MasksState, Event], MasksState]] = {
 
 
 def evolve(state: MasksState, event: Event) -> MasksState:
-    fold = FOLD.get(event.kind)
-    return state if fold is None else fold(state, event)  # a kind this version does not know: nothing to fold
+    k, d = event.kind, event.data
+    if k in votes.VOTE_EVENTS:
+        state = replace(state, book=votes.apply_vote_event(state.book, event))
+        return _on_vote_revealed(state, d) if k == "vote_revealed" else state
+    if k == "pointing_corrected":   # the book keeps who entered each pointing: the event's source
+        state = replace(state, book=votes.amend_revealed(state.book, d["vote_id"], d["voter"], d["choice"],
+                                                         event.source))
+    on = _ON.get(k)
+    return on(state, d) if on is not None else state  # a kind this version does not know: nothing to fold

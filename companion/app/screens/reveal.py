@@ -87,7 +87,6 @@ class RevealScreen(Screen):
     question = StringProperty("")
     missing = StringProperty("")
     note = StringProperty("")
-    correction = StringProperty("")  # the game's "correct what was revealed" button ("" = none)
     _ticker = None
 
     def on_pre_enter(self, *_):
@@ -123,17 +122,6 @@ class RevealScreen(Screen):
     def on_leave(self, *_):
         self._stop()
 
-    # --- a correction of what was revealed, where the game's view allows it (issue 33) -------
-    def _offer_correction(self, view) -> None:
-        ui = self.app.game_ui
-        self.correction = ui.reveal_correction(view) if ui is not None and self.vote else ""
-
-    def correct(self) -> None:
-        """The table noticed a mistake on the reveal: the game's correction screen."""
-        ui = self.app.game_ui
-        if ui is not None and self.correction:
-            ui.open_correction(self.app)
-
     def _tick(self):
         left = self._count_in_until - self.app.engine_clock.now()
         if left <= 0:
@@ -146,6 +134,19 @@ class RevealScreen(Screen):
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
+
+    # --- a correction of what was revealed, where the game's view allows it (issue 33) -------
+    correction = StringProperty("")  # the game's "correct what was revealed" button ("" = none)
+
+    def _offer_correction(self, view) -> None:
+        ui = self.app.game_ui
+        self.correction = ui.reveal_correction(view) if ui is not None and self.vote else ""
+
+    def correct(self) -> None:
+        """The table noticed a mistake on the reveal: the game's correction screen."""
+        ui = self.app.game_ui
+        if ui is not None and self.correction:
+            ui.open_correction(self.app)
 
 
 def make(app):

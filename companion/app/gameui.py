@@ -72,6 +72,14 @@ class GameUI:
         table, like Cicero's Automatii). Default: none."""
         return ""
 
+    def reveal_correction(self, view: Mapping[str, Any]) -> str:
+        """The label of a button on the reveal screen that opens the game's correction of what
+        was revealed, while its view allows one ("" = no button). Default: none."""
+        return ""
+
+    def open_correction(self, app) -> None:
+        """Open the game's correction screen (the reveal's correction button). Default: nothing."""
+
     def on_events(self, app, events: Sequence[Event], view: Mapping[str, Any]) -> None:
         """Called after each recorded batch: start narration, timers, sounds. Default: nothing."""
 

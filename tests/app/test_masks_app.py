@@ -78,6 +78,18 @@ def start_at_the_vote(driver):
     return app
 
 
+def switch_language(driver, name: str):
+    """Through the real settings screen, then back to play (the driver's reset puts English back)."""
+    app = driver.app
+    driver.tap(driver.find(root=app.root, text=tr("app.settings")))
+    app.screen("settings").ids.language.text = name
+    driver.pump(2)
+    driver.tap(app.screen("settings").ids.save)
+    driver.pump(6)
+    app.go_home()
+    driver.pump(4)
+
+
 def spoken(driver) -> list[str]:
     return [e.text for e in driver.app.narrator.history]
 
@@ -386,18 +398,40 @@ def test_the_correction_is_offered_on_the_identities_screen_when_nobody_checks(d
 
 
 @pytest.mark.app
+def test_a_pointing_is_corrected_from_the_reveal_where_the_table_notices_it(driver):
+    # Issue 33: the reveal shows every pointing under its choice; the table sees there that Ann's
+    # went to Ben, not Cat. "Correct a pointing" is on the reveal itself.
+    app = start_at_the_vote(driver)
+    send_votes(driver, {"Ann": "Ben", "Ben": "Cat", "Cat": "Ben", "Dan": "Cat", "Eve": "Dan"})
+    reveal = app.screen("reveal")
+    button = reveal.ids.correct_button
+    assert button.disabled   # not during the count-in: the ballots are not face up yet
+    driver.count_in()
+    assert not button.disabled and button.opacity == 1 and button.text == "Correct a pointing"
+    driver.screenshot("masks/16_reveal_correct_a_pointing")
+    driver.tap(button)
+    assert app.sm.current == "masks.correct"
+    correct = driver.screen
+    driver.tap(driver.find(root=correct.ids.voters, cls="MasksCorrectToggle", value="Ann"))
+    driver.tap(driver.find(root=correct.ids.choices, cls="MasksCorrectToggle", value="Cat"))
+    driver.type_into(correct.ids.reason, "Ann tapped Ben by mistake")
+    driver.tap(correct.ids.record_button)
+    # the reveal counts as seen: back to play, decided again (Cat alone on top)
+    assert app.sm.current == "masks.executioner"
+    assert app.view["most_voted"] == ["Cat"] and app.view["vote_history"][-1]["ballots"]["Ann"] == "Cat"
+    assert driver.screen.corrections == "Corrected: Ann pointed at Cat, not Ben (Ann tapped Ben by mistake)."
+    driver.screenshot("masks/17_after_correction_from_reveal")
+    # a game whose view allows no correction shows no button on its reveal
+    assert app.game_ui.reveal_correction({"can_correct": False}) == ""
+
+
+@pytest.mark.app
 def test_the_correct_screen_in_german_fits(driver):
     # (the driver's reset puts the app back in English for the next test)
     app = start_at_the_vote(driver)
     send_votes(driver, {"Ann": "Ben", "Ben": "Cat", "Cat": "Ben", "Dan": "Cat", "Eve": "Dan"})
     driver.continue_reveal()
-    driver.tap(driver.find(root=app.root, text=tr("app.settings")))
-    app.screen("settings").ids.language.text = "Deutsch"
-    driver.pump(2)
-    driver.tap(app.screen("settings").ids.save)
-    driver.pump(6)
-    app.go_home()
-    driver.pump(4)
+    switch_language(driver, "Deutsch")
     assert app.sm.current == "masks.executioner"
     driver.tap(driver.screen.ids.correct_button)
     correct = driver.screen
@@ -411,3 +445,69 @@ def test_the_correct_screen_in_german_fits(driver):
     driver.pump(6)
     assert correct.ids.voters.cols == 3
     driver.screenshot("masks/15_correct_a_pointing_de_portrait")
+    switch_language(driver, "English")   # not left behind for the next test in this process
+
+
+def start_with_house_rules(driver, house: dict):
+    """A new game whose setup records the group's house rules (the setup screen's part is the
+    shell's: here the setup dict the game's UI makes, with the choice in it), on to the vote."""
+    from companion.app import games as game_registry
+    app = driver.app
+    ui = game_registry.load_ui("masks")
+    setup = {**ui.make_setup({"players": NAMES}, {}), "house_rules": house}
+    assert app.start_game(ui, setup)
+    driver.pump(4)
+    for kind in ("start_hidden_phase", "end_hidden_phase", "end_discussion"):
+        app.send(kind)
+    driver.pump(4)
+    return app
+
+
+@pytest.mark.app
+def test_a_house_rule_is_shown_on_the_screens_that_decide(driver):
+    # Issue 33: "a tie for most votes between the center and a player" -- this group reads it as
+    # eliminating nobody. Cat ties with the center: nobody looks for the Executioner; the Identities
+    # screen and the result say which rule applied, with the rulebook's words.
+    app = start_with_house_rules(driver, {"center_tie": "nobody_out"})
+    assert app.session.setup["house_rules"] == {"center_tie": "nobody_out"}
+    send_votes(driver, {"Ann": "Cat", "Ben": "Cat", "Cat": "center", "Dan": "center", "Eve": "Ann"})
+    driver.continue_reveal()
+    assert app.sm.current == "masks.identities"   # no check: nobody is eliminated
+    ids = driver.screen
+    assert ids.house == ("House rule: A tie with the center eliminates nobody. (the rulebook: "
+                         "“If multiple people tie for the most votes, they all are eliminated.”)")
+    assert driver.find(contains="House rule: A tie with the center eliminates nobody.")
+    driver.screenshot("masks/18_house_rule_identities")
+    for name, identity in zip(NAMES, ["Spy", "King", "Queen", "Pamphleteer", "Martyr"]):
+        ids.pick(name, identity)
+    ids.submit()
+    driver.pump(4)
+    assert app.sm.current == "masks.result"
+    assert app.view["eliminated"] == [] and driver.screen.headline == "The Royals win"
+    assert "House rule: A tie with the center eliminates nobody." in driver.screen.readings
+    driver.screenshot("masks/19_house_rule_result")
+    driver.screen.ids.readings.parent.parent.scroll_y = 0   # the readings, under the rows
+    driver.screenshot("masks/19b_house_rule_result_readings")
+
+
+@pytest.mark.app
+@pytest.mark.parametrize("house, language, screen, applied, words, shot", [
+    # the Executioner tie at its default reading, on the check screen, in French
+    ({}, "Français", "masks.executioner", "Règle appliquée : Le Bourreau à égalité en tête choisit",
+     "« Si vous recevez le plus de votes", "20_rule_applied_check_fr"),
+    # all_out: players tied at the top are all eliminated, the Executioner gets no choice, so
+    # nobody looks for the card: the Identities come next, with the rule applied, in German
+    ({"executioner_tie": "all_out"}, "Deutsch", "masks.identities",
+     "Hausregel: Nur die meisten Stimmen allein lassen den Henker wählen",
+     "„Erhältst du in der Abstimmungsphase die meisten Stimmen", "21_house_rule_identities_de"),
+], ids=["default-fr", "all_out-de"])
+def test_the_executioner_tie_reading_is_shown_in_french_and_german(driver, house, language, screen, applied,
+                                                                    words, shot):
+    app = start_with_house_rules(driver, house)
+    send_votes(driver, {"Ann": "Cat", "Ben": "Cat", "Cat": "Ann", "Dan": "Ann", "Eve": "Ben"})
+    driver.continue_reveal()
+    switch_language(driver, language)
+    assert app.sm.current == screen
+    assert driver.screen.house.startswith(applied) and words in driver.screen.house
+    driver.screenshot(f"masks/{shot}")
+    switch_language(driver, "English")   # not left behind for the next test in this process

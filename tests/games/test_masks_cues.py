@@ -65,3 +65,93 @@ def test_the_discussion_timer_comes_from_the_view():
                      "started_by": "discussion_started", "key": 0, "then": "end_discussion", "say_end": False}
     run("end_discussion")
     assert "timer" not in RULES.view(state, "table")
+
+
+# --- the Executioner line and the result line are reports (issue 33) ------------------------
+
+def _play(commands, state=None):
+    """Decide and fold ``commands`` ((kind, data) pairs); the recorded events and the state."""
+    from companion.core.events import Command
+    from companion.core.rules import fold_step
+    state = state or RULES.initial_state({"players": ["Ann", "Ben", "Cat", "Dan", "Eve"]})
+    events = []
+    for kind, data in commands:
+        for k, d in RULES.decide(state, Command(kind, data)):
+            ev = Event(seq=100 + len(events), kind=k, data=d, source="tablet", at=0.0)
+            state = fold_step(RULES, state, ev)
+            events.append(ev)
+    return events, state
+
+
+def _narrator():
+    from companion.core.audio import RecordingAudioOut
+    from companion.core.clock import FakeClock
+    from companion.core.narration import Narrator
+    from companion.core.speakers import CaptionSpeaker
+    clock = FakeClock()
+    return Narrator(CaptionSpeaker(), RecordingAudioOut("/dev/null", clock), clock), clock
+
+
+def _run(narrator, clock):
+    while narrator.busy:
+        clock.advance(0.05)
+        narrator.tick()
+
+
+TO_THE_VOTE = [("start_hidden_phase", {}), ("end_hidden_phase", {}), ("end_discussion", {})]
+TIE = [("cast_ballot", {"voter": v, "choice": c}) for v, c in
+       zip(["Ann", "Ben", "Cat", "Dan", "Eve"], ["Ben", "Cat", "Ben", "Cat", "Dan"])]
+
+
+def test_a_newer_executioner_fact_overtakes_the_line_still_waiting():
+    """The vote's script is still being said when the table answers on the screen: the check's
+    line (Ben and Cat look) and the correction's are past facts by their turn; only the newest
+    (Cat holds the Executioner and chooses) is said, never the old ones late."""
+    from companion.games.masks import queue_cue
+    from companion.games.masks.cues import voting_script
+    narrator, clock = _narrator()
+    _, state = _play(TO_THE_VOTE)
+    narrator.enqueue_script(voting_script(), {})   # "Time is up ... 3, 2, 1"
+    now = {"view": RULES.view(state, "table")}
+    for commands in (TIE, [("correct_pointing", {"voter": "Ann", "choice": "Cat", "reason": "mistap"})],
+                     [("executioner_check", {"player": "Cat"})]):
+        events, state = _play(commands, state)
+        now["view"] = view = RULES.view(state, "table")
+        for ev in events:
+            for cue in event_cues(ev, view):
+                queue_cue(narrator, cue, lambda: now["view"])
+    _run(narrator, clock)
+    said = [h.text for h in narrator.history]
+    assert not any("Most votes: Ben, Cat" in t or t.startswith("Correction") for t in said), said
+    assert said[-1].startswith("Cat holds the Executioner"), said
+    assert [(d.line_id, d.why) for d in narrator.dropped] == [
+        ("masks_executioner_check", "overtaken"), ("masks_pointing_corrected", "overtaken")]
+
+
+def test_the_result_is_dropped_once_the_table_undid_the_entry():
+    """The result waits behind a line being said; the table undoes the Identities it entered:
+    by its turn the result is no longer so, and the voice does not say it."""
+    from companion.games.masks import queue_cue
+    narrator, clock = _narrator()
+    votes = [("cast_ballot", {"voter": v, "choice": c}) for v, c in
+             zip(["Ann", "Ben", "Cat", "Dan", "Eve"], ["Ben", "Ann", "Ann", "Ann", "Ann"])]
+    _, state = _play(TO_THE_VOTE + votes + [("executioner_check", {"player": None})])
+    before = RULES.view(state, "table")
+    events, after = _play([("enter_identities", {
+        "identities": {"Ann": "Queen", "Ben": "King", "Cat": "Spy", "Dan": "Pamphleteer", "Eve": "Martyr"},
+        "center": ["Fugitive", "Harlot", "Executioner"]})], state)
+    now = {"view": RULES.view(after, "table")}
+    narrator.say("busy", "A line that is still being said when the table enters the cards.")
+    cue, = closing_cues(events, now["view"])
+    assert cue.report == "masks_result"
+    queue_cue(narrator, cue, lambda: now["view"])
+    narrator.tick()
+    now["view"] = before   # undone: the Identities phase again
+    _run(narrator, clock)
+    assert [h.line_id for h in narrator.history] == ["busy"]
+    assert [(d.line_id, d.why) for d in narrator.dropped] == [("masks_result", "no longer true")]
+    # not undone: the same result is said
+    narrator2, clock2 = _narrator()
+    queue_cue(narrator2, cue, lambda: RULES.view(after, "table"))
+    _run(narrator2, clock2)
+    assert [h.line_id for h in narrator2.history] == ["masks_result"]

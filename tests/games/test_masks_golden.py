@@ -17,7 +17,7 @@ from companion.core.journal import Journal
 from companion.core.narration import Say, script_timeline
 from companion.core.session import GameSession
 from companion.core.speakers import CaptionSpeaker
-from companion.games.masks import narration
+from companion.games.masks import cues, narration
 from companion.games.masks.rules import MasksRules
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -46,7 +46,7 @@ def transcript(tmp_path, commands) -> str:
             narrate(lines, narration.hidden_phase_script())
             continue
         if command == "NARRATE voting":
-            narrate(lines, narration.voting_script())
+            narrate(lines, cues.voting_script())
             continue
         lines.append(f"> {command.kind} {_j(dict(command.data))}" + (
             f" from {command.source}" if command.source != "tablet" else ""))

@@ -16,8 +16,8 @@ from companion.core.audio import RecordingAudioOut, read_wav, wav_duration
 from companion.core.clock import FakeClock
 from companion.core.narration import Narrator, Pause, Say, WaitFor, script_timeline
 from companion.core.speakers import CaptionSpeaker, EspeakSpeaker
-from companion.games.masks import narration
-from companion.games.masks.rules import IDENTITIES
+from companion.games.masks import cues, narration
+from companion.games.masks.state import IDENTITIES
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "masks"
 
@@ -178,7 +178,7 @@ def test_a_step_can_be_repeated_if_the_table_asks():
 
 def test_the_count_before_the_vote():
     """"On the count of 3, everyone points to one other player, who gets their vote." """
-    script = narration.voting_script()
+    script = cues.voting_script()
     texts = " ".join(s.text for s in script.steps if isinstance(s, Say))
     assert "On the count of three" in texts and "One." in texts and "Three." in texts
     assert "Bystanders" in texts

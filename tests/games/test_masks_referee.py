@@ -157,3 +157,76 @@ def test_royalist_and_executioner_target_may_be_left_out():
 ])
 def test_bad_input_is_refused_on_one_line(name, payload, words):
     refused(payload, *words)
+
+
+# --- house rules (issue 33): each reading the rulebook leaves open changes the outcome ---------
+
+def _outcome(a: dict) -> dict:
+    return {k: a[k] for k in ("eliminated", "result", "winners")}
+
+
+# C (the Queen) tied with the center: "If multiple people tie for the most votes, they all are
+# eliminated" -- is C, or nobody?
+CENTER_TIE = question(ids="Spy King Queen Pamphleteer Martyr", center="Fugitive Harlot Executioner",
+                      votes="C C center center A")
+# C (the Executioner) tied with A (the Queen); C named E (the Martyr).
+EXECUTIONER_TIE = question(ids="Queen King Executioner Pamphleteer Martyr", center="Spy Fugitive Harlot",
+                           votes="C C A A B", target="E")
+# Both Royals among the Bystanders; D (the Vanguard, a People player) abstained: 2 of the People's
+# 3 votes cast went to the center, 2 of their 4 players.
+CENTER_MAJORITY = question(ids="Pamphleteer Fugitive Harlot Executioner Martyr", center="Queen King Spy",
+                           votes="center center E - A")
+
+
+@pytest.mark.parametrize("q, house, expected, reading", [
+    (CENTER_TIE, {}, {"eliminated": ["C"], "result": "people", "winners": ["A", "D"]},
+     "masks.reading.center_tie"),
+    (CENTER_TIE, {"center_tie": "players_out"}, {"eliminated": ["C"], "result": "people", "winners": ["A", "D"]},
+     "masks.reading.center_tie"),
+    (CENTER_TIE, {"center_tie": "nobody_out"}, {"eliminated": [], "result": "royals", "winners": ["B", "C"]},
+     "masks.reading.center_tie"),
+    (EXECUTIONER_TIE, {"executioner_tie": "chooses"},
+     {"eliminated": ["A", "E"], "result": "martyr", "winners": ["E"]}, "masks.reading.executioner_tie"),
+    ({**EXECUTIONER_TIE, "executioner_target": None}, {"executioner_tie": "all_out"},
+     {"eliminated": ["A", "C"], "result": "people", "winners": ["C", "D"]}, "masks.reading.executioner_tie"),
+    (CENTER_MAJORITY, {"center_majority": "votes_cast"},
+     {"eliminated": [], "result": "people", "winners": ["A", "B", "C", "D"]}, "masks.reading.center_majority"),
+    (CENTER_MAJORITY, {"center_majority": "all_people"},
+     {"eliminated": [], "result": "royals", "winners": []}, "masks.reading.center_majority"),
+], ids=["center_tie-default", "center_tie-players_out", "center_tie-nobody_out", "executioner_tie-chooses",
+        "executioner_tie-all_out", "center_majority-votes_cast", "center_majority-all_people"])
+def test_each_house_rule_reading_decides_the_outcome(q, house, expected, reading):
+    a = answer({**q, "house_rules": house} if house else q)
+    assert _outcome(a) == expected
+    assert reading in a["readings"]
+
+
+def test_under_all_out_the_executioner_tied_has_no_choice_to_make():
+    refused({**EXECUTIONER_TIE, "house_rules": {"executioner_tie": "all_out"}}, "Executioner")
+
+
+def test_a_house_rule_the_game_does_not_have_is_refused_on_one_line():
+    refused({**CENTER_TIE, "house_rules": {"center_tie": "center_out"}}, "center_tie", "nobody_out")
+    refused({**CENTER_TIE, "house_rules": {"centre_tie": "nobody_out"}}, "centre_tie")
+
+
+def _play(setup: dict, commands: list[dict]) -> subprocess.CompletedProcess:
+    return referee({"setup": setup, "commands": commands}, question="play")
+
+
+def test_a_whole_game_takes_the_house_rules_in_its_setup():
+    """`referee masks play`: the setup records the choice; under ``all_out`` the tied players
+    are not asked to look for the Executioner: the Identities come next, and all tied are out."""
+    players = ["A", "B", "C", "D", "E"]
+    votes = dict(zip(players, ["C", "C", "A", "A", "B"]))
+    commands = ([{"command": c} for c in ("start_hidden_phase", "end_hidden_phase", "end_discussion")]
+                + [{"command": "cast_ballot", "voter": v, "choice": c} for v, c in votes.items()]
+                + [{"command": "enter_identities",
+                    "identities": dict(zip(players, "Queen King Executioner Pamphleteer Martyr".split())),
+                    "center": ["Spy", "Fugitive", "Harlot"]}])
+    done = _play({"players": players, "house_rules": {"executioner_tie": "all_out"}}, commands)
+    assert done.returncode == 0, done.stderr
+    assert "Eliminated: A, C" in done.stdout and "The People win" in done.stdout, done.stdout
+    # the default reading: the tied players look for the Executioner first
+    done = _play({"players": players}, commands)
+    assert done.returncode == 2 and "commands[8] (enter_identities)" in done.stderr, done.stderr

@@ -1,6 +1,6 @@
 """The Royals-and-Martyr mask game's rules, one test per rule, citing the rulebook.
 
-The final result is computed by ``rules.judge`` (the referee uses the same function); the round
+The final result is computed by ``scoring.judge`` (the referee uses the same function); the round
 itself (phases, the vote, the Vanguard, the Executioner) is played through a real GameSession.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from companion.core.i18n import text_of, texts
 from companion.core.events import BadInput, Command, RuleError
 from companion.core.journal import Journal
 from companion.core.session import GameSession
-from companion.games.masks import rules
+from companion.games.masks import rules, scoring, setup, state
 from companion.games.masks.rules import CENTER, MasksRules
 
 P = ("Ann", "Ben", "Cat", "Dan", "Eve")
@@ -26,7 +26,7 @@ def table(ids: str) -> tuple[dict, list]:
 def verdict(ids: str, ballots: dict, royalist=None, target=None):
     identities, center = table(ids)
     identities, center = rules.check_identities(P, identities, center)
-    return rules.judge(P, identities, center, royalist, rules.check_votes(P, ballots), target)
+    return scoring.judge(P, identities, center, royalist, rules.check_votes(P, ballots), target)
 
 
 def votes(*pairs: str) -> dict:
@@ -189,9 +189,9 @@ def test_the_center_alone_with_the_most_votes_eliminates_nobody():
 def test_there_are_five_players():
     """"Players 5 (+1 Narrator, or use a recording for the Hidden Phase)" """
     with pytest.raises(BadInput, match="Royals and Martyr is for exactly 5 players, not 4"):
-        rules.check_players(P[:4])
+        setup.check_players(P[:4])
     with pytest.raises(BadInput, match="Two players have the same name"):
-        rules.check_players(("A", "A", "B", "C", "D"))
+        setup.check_players(("A", "A", "B", "C", "D"))
 
 
 def test_eight_identity_cards_one_of_each():
@@ -395,7 +395,7 @@ def test_a_royalist_the_rule_does_not_allow_is_warned_not_refused(ids, royalist,
     to their left or right. [...] The Martyr cannot be selected as a Royalist." Cards move (the
     Gambler), so the result is still given, with the warning in the rule's words."""
     identities, center = table(ids)
-    warnings = rules.royalist_warnings(P, identities, royalist)
+    warnings = scoring.royalist_warnings(P, identities, royalist)
     assert key in [w.key for w in warnings]
     assert any(words in w.rule and words in text_of(w.text()) for w in warnings)
     v = verdict(ids, votes("Ann>Ben", "Ben>Cat", "Cat>Ben", "Dan>Ben", "Eve>Cat"), royalist=royalist)
@@ -404,10 +404,10 @@ def test_a_royalist_the_rule_does_not_allow_is_warned_not_refused(ids, royalist,
 
 def test_a_royalist_next_to_the_only_royal_has_no_warning():
     identities, _ = table("Queen Spy Pamphleteer Harlot Martyr | Fugitive King Executioner")
-    assert rules.royalist_warnings(P, identities, "Ben") == ()
-    assert rules.royalist_warnings(P, identities, "Dan") != ()  # Dan does not sit next to Ann
-    assert rules.royalist_warnings(P, identities, "Eve")[0].key == "martyr"  # Eve sits next to Ann
-    assert rules.royalist_warnings(P, identities, None) == ()
+    assert scoring.royalist_warnings(P, identities, "Ben") == ()
+    assert scoring.royalist_warnings(P, identities, "Dan") != ()  # Dan does not sit next to Ann
+    assert scoring.royalist_warnings(P, identities, "Eve")[0].key == "martyr"  # Eve sits next to Ann
+    assert scoring.royalist_warnings(P, identities, None) == ()
 
 
 def test_the_table_is_told_the_reading_applied(session):
@@ -490,8 +490,8 @@ def test_every_text_the_game_shows_or_speaks_is_in_the_catalogue():
                                              "nobody_eliminated", "executioner", "no_one")]
             + [f"masks.result.headline.{r}" for r in ("people", "royals", "martyr", "draw")]
             + [f"masks.reading.{r}" for r in ("tie", "center_tie", "executioner_tie", "royals_in_center")]
-            + [f"masks.identity.{i}" for i in rules.IDENTITIES]
-            + [f"masks.mask.{m}" for m in rules.MASKS] + ["masks.mask.used_rule"])
+            + [f"masks.identity.{i}" for i in state.IDENTITIES]
+            + [f"masks.mask.{m}" for m in state.MASKS] + ["masks.mask.used_rule"])
     missing = [k for k in keys if not i18n.has(k)]
     assert missing == []
 
@@ -505,7 +505,7 @@ def test_the_round_and_the_referee_agree_on_random_games():
     rng = random.Random(4)
     journal = Journal(":memory:")
     for _ in range(25):
-        cards = list(rules.IDENTITIES)
+        cards = list(state.IDENTITIES)
         rng.shuffle(cards)
         identities, center = dict(zip(P, cards[:5])), cards[5:]
         vanguard = rng.choice([None, None, *P])
@@ -519,7 +519,7 @@ def test_the_round_and_the_referee_agree_on_random_games():
                 run(s, "cast_ballot", voter=p, choice=ballots[p])
         target = None
         if s.view("table")["phase"] == "executioner_check":
-            executioner = rules.executioner_to_choose(P, identities, ballots)
+            executioner = scoring.executioner_to_choose(P, identities, ballots)
             run(s, "executioner_check", player=executioner)
             if executioner:
                 target = rng.choice([p for p in P if p != executioner])

@@ -41,8 +41,9 @@ DECIDING: dict[str, list[tuple[str, str]]] = {
     + [("companion.games.knives23.rules", "final_result_of")],
     "sevenknights": [("companion.games.sevenknights.scoring", n) for n in
                      ("choose_captain", "captain_data", "score_round", "round_result", "game_winners")],
-    "masks": [("companion.games.masks.rules", n) for n in
-              ("most_voted", "vote_counts", "top_players", "executioner_to_choose", "judge")],
+    "masks": [("companion.games.masks.scoring", n) for n in
+              ("most_voted", "vote_counts", "top_players", "who_checks", "count_of", "executioner_to_choose",
+               "judge")],
     "cicero": [("companion.games.cicero.logic", n) for n in
                ("first_princeps", "elect_princeps", "automatii_beneficiary", "tally_counts", "caste_majority",
                 "guild_majority", "card_points", "most_prestigious")],
@@ -353,7 +354,7 @@ def test_the_changed_rules_do_change_a_game_played_afresh(monkeypatch):
         return MasksRules().outcome(session.state)
     today = play()
     replace_deciding(monkeypatch, "masks", changed_answers("masks"), tallies=False,
-                     skip=frozenset(DECIDING["masks"]) - {("companion.games.masks.rules", "judge")})
+                     skip=frozenset(DECIDING["masks"]) - {("companion.games.masks.scoring", "judge")})
     assert today is not None and play()["winners"] != today["winners"]
 
 

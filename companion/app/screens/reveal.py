@@ -112,6 +112,7 @@ class RevealScreen(Screen):
         missing = self.vote.get("missing") or []
         self.missing = tr("reveal.forced", names=", ".join(missing)) if missing else ""
         self.note = ui.reveal_note(view, self.vote) if ui is not None and self.vote else ""
+        self._offer_correction(view)
         groups = self.ids.groups
         groups.clear_widgets()
         found = ballot_groups(self.vote)
@@ -163,6 +164,19 @@ class RevealScreen(Screen):
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
+
+    # --- a correction of what was revealed, where the game's view allows it (issue 33) -------
+    correction = StringProperty("")  # the game's "correct what was revealed" button ("" = none)
+
+    def _offer_correction(self, view) -> None:
+        ui = self.app.game_ui
+        self.correction = ui.reveal_correction(view) if ui is not None and self.vote else ""
+
+    def correct(self) -> None:
+        """The table noticed a mistake on the reveal: the game's correction screen."""
+        ui = self.app.game_ui
+        if ui is not None and self.correction:
+            ui.open_correction(self.app)
 
 
 def make(app):

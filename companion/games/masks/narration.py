@@ -1,4 +1,4 @@
-"""The mask game's narration: the Hidden Phase script and the count before the vote.
+"""The mask game's narration: the Hidden Phase script (the count before the vote is a cue: cues.py).
 
 Scripts are data (scripts/*.txt). This module only loads them, offers the "varied pauses"
 setting and lets the table repeat a step. Nothing here reads the game state: the narrator
@@ -7,11 +7,12 @@ cannot know the Bystanders, so no narration may depend on them.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 
 from companion.core.events import BadInput
 from companion.core.i18n import keyed
-from companion.core.narration import Mark, Narrator, Pause, Script, load_script
+from companion.core.narration import Mark, Narrator, Pause, Script, Step, load_script
 
 SCRIPTS = os.path.join(os.path.dirname(__file__), "scripts")
 STEPS = 10  # the rulebook's "Script for the Hidden Phase" has ten steps
@@ -35,10 +36,6 @@ def hidden_phase_script(varied: bool = False) -> Script:
     return Script(script.name + " (varied)", steps)
 
 
-def voting_script() -> Script:
-    return load_script(os.path.join(SCRIPTS, "voting.txt"))
-
-
 def steps_from(script: Script, step: int) -> Script:
     """The script from the mark of ``step`` to its end (to say a step again and go on)."""
     if not 1 <= step <= STEPS:
@@ -46,9 +43,9 @@ def steps_from(script: Script, step: int) -> Script:
     return script.from_mark(step_mark(step))
 
 
-def step_of(script: Script) -> dict[int, list]:
+def step_of(script: Script) -> dict[int, list[Step]]:
     """The steps of the script grouped by Hidden Phase step number (1..10)."""
-    out: dict[int, list] = {}
+    out: dict[int, list[Step]] = {}
     current = 0
     for s in script.steps:
         if isinstance(s, Mark) and s.name.startswith("step_"):
@@ -61,7 +58,8 @@ class HiddenPhase:
     """Plays the Hidden Phase on a Narrator and knows which step it is at, so the table can
     ask for a step again. ``on_step(n)`` on each new step, ``on_done()`` at the end."""
 
-    def __init__(self, narrator: Narrator, varied: bool = False, on_step=None, on_done=None):
+    def __init__(self, narrator: Narrator, varied: bool = False, on_step: Callable[[int], None] | None = None,
+                 on_done: Callable[[], None] | None = None) -> None:
         self.narrator, self.varied = narrator, varied
         self.script = hidden_phase_script(varied)
         self.step = 0

@@ -1,5 +1,9 @@
 """The Royals-and-Martyr mask game: its rules as data and pure functions (no Kivy).
 
+This module decides: the handlers of the commands (``decide``), the input checks and the
+rulebook's words they quote. The package's other modules hold the rest of the common game shape
+(state, setup, scoring, evolve, view, commands, cues: see __init__).
+
 The tablet is the narrator. It never learns who holds which Identity until the table turns the
 cards over after the vote, so nothing it says or shows before then can depend on the Bystanders.
 
@@ -9,14 +13,21 @@ the Executioner's check (the most-voted players look at their own card; the one 
 Executioner shows that card alone and names a player) -> every Identity is turned over and
 entered -> the result.
 
-Readings where the rulebook is silent (each is shown to the table when it applies):
+Readings where the rulebook is silent (each is shown to the table when it applies; scoring.py
+decides with them). The first three are house rules (``setup.HOUSE_RULES``): the group may choose the other reading at setup, and the
+setup records it (``setup["house_rules"]``); the reading below is the default.
 
-- A player tied with the center for the most votes: the tied *players* are eliminated. "If
-  multiple people tie for the most votes, they all are eliminated" eliminates everyone at the
-  top; the center is not a person and cannot be eliminated, so it protects nobody.
-- The Executioner tied with others for the most votes: the Executioner did "receive the most
-  votes", so they name another player who is eliminated in their place; the others tied with
-  them are still eliminated.
+- A player tied with the center for the most votes (``center_tie``): the tied *players* are
+  eliminated. "If multiple people tie for the most votes, they all are eliminated" eliminates
+  everyone at the top; the center is not a person and cannot be eliminated, so it protects
+  nobody. (House rule ``nobody_out``: a tie with the center eliminates nobody.)
+- The Executioner tied with other players for the most votes (``executioner_tie``): the
+  Executioner did "receive the most votes", so they name another player who is eliminated in
+  their place; the others tied with them are still eliminated. (House rule ``all_out``: only
+  the most votes alone give the choice; everyone tied is eliminated, the Executioner too.)
+- "A majority of their votes" when the Vanguard abstains (``center_majority``): more than half
+  of the votes the People cast (``votes_cast``); house rule ``all_people``: more than half of
+  the People's players, the abstaining Vanguard's missing vote counting as not on the center.
 - Both Royals among the Bystanders and the People without a majority on the center: no Royal
   was eliminated, so the Royal faction wins, with no Royal at the table ("If no Royals is
   eliminated, the Royals win").
@@ -39,45 +50,27 @@ Readings where the rulebook is silent (each is shown to the table when it applie
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from functools import partial
+from dataclasses import replace
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from companion.core import votes
-from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
-                                     force_arg, PerPlayer, players_of)
+from companion.core.commands import CommandTable
 from companion.core.events import BadInput, Command, Event, RuleError
-from companion.core.i18n import joined, keyed
-from companion.core.rules import GameRules, Outcome, known_setup, require
-from companion.core.schema import List, Null, Player, Text
-from companion.core.tally import PluralityAllTiedOut, TallyResult
-from companion.core.timers import timer_view
+from companion.core.i18n import keyed
+from companion.core.rules import GameRules, Outcome, require
 
-CENTER = votes.CENTER  # the Bystanders, as a vote option
+from . import evolve as evolve_module
+from . import setup as setup_module
+from . import view as view_module
+from .scoring import RULE_EXECUTIONER, count_of, executioner_to_choose, judge
+from .setup import HOUSE_RULES
+from .state import (BYSTANDERS, CENTER, DEAL, DISCUSSION, EXECUTIONER, EXECUTIONER_CHECK, HIDDEN, IDENTITIES,
+                    IDENTITIES_PHASE, MAX_REASON, PLAYERS, VOTE_ID, VOTING, Events, MasksState)
+from .view import choice_words
 
 # The version of these rules a game is played under (recorded when it starts: core.rules).
 RULES_VERSION = 1
-
-PEOPLE, ROYALS, MARTYR, DRAW = "people", "royals", "martyr", "draw"
-
-# The Identity cards in the rulebook's order of play, with their faction: (P), (R), (M).
-IDENTITIES: tuple[str, ...] = (
-    "Pamphleteer", "Spy", "Fugitive", "Harlot", "Martyr", "Queen", "King", "Executioner",
-)
-FACTION: Mapping[str, str] = {
-    "Pamphleteer": PEOPLE, "Spy": PEOPLE, "Fugitive": PEOPLE, "Harlot": PEOPLE,
-    "Martyr": MARTYR, "Queen": ROYALS, "King": ROYALS, "Executioner": PEOPLE,
-}
-ROYAL_CARDS = ("Queen", "King")
-MASKS: tuple[str, ...] = ("Mendicant", "Confessor", "Vanguard", "Gambler", "Monger")
-
-PLAYERS = 5
-BYSTANDERS = 3
-DISCUSSION_SECONDS = 7 * 60
-DISCUSSION_WARNINGS = (120, 60, 30, 10)  # the Discussion's time left, spoken near its end
-MIN_DISCUSSION, MAX_DISCUSSION = 60, 30 * 60
-VOTE_ID = "masks-vote"
 
 # The rulebook's sentences, quoted by the errors and by the tests.
 RULE_PLAYERS = "Players 5 (+1 Narrator, or use a recording for the Hidden Phase)"
@@ -91,39 +84,17 @@ RULE_VANGUARD = ("Vanguard \u2013 You can reveal one Bystander at any point duri
 RULE_USED = "If a Mask's effect has already been used, it cannot be used by the new owner."
 RULE_MOST = "The player with the most votes is eliminated."
 RULE_TIE = "If multiple people tie for the most votes, they all are eliminated."
-RULE_EXECUTIONER = ("Executioner (P) \u2013 No action during the Hidden Phase. If you receive the "
-                    "most votes during the Voting Phase, choose another player to be eliminated "
-                    "instead.")
 RULE_ROYALIST = ("If there is only 1 Royal in play, that Royal will tap the shoulder of an "
                  "adjacent player to their left or right. That person is now a Royalist")
-RULE_ROYALIST_ONE = "If there is only 1 Royal in play"
-RULE_ROYALIST_NEIGHBOUR = ("that Royal will tap the shoulder of an adjacent player to their left or "
-                           "right. That person is now a Royalist")
-RULE_ROYALIST_MARTYR = "The Martyr cannot be selected as a Royalist."
 RULE_REVEAL = "Once all votes are cast, players reveal their Identity Cards to determine who won."
 RULE_DISCUSSION = "Players have 7 minutes to talk."
-# The longest reason the table may give for a correction (one line under the vote).
-MAX_REASON = 80
+
+RULE_HIDDEN = ("Everyone closes their eyes. The narrator will call on specific Identities to open "
+               "their eyes and perform the action detailed on their card.")
+RULE_DISCUSSION_END = "Once the 7 minutes are up, proceed immediately to the Voting Phase."
 
 
 # --- checking input (shared by the app's commands and the referee) ------------------------
-
-def check_players(players: Any) -> tuple[str, ...]:
-    if not isinstance(players, (list, tuple)):
-        raise BadInput(keyed("refusals.masks.players"))
-    if len(players) != PLAYERS:
-        raise BadInput(keyed("refusals.masks.player_count", n=len(players)))
-    names = []
-    for p in players:
-        if not isinstance(p, str) or not p.strip():
-            raise BadInput(keyed("refusals.players_not_names"))
-        if p == CENTER:
-            raise BadInput(keyed("refusals.masks.center_name", name=CENTER))
-        names.append(p)
-    if len(set(names)) != len(names):
-        raise BadInput(keyed("refusals.players_twice"))
-    return tuple(names)
-
 
 def _check_identity(value: Any, where: Any) -> str:
     if value not in IDENTITIES:
@@ -176,55 +147,6 @@ def check_royalist(players: Sequence[str], royalist: Any) -> str | None:
     return royalist
 
 
-@dataclass(frozen=True)
-class RoyalistWarning:
-    """A Royalist the Royalist rule would not allow, given the final Identities."""
-    key: str                    # catalogue key under masks.warn.
-    params: Mapping[str, Any]
-    rule: str                   # the rulebook's words
-
-    def text(self) -> dict:
-        return keyed("rule.quoted", text=keyed(f"masks.warn.{self.key}", **self.params), rule=self.rule)
-
-
-# Each warning's rulebook words, by its key (a recorded verdict holds the key, never the words).
-WARNING_RULES: Mapping[str, str] = {
-    "both_royals": RULE_ROYALIST_ONE, "royal_self": RULE_ROYALIST_NEIGHBOUR, "martyr": RULE_ROYALIST_MARTYR,
-    "not_neighbour": RULE_ROYALIST_NEIGHBOUR, "no_royal": RULE_ROYALIST_ONE,
-}
-
-
-def royalist_warnings(players: Sequence[str], identities: Mapping[str, str],
-                      royalist: str | None) -> tuple[RoyalistWarning, ...]:
-    """Warnings, never refusals: cards move after the Hidden Phase (the Gambler swaps with a
-    Bystander, the Harlot and the Fugitive move Identities), so the final cards may differ from
-    the ones the Royal saw when tapping. ``identities`` may be partial (a screen being filled)."""
-    if royalist is None or royalist not in players:
-        return ()
-    out: list[RoyalistWarning] = []
-    holder = {card: p for p, card in identities.items()}
-    royals = [holder[c] for c in ROYAL_CARDS if c in holder]
-    mine = identities.get(royalist)
-
-    def warn(key: str, **params: Any) -> None:
-        out.append(RoyalistWarning(key, params, WARNING_RULES[key]))
-
-    if len(royals) == 2:
-        warn("both_royals", name=royalist)
-    if mine in ROYAL_CARDS:
-        warn("royal_self", name=royalist, card=keyed(f"masks.identity.{mine}"))
-    if mine == "Martyr":
-        warn("martyr", name=royalist)
-    if len(royals) == 1 and royals[0] != royalist:
-        seat, n = players.index(royals[0]), len(players)
-        neighbours = {players[(seat - 1) % n], players[(seat + 1) % n]}
-        if royalist not in neighbours:
-            warn("not_neighbour", name=royalist, royal=royals[0])
-    if not royals and len(identities) == len(players):
-        warn("no_royal", name=royalist)
-    return tuple(out)
-
-
 def check_votes(players: Sequence[str], ballots: Any) -> dict[str, str | None]:
     """Every player's final vote: another player, "center", or None (the Vanguard abstained)."""
     _one_for_each_player(players, ballots, "masks.error.votes_shape", "masks.error.vote_missing")
@@ -242,200 +164,7 @@ def check_votes(players: Sequence[str], ballots: Any) -> dict[str, str | None]:
     return out
 
 
-# --- the vote and the result ---------------------------------------------------------------
-
-def most_voted(players: Sequence[str], ballots: Mapping[str, str | None]) -> TallyResult:
-    """The choices with the most votes, players in seat order, then the center."""
-    return PluralityAllTiedOut().decide(ballots, order=list(players) + [CENTER])
-
-
-def vote_counts(players: Sequence[str], ballots: Mapping[str, str | None]) -> dict[str, int]:
-    """Votes for every player and the center, zeros included, in seat order."""
-    counts = most_voted(players, ballots).counts
-    return {o: counts.get(o, 0) for o in list(players) + [CENTER]}
-
-
-def top_players(players: Sequence[str], ballots: Mapping[str, str | None]) -> tuple[str, ...]:
-    """The players (not the center) with the most votes: who looks for the Executioner."""
-    return tuple(p for p in most_voted(players, ballots).leaders if p != CENTER)
-
-
-def executioner_to_choose(players: Sequence[str], identities: Mapping[str, str],
-                          ballots: Mapping[str, str | None]) -> str | None:
-    """The player holding the Executioner if they are among those with the most votes."""
-    leaders = most_voted(players, ballots).leaders
-    for p in leaders:
-        if p != CENTER and identities.get(p) == "Executioner":
-            return p
-    return None
-
-
-@dataclass(frozen=True)
-class VoteCount:
-    """The revealed vote's count as the journal records it (decided once, with the reveal or
-    a correction): votes per player and the center in seat order, the top of the count, and
-    the players on top (who look for the Executioner)."""
-    counts: Mapping[str, int]
-    most_voted: tuple[str, ...]
-    top_players: tuple[str, ...]
-
-    def record(self) -> dict:
-        return {"counts": dict(self.counts), "most_voted": list(self.most_voted),
-                "top_players": list(self.top_players)}
-
-    @classmethod
-    def of(cls, players: Sequence[str], ballots: Mapping[str, str | None]) -> "VoteCount":
-        """The count worked out from the ballots (in ``decide``)."""
-        return cls(vote_counts(players, ballots), most_voted(players, ballots).leaders,
-                   top_players(players, ballots))
-
-    @classmethod
-    def recorded(cls, players: Sequence[str], d: Mapping[str, Any]) -> "VoteCount":
-        """The count as recorded (the journal keeps no key order: seat order again)."""
-        counts = d["counts"]
-        return cls({o: int(counts.get(o, 0)) for o in list(players) + [CENTER]},
-                   tuple(d["most_voted"]), tuple(d["top_players"]))
-
-
-@dataclass(frozen=True)
-class Verdict:
-    counts: Mapping[str, int]          # votes per player and "center"
-    most_voted: tuple[str, ...]        # the top of the count (may include "center")
-    eliminated: tuple[str, ...]        # in seat order
-    result: str                        # people | royals | martyr | draw
-    winners: tuple[str, ...]           # players at the table who win, in seat order
-    readings: tuple[str, ...] = ()     # catalogue keys of the readings applied, for the table
-    executioner: str | None = None
-    executioner_target: str | None = None
-    decided_by: str = ""               # which of the rulebook's win conditions decided it
-    warnings: tuple[RoyalistWarning, ...] = ()
-
-    def to_dict(self) -> dict:
-        return {"eliminated": list(self.eliminated), "result": self.result,
-                "winners": list(self.winners)}
-
-    def reasons(self) -> dict:
-        """What the engine computed on the way (the referee's full answer)."""
-        return {"counts": dict(self.counts), "most_voted": list(self.most_voted),
-                "executioner": self.executioner, "executioner_target": self.executioner_target,
-                "decided_by": self.decided_by, "readings": list(self.readings),
-                "warnings": [w.key for w in self.warnings]}
-
-    def record(self) -> dict:
-        """The whole verdict as the journal records it (keys and values: the warnings' rulebook
-        words are found again by their keys)."""
-        return {**self.to_dict(), **self.reasons(),
-                "warnings": [{"key": w.key, "params": dict(w.params)} for w in self.warnings]}
-
-    @classmethod
-    def recorded(cls, players: Sequence[str], d: Mapping[str, Any]) -> "Verdict":
-        counts = d["counts"]
-        return cls(counts={o: int(counts.get(o, 0)) for o in list(players) + [CENTER]},
-                   most_voted=tuple(d["most_voted"]), eliminated=tuple(d["eliminated"]), result=d["result"],
-                   winners=tuple(d["winners"]), readings=tuple(d["readings"]), executioner=d["executioner"],
-                   executioner_target=d["executioner_target"], decided_by=d["decided_by"],
-                   warnings=tuple(RoyalistWarning(w["key"], dict(w["params"]), WARNING_RULES[w["key"]])
-                                  for w in d["warnings"]))
-
-
-def judge(players: Sequence[str], identities: Mapping[str, str], center: Sequence[str],
-          royalist: str | None, ballots: Mapping[str, str | None],
-          executioner_target: str | None) -> Verdict:
-    """Who is eliminated and who wins. Inputs already checked (check_* above)."""
-    tally = most_voted(players, ballots)
-    readings: list[str] = []
-    top_players = [p for p in tally.leaders if p != CENTER]
-    if top_players and CENTER in tally.leaders:
-        readings.append("masks.reading.center_tie")
-    if len(top_players) > 1:
-        readings.append("masks.reading.tie")
-
-    executioner = executioner_to_choose(players, identities, ballots)
-    eliminated = set(top_players)
-    if executioner is not None:
-        if executioner_target is None:
-            raise RuleError(keyed("masks.error.executioner_must_choose", player=executioner), RULE_EXECUTIONER)
-        if executioner_target not in players:
-            raise BadInput(keyed("masks.error.not_a_player", name=executioner_target))
-        if executioner_target == executioner:
-            raise RuleError(keyed("masks.error.executioner_not_self", player=executioner), RULE_EXECUTIONER)
-        eliminated.discard(executioner)
-        eliminated.add(executioner_target)
-        if len(top_players) > 1:
-            readings.append("masks.reading.executioner_tie")
-    elif executioner_target is not None:
-        if executioner_target not in players:
-            raise BadInput(keyed("masks.error.not_a_player", name=executioner_target))
-        raise RuleError(keyed("masks.error.no_executioner_choice"), RULE_EXECUTIONER)
-    out = tuple(p for p in players if p in eliminated)
-
-    holder = {identities[p]: p for p in players}
-    royals_at_table = [holder[c] for c in ROYAL_CARDS if c in holder]
-    royal_side = [p for p in players if FACTION[identities[p]] == ROYALS or p == royalist]
-    people_side = [p for p in players if FACTION[identities[p]] == PEOPLE and p != royalist]
-
-    # decided_by names the rulebook's bullet that decided (docs/referee.md lists them).
-    if "Martyr" in holder and holder["Martyr"] in eliminated:
-        result, winners, why = MARTYR, [holder["Martyr"]], "martyr_eliminated"
-    elif not royals_at_table and "Martyr" in center:
-        result, winners, why = DRAW, [], "royals_and_martyr_in_center"
-    elif not royals_at_table:
-        cast = [ballots[p] for p in people_side if ballots[p] is not None]
-        on_center = sum(1 for c in cast if c == CENTER)
-        if on_center * 2 > len(cast):
-            result, winners, why = PEOPLE, people_side, "people_majority_on_center"
-        else:
-            result, winners, why = ROYALS, royal_side, "no_people_majority_on_center"
-            readings.append("masks.reading.royals_in_center")
-    elif any(p in eliminated for p in royals_at_table):
-        result, winners, why = PEOPLE, people_side, "royal_eliminated"
-    else:
-        result, winners, why = ROYALS, royal_side, "no_royal_eliminated"
-    return Verdict(counts=vote_counts(players, ballots), most_voted=tally.leaders, eliminated=out,
-                   result=result, winners=tuple(p for p in players if p in winners),
-                   readings=tuple(readings), executioner=executioner,
-                   executioner_target=executioner_target if executioner else None,
-                   decided_by=why, warnings=royalist_warnings(players, identities, royalist))
-
-
 # --- the game as a journalled state machine -----------------------------------------------
-
-DEAL, HIDDEN, DISCUSSION, VOTING, EXECUTIONER_CHECK, EXECUTIONER, IDENTITIES_PHASE, OVER = (
-    "deal", "hidden", "discussion", "voting", "executioner_check", "executioner", "identities",
-    "over")
-
-
-@dataclass(frozen=True)
-class MasksState:
-    players: tuple[str, ...]
-    discussion_seconds: int = DISCUSSION_SECONDS
-    phase: str = DEAL
-    vanguard: str | None = None                 # who used the Mask of the Vanguard
-    book: votes.VoteBook = field(default_factory=votes.VoteBook)
-    ballots: Mapping[str, str | None] | None = None  # the revealed vote
-    identities: Mapping[str, str] | None = None      # the final Identities, once entered
-    center: tuple[str, ...] = ()
-    royalist: str | None = None
-    verdict: Verdict | None = None
-    count: VoteCount | None = None              # the revealed vote's count, as recorded
-    # The Executioner's check, before the general reveal: done (True), who showed the card, and
-    # whom they chose. (A journal written before the check existed has it False throughout.)
-    checked: bool = False
-    executioner: str | None = None
-    executioner_target: str | None = None
-    # A revealed pointing may still be corrected (from the reveal until the Executioner's check
-    # is answered or the Identities are entered), and the corrections made, for the table.
-    correctable: bool = False
-    corrections: tuple[Mapping[str, Any], ...] = ()
-
-
-def _seconds(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise BadInput(keyed("refusals.masks.discussion_seconds", least=MIN_DISCUSSION, most=MAX_DISCUSSION))
-    if not MIN_DISCUSSION <= value <= MAX_DISCUSSION or value != int(value):  # whole seconds
-        raise BadInput(keyed("refusals.masks.discussion_seconds", least=MIN_DISCUSSION, most=MAX_DISCUSSION))
-    return int(value)
-
 
 class MasksRules(GameRules):
     game_id = "masks"
@@ -443,35 +172,31 @@ class MasksRules(GameRules):
     title = "masks.title"
     min_players = PLAYERS
     max_players = PLAYERS
+    house_rules = HOUSE_RULES
+    commands: ClassVar[CommandTable]   # commands.py, set at the bottom of this module
 
     def initial_state(self, setup: Mapping[str, Any]) -> MasksState:
-        if not isinstance(setup, Mapping):
-            raise BadInput(keyed("refusals.setup_not_object"))
-        # colours, first, seats, options: the app's table setup, kept with the game
-        known_setup(setup, ("players", "discussion_seconds", "colours", "first", "seats", "options"))
-        players = check_players(setup.get("players"))
-        seconds = _seconds(setup.get("discussion_seconds", DISCUSSION_SECONDS))
-        return MasksState(players=players, discussion_seconds=seconds)
+        return setup_module.initial_state(setup)
 
     # commands -------------------------------------------------------------------------
     def decide(self, state: MasksState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
-        return COMMANDS.dispatch(self, state, command)
+        return self.commands.dispatch(self, state, command)
 
     def _phase(self, state: MasksState, *phases: str, what: str) -> None:
         """Refuse ``what`` (the key of its words: ``masks.doing.*``) outside ``phases``."""
         require(state.phase in phases, keyed("masks.refusal.not_now", what=keyed(what),
                                              phase=keyed(f"masks.phase_name.{state.phase}")))
 
-    def _do_start_hidden_phase(self, state, data):
+    def _do_start_hidden_phase(self, state: MasksState, data: Mapping[str, Any], command: Command) -> Events:
         # The deal checklist is done: the narrator takes over.
         self._phase(state, DEAL, what="masks.doing.start_hidden")
         return [("hidden_phase_started", {})]
 
-    def _do_end_hidden_phase(self, state, data):
+    def _do_end_hidden_phase(self, state: MasksState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, HIDDEN, what="masks.doing.end_hidden")
         return [("discussion_started", {"seconds": state.discussion_seconds})]
 
-    def _do_use_vanguard(self, state, data):
+    def _do_use_vanguard(self, state: MasksState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, DISCUSSION, what="masks.doing.use_vanguard")
         player = data.get("player")
         if player not in state.players:
@@ -479,7 +204,7 @@ class MasksRules(GameRules):
         require(state.vanguard is None, keyed("masks.refusal.vanguard_used", player=state.vanguard), RULE_USED)
         return [("vanguard_used", {"player": player})]
 
-    def _do_end_discussion(self, state, data):
+    def _do_end_discussion(self, state: MasksState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, DISCUSSION, what="masks.doing.end_discussion")
         spec = votes.VoteSpec(
             vote_id=VOTE_ID, kind="pick", voters=state.players,
@@ -493,11 +218,12 @@ class MasksRules(GameRules):
                                            "choice": None}))
         return events
 
-    def _do_cast_ballot(self, state, data):
+    def _do_cast_ballot(self, state: MasksState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, VOTING, what="masks.doing.cast_ballot")
         vote = state.book.current
         # (An undo of the vote's opening alone leaves the Voting phase with no vote open.)
         require(vote is not None, keyed("masks.refusal.no_vote_undo"))
+        assert vote is not None  # (required just above)
         # Read the ballot leniently first, so a refusal can quote this rulebook's words.
         lenient = replace(vote.spec, allow_self=True, allow_abstain=True)
         voter, choice = votes.normalise_ballot(lenient, data)
@@ -509,19 +235,21 @@ class MasksRules(GameRules):
                 RULE_NO_ABSTAIN)
         return self._with_count(state, votes.cast(state.book, data, ""))
 
-    def _do_reveal_vote(self, state, data):
+    def _do_reveal_vote(self, state: MasksState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, VOTING, what="masks.doing.reveal")
-        require(state.book.current is not None, keyed("masks.refusal.no_vote"))
-        waiting = state.book.current.waiting
+        current = state.book.current
+        require(current is not None, keyed("masks.refusal.no_vote"))
+        assert current is not None  # (required just above)
+        waiting = current.waiting
         require(not waiting, keyed("masks.refusal.waiting", players=", ".join(waiting)), RULE_NO_ABSTAIN)
         return self._with_count(state, votes.reveal(state.book, False))
 
-    def _with_count(self, state, events):
+    def _with_count(self, state: MasksState, events: Events) -> Events:
         """The reveal carries the count it makes (``count``): decided here, once."""
         return votes.on_reveal(state.book, events, "count",
-                               lambda ballots: VoteCount.of(state.players, ballots).record())
+                               lambda ballots: count_of(state.players, ballots, state.house_rules).record())
 
-    def _do_correct_pointing(self, state, data):
+    def _do_correct_pointing(self, state: MasksState, data: Mapping[str, Any], command: Command) -> Events:
         """A revealed pointing set to what the table saw (``voter`` really pointed at
         ``choice``), with the table's ``reason``. The pointing is public ("On the count of 3,
         everyone points to one other player"), so correcting it reveals nothing. Allowed from the
@@ -547,32 +275,34 @@ class MasksRules(GameRules):
         if not isinstance(reason, str) or not reason.strip() or len(reason.strip()) > MAX_REASON \
                 or "\n" in reason:
             raise BadInput(keyed("masks.error.correction_reason", most=MAX_REASON))
-        count = VoteCount.of(state.players, {**state.ballots, voter: choice})  # decided again, as at the reveal
+        count = count_of(state.players, {**state.ballots, voter: choice},  # decided again, as at the reveal
+                         state.house_rules)
         return [("pointing_corrected", {"vote_id": VOTE_ID, "voter": voter, "before": before,
                                         "choice": choice, "reason": reason.strip(), "count": count.record()})]
 
-    def _do_executioner_check(self, state, data):
+    def _do_executioner_check(self, state: MasksState, data: Mapping[str, Any], command: Command) -> Events:
         """Which most-voted player showed the Executioner (``player``), or nobody (null)."""
         self._phase(state, EXECUTIONER_CHECK, what="masks.doing.executioner_check")
         player = data.get("player")
         if player is None:
             return [("no_executioner_shown", {})]
         assert state.count is not None  # the vote was revealed
-        top = state.count.top_players
+        top = state.count.checkers
         if player not in state.players:
             raise BadInput(keyed("masks.error.not_a_player", name=player))
         require(player in top, keyed("masks.refusal.not_most", player=player, top=", ".join(top)),
                 RULE_EXECUTIONER)
         return [("executioner_shown", {"player": player})]
 
-    def _do_enter_identities(self, state, data):
+    def _do_enter_identities(self, state: MasksState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, IDENTITIES_PHASE, what="masks.doing.enter_identities")
+        assert state.ballots is not None  # the Identities are entered after the reveal
         ids, center = check_identities(state.players, data.get("identities"), data.get("center"))
         royalist = check_royalist(state.players, data.get("royalist"))
         if state.checked:
             # The cards turned over must agree with the card shown alone before them.
             shown = state.executioner
-            holder = executioner_to_choose(state.players, ids, state.ballots)
+            holder = executioner_to_choose(state.players, ids, state.ballots, state.house_rules)
             if shown is not None:
                 require(ids[shown] == "Executioner",
                         keyed("masks.refusal.shown_not_executioner", player=shown,
@@ -583,263 +313,47 @@ class MasksRules(GameRules):
         revealed: dict[str, Any] = {"identities": ids, "center": list(center), "royalist": royalist}
         # The result, decided here once: after the check (every new game), with the choice made;
         # in a game from before the check, unless the Executioner is still to choose.
-        if state.checked or not executioner_to_choose(state.players, ids, state.ballots):
+        if state.checked or not executioner_to_choose(state.players, ids, state.ballots, state.house_rules):
             target = state.executioner_target if state.checked else None
-            revealed["verdict"] = judge(state.players, ids, center, royalist, state.ballots, target).record()
+            revealed["verdict"] = judge(state.players, ids, center, royalist, state.ballots, target,
+                                    state.house_rules).record()
         return [("identities_revealed", revealed)]
 
-    def _do_executioner_chooses(self, state, data):
+    def _do_executioner_chooses(self, state: MasksState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, EXECUTIONER, what="masks.doing.executioner_choice")
         target = data.get("target")
         if target not in state.players:
             raise BadInput(keyed("masks.error.not_a_player", name=target))
-        executioner = state.executioner or executioner_to_choose(
-            state.players, state.identities, state.ballots)
+        executioner = state.executioner
+        if executioner is None:  # a game from before the check: found from the Identities
+            assert state.identities is not None and state.ballots is not None  # entered after the reveal
+            executioner = executioner_to_choose(state.players, state.identities, state.ballots, state.house_rules)
         require(target != executioner, keyed("masks.refusal.choose_other", executioner=executioner),
                 RULE_EXECUTIONER)
         chose: dict[str, Any] = {"executioner": executioner, "target": target}
         if state.identities is not None:  # a game from before the check: the choice decides it
+            assert state.ballots is not None  # the Identities are entered after the reveal
             chose["verdict"] = judge(state.players, state.identities, state.center, state.royalist,
-                                     state.ballots, target).record()
+                                     state.ballots, target, state.house_rules).record()
         return [("executioner_chose", chose)]
 
-    # the fold -------------------------------------------------------------------------
+    # the fold and the views (evolve.py, view.py) --------------------------------------------
     def evolve(self, state: MasksState, event: Event) -> MasksState:
-        kind, d = event.kind, event.data
-        if kind in votes.VOTE_EVENTS:
-            book = votes.apply_vote_event(state.book, event)
-            state = replace(state, book=book)
-            if kind == "vote_revealed" and book.current is None and book.history:
-                return self._decided(state, d)
-            return state
-        if kind == "pointing_corrected":
-            book = votes.amend_revealed(state.book, d["vote_id"], d["voter"], d["choice"], event.source)
-            note = {k: d.get(k) for k in ("voter", "before", "choice", "reason")}
-            # the count decided again (in decide), by the very code the reveal ran
-            return self._decided(replace(state, book=book, corrections=state.corrections + (note,)), d)
-        if kind == "hidden_phase_started":
-            return replace(state, phase=HIDDEN)
-        if kind == "discussion_started":
-            return replace(state, phase=DISCUSSION)
-        if kind == "vanguard_used":
-            return replace(state, vanguard=d["player"])
-        if kind == "discussion_ended":
-            return replace(state, phase=VOTING)
-        if kind == "no_executioner_shown":
-            return replace(state, phase=IDENTITIES_PHASE, checked=True, correctable=False)
-        if kind == "executioner_shown":
-            return replace(state, phase=EXECUTIONER, checked=True, executioner=d["player"],
-                           correctable=False)
-        if kind == "identities_revealed":
-            state = replace(state, identities=dict(d["identities"]), center=tuple(d["center"]),
-                            royalist=d.get("royalist"), correctable=False)
-            if "verdict" in d:
-                return self._judged(state, d)
-            assert state.identities is not None and state.ballots is not None  # revealed after the vote
-            if state.checked:  # legacy: judged here, as the version that recorded it did
-                return self._judged(state, d, state.executioner_target)
-            # A journal from before the check: the Executioner chose after the reveal.
-            holder = executioner_to_choose(state.players, state.identities, state.ballots)
-            if holder:
-                return replace(state, phase=EXECUTIONER, executioner=holder)
-            return self._judged(state, d, None)
-        if kind == "executioner_chose":
-            if state.identities is None:
-                return replace(state, phase=IDENTITIES_PHASE, executioner_target=d["target"])
-            return self._judged(state, d, d["target"])
-        return state  # an event kind this version does not know: nothing to fold
+        return evolve_module.evolve(state, event)
 
-    def _decided(self, state: MasksState, d: Mapping[str, Any]) -> MasksState:
-        """The revealed vote (as revealed, or as corrected since) and its recorded count: who is
-        on top; a player on top may hold the Executioner: they check before anyone reveals."""
-        vote = state.book.find(VOTE_ID)
-        if vote is None or not vote.revealed:
-            return state  # a correction of a vote this journal never revealed: nothing to fold
-        ballots = vote.choices()
-        # Legacy: an event recorded before its count was has it worked out here, as then.
-        count = VoteCount.recorded(state.players, d["count"]) if "count" in d else VoteCount.of(state.players, ballots)
-        check = bool(count.top_players)
-        return replace(state, ballots=ballots, count=count, checked=not check, correctable=True,
-                       phase=EXECUTIONER_CHECK if check else IDENTITIES_PHASE)
+    def view(self, state: MasksState, viewer: str) -> dict[str, Any]:
+        return view_module.view(state, viewer)
 
-    def _judged(self, state: MasksState, d: Mapping[str, Any], target: str | None = None) -> MasksState:
-        """The verdict the event records; legacy (an event recorded before verdicts were): judged
-        here with ``target``, as the version that recorded it did."""
-        if "verdict" in d:
-            return replace(state, phase=OVER, verdict=Verdict.recorded(state.players, d["verdict"]))
-        assert state.identities is not None and state.ballots is not None  # judged after both
-        verdict = judge(state.players, state.identities, state.center, state.royalist,
-                        state.ballots, target)
-        return replace(state, phase=OVER, verdict=verdict)
-
-    # views ----------------------------------------------------------------------------
-    def view(self, state: MasksState, viewer: str) -> dict:
-        # The tablet never holds a secret before the reveal: the Identities are entered only
-        # once they are face up, so every viewer sees the same thing.
-        v = {
-            "game": self.game_id, "phase": state.phase, "prompt": self.prompt(state),
-            "players": list(state.players), "discussion_seconds": state.discussion_seconds,
-            "vanguard": state.vanguard,
-            "vote": _vote_view(state.book.current),
-            "vote_history": [votes.table_view(x) for x in state.book.history],
-        }
-        if state.count is not None:
-            v["counts"] = dict(state.count.counts)
-            v["most_voted"] = list(state.count.most_voted)
-            v["top_players"] = list(state.count.top_players)
-        v["can_correct"] = state.correctable
-        if state.phase == DISCUSSION:
-            # "Once the 7 minutes are up, proceed immediately to the Voting Phase": the vote's
-            # script opens with "Time is up", so the countdown's end says nothing itself
-            v["timer"] = timer_view("masks.discussion", state.discussion_seconds, DISCUSSION_WARNINGS,
-                                    "discussion_started", then="end_discussion", say_end=False)
-        if state.corrections:
-            v["corrections"] = [correction_text(c) for c in state.corrections]
-        if state.executioner_target is not None and state.verdict is None:
-            v["executioner_target"] = state.executioner_target
-        if state.identities is not None:
-            v["identities"] = dict(state.identities)
-            v["center"] = list(state.center)
-            v["royalist"] = state.royalist
-        if state.phase == EXECUTIONER or state.phase == IDENTITIES_PHASE and state.checked:
-            v["executioner"] = state.executioner  # (a journal from before the check: found when folded)
-        if state.verdict is not None:
-            vd = state.verdict
-            v.update(vd.to_dict())
-            v["executioner"] = vd.executioner
-            v["executioner_target"] = vd.executioner_target
-            v["readings"] = [keyed(k) for k in vd.readings]
-            v["warnings"] = [w.text() for w in vd.warnings]
-            v["decided_by"] = vd.decided_by
-            v["result_text"] = result_text(vd)
-        return v
-
-    def prompt(self, state: MasksState) -> dict:
-        if state.phase == EXECUTIONER_CHECK:
-            assert state.count is not None  # the vote was revealed
-            top = state.count.top_players
-            return keyed("masks.prompt.executioner_check_one" if len(top) == 1
-                      else "masks.prompt.executioner_check", names=", ".join(top))
-        if state.phase == EXECUTIONER:
-            # known from the check, or (a journal from before the check) from the identities
-            return keyed("masks.prompt.executioner", name=state.executioner)
-        if state.phase == IDENTITIES_PHASE and state.executioner_target is not None:
-            return keyed("masks.prompt.identities_after_choice", name=state.executioner,
-                      target=state.executioner_target)
-        if state.phase == OVER:
-            assert state.verdict is not None  # the game is judged
-            return result_text(state.verdict)
-        return keyed(f"masks.prompt.{state.phase}")
+    def prompt(self, state: MasksState) -> dict[str, Any]:
+        return view_module.prompt(state)
 
     def outcome(self, state: MasksState) -> Outcome | None:
-        if state.verdict is None:
-            return None
-        return {"winners": list(state.verdict.winners), "summary": result_text(state.verdict)}
+        return view_module.outcome(state)
 
 
-def _vote_view(vote: votes.VoteState | None) -> dict | None:
-    """The core's table view, plus what the shared vote screen needs to offer the right
-    choices: never oneself, and no abstaining (the Vanguard's is already recorded)."""
-    view = votes.table_view(vote)
-    if view is not None:
-        view["allow_self"] = False
-        view["allow_abstain"] = False
-    return view
+# The command table names this module's handlers (commands.py imports this module): imported
+# last, once MasksRules exists, which is what breaks the import cycle.
+from .commands import COMMANDS  # noqa: E402
 
-
-def choice_words(choice: str | None) -> Any:
-    """A pointing in words: a player's name, or the Bystanders in the center."""
-    return keyed("masks.correction.center") if choice == CENTER else choice
-
-
-def correction_text(note: Mapping[str, Any]) -> dict:
-    """One corrected pointing, for the table: who, what the tablet had, what it is now, why."""
-    return keyed("masks.correction.note", voter=note["voter"], choice=choice_words(note["choice"]),
-                 before=choice_words(note["before"]), reason=note["reason"])
-
-
-def result_text(verdict: Verdict) -> dict:
-    """One sentence for the table: who was eliminated and which faction won (said when shown)."""
-    winners = ", ".join(verdict.winners) or keyed("masks.result.no_one")
-    return joined([keyed("masks.result.eliminated", names=", ".join(verdict.eliminated))
-                   if verdict.eliminated else keyed("masks.result.nobody_eliminated"),
-                   keyed("masks.result.executioner", executioner=verdict.executioner,
-                         target=verdict.executioner_target) if verdict.executioner else None,
-                   keyed(f"masks.result.{verdict.result}", winners=winners)])
-
-
-# --- the command table: what the table may ask of the round (companion.core.commands) --------
-
-RULE_HIDDEN = ("Everyone closes their eyes. The narrator will call on specific Identities to open "
-               "their eyes and perform the action detailed on their card.")
-RULE_DISCUSSION_END = "Once the 7 minutes are up, proceed immediately to the Voting Phase."
-
-
-_cmd = partial(command, passes="data")
-
-
-_players = players_of
-
-
-def _choices(state):
-    return state.players + (CENTER,)
-
-
-COMMANDS = CommandTable("masks", [
-    _cmd("start_hidden_phase", MasksRules._do_start_hidden_phase, RULE_HIDDEN,
-         doc="the deal is done: the narrator starts the Hidden Phase"),
-    _cmd("end_hidden_phase", MasksRules._do_end_hidden_phase, RULE_DISCUSSION,
-         doc="everyone opens their eyes: the Discussion's 7 minutes start"),
-    _cmd("use_vanguard", MasksRules._do_use_vanguard, RULE_VANGUARD,
-         Arg("player", Player(), values=_players, doc="who used the Mask of the Vanguard"),
-         doc="the Vanguard revealed a Bystander and will abstain"),
-    _cmd("end_discussion", MasksRules._do_end_discussion, RULE_DISCUSSION_END,
-         doc="the Discussion is over: the secret vote opens"),
-    _cmd("cast_ballot", MasksRules._do_cast_ballot, RULE_POINT, *ballot_args(_choices),
-         who=(SEAT, DEVICE, TABLE), seat_arg="voter", doc="one secret vote (it may be changed until the reveal)"),
-    _cmd("reveal_vote", MasksRules._do_reveal_vote, RULE_NO_ABSTAIN, force_arg(),
-         doc="every vote is in: reveal them at once"),
-    _cmd("correct_pointing", MasksRules._do_correct_pointing, RULE_POINT,
-         Arg("voter", Player(), values=_players, doc="whose pointing the tablet got wrong"),
-         Arg("choice", Player(extra=(CENTER,)), values=_choices,
-             doc="what they really pointed at: another player or \"center\""),
-         Arg("reason", Text(), doc="why it is corrected (one line)",
-             sample=lambda s, rng: "tapped the wrong name"),
-         doc="a revealed pointing set to what the table saw (until the Executioner's check is answered)"),
-    _cmd("executioner_check", MasksRules._do_executioner_check, RULE_EXECUTIONER,
-         Arg("player", Null(Player()), doc="the most-voted player who showed the Executioner, or null",
-             values=lambda s: (None,) + (s.count.top_players if s.count else ())),
-         doc="the most-voted players look at their own card"),
-    _cmd("executioner_chooses", MasksRules._do_executioner_chooses, RULE_EXECUTIONER,
-         Arg("target", Player(), values=_players, doc="who is eliminated instead"),
-         doc="the Executioner names another player"),
-    _cmd("enter_identities", MasksRules._do_enter_identities, RULE_REVEAL,
-         Arg("identities", PerPlayer(Text()), doc="each player's final Identity (one of the 8 cards)",
-),
-         Arg("center", List(Text()), doc="the 3 Bystanders' Identities",
-),
-         Arg("royalist", Null(Player()), False, "the tapped Royalist, or null",
-             values=lambda s: (None,) + s.players),
-         doc="every Identity is turned over and entered", sample=lambda s, rng: _deal(s, rng)),
-])
 MasksRules.commands = COMMANDS
-
-
-def _deal(state, rng) -> dict:
-    """A deal consistent with what the table has already seen (for random play and listing):
-    whoever showed the Executioner holds it; if nobody did, no most-voted player holds it."""
-    others = [c for c in IDENTITIES if c != "Executioner"]
-    rng.shuffle(others)
-    top = state.count.top_players if state.count is not None else ()
-    if state.executioner is not None:
-        holder = state.executioner
-    else:
-        spots = [p for p in state.players if not (state.checked and p in top)] + [CENTER]
-        holder = rng.choice(spots)
-    ids, rest = {}, iter(others)
-    for p in state.players:
-        ids[p] = "Executioner" if p == holder else next(rest)
-    center = list(rest)
-    if holder == CENTER:
-        center.insert(rng.randrange(BYSTANDERS), "Executioner")
-    return {"identities": ids, "center": center}
+RULES = MasksRules()

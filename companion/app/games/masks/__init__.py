@@ -17,11 +17,11 @@ from kivy.clock import Clock
 
 from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
-from companion.core.i18n import text_of
+from companion.core.i18n import tr
 from companion.core.narration import Say
 from companion.core.timers import Countdown
 from companion.games.masks import (DISCUSSION_SECONDS, Cue, HiddenPhase, MasksRules, closing_cues, event_cues,
-                                   hidden_phase_script, step_of)
+                                   hidden_phase_script, queue_cue, step_of)
 
 SCREENS = ("deal", "hidden", "discussion", "identities", "executioner", "result", "correct")
 PHASE_SCREEN = {"deal": "deal", "hidden": "hidden", "discussion": "discussion",
@@ -58,10 +58,15 @@ class MasksUI(GameUI):
         self.correcting = False   # the game moved on (or was undone past the reveal): it closes
         return "masks." + PHASE_SCREEN.get(view.get("phase") or "", "deal")
 
+    def reveal_correction(self, view: Mapping[str, Any]) -> str:
+        """"Correct a pointing" on the reveal too, where the table notices a mistapped pointing."""
+        return tr("masks.correct.open") if view.get("can_correct") else ""
+
     def open_correction(self, app) -> None:
-        """"Correct a pointing": over the screen of play, while the rules allow it."""
+        """"Correct a pointing": over the screen of play, while the rules allow it (from the
+        reveal as well: the reveal counts as seen, so closing it comes back to play)."""
         self.correcting = True
-        app.go_home()
+        app.reveal_seen()
 
     def close_correction(self, app) -> None:
         self.correcting = False
@@ -145,10 +150,8 @@ class MasksUI(GameUI):
 
 
 def _say(app, cue: Cue) -> None:
-    if cue.script is not None:
-        app.narrator.enqueue_script(cue.script, {})
-    else:
-        app.narrator.say(cue.line_id, text_of(cue.message))
+    # a report stays true while the app's view (the table's, now) still shows what it says
+    queue_cue(app.narrator, cue, lambda: app.view)
 
 
 def _refresh(app, screen_name: str) -> None:

@@ -21,6 +21,7 @@ class MasksExecutionerScreen(GameScreen):
     hint = StringProperty("")
     corrections = StringProperty("")   # pointings corrected since the reveal, one a line
     can_correct = BooleanProperty(False)
+    house = StringProperty("")   # the house rules deciding the count (the rule applied, the rulebook's words)
 
     def refresh(self):
         view = self.app.view or {}
@@ -28,6 +29,7 @@ class MasksExecutionerScreen(GameScreen):
         self.prompt = view.get("prompt", "")
         self.corrections = "\n".join(view.get("corrections", []))
         self.can_correct = bool(view.get("can_correct"))
+        self.house = "\n".join(view.get("house_notes", []))
         box = self.ids.targets
         box.clear_widgets()
         if view.get("phase") == "executioner_check":

@@ -25,6 +25,7 @@ class MasksIdentitiesScreen(Screen):
     warnings = StringProperty("")  # the Royalist rule's warnings, live as cards are picked
     corrections = StringProperty("")   # pointings corrected since the reveal, one a line
     can_correct = BooleanProperty(False)  # nobody needed the Executioner's check: still correctable
+    house = StringProperty("")   # the house rules deciding the count (the rule applied, the rulebook's words)
 
     def on_pre_enter(self, *_):
         self.chosen = {}
@@ -33,6 +34,7 @@ class MasksIdentitiesScreen(Screen):
         self.prompt = view.get("prompt", "")
         self.corrections = "\n".join(view.get("corrections", []))
         self.can_correct = bool(view.get("can_correct"))
+        self.house = "\n".join(view.get("house_notes", []))
         self.build()
         shown = (self.app.view or {}).get("executioner")
         if shown:  # already face up: the card the Executioner showed alone

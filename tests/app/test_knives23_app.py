@@ -304,6 +304,51 @@ def test_quid_pro_quo_bribe_timer_then_the_vote(driver):
     assert app.sm.current == "vote" and app.view["vote"]["vote_id"] == "exile-1"
 
 
+@pytest.mark.app
+def test_a_sway_a_citizens_ability_calls_for_is_entered_from_the_effects_panel(driver):
+    """Issue 33: Sempronia's Sway "must be resolved if a player gives a Fate card" — at the Baths
+    (no Gardens, not the Sway step) and during a bribe, from the effects panel by taps."""
+    driver.start_game("knives23", NAMES, first="Ann", options={"quid_pro_quo": True, "bribe_seconds": 30})
+    app = driver.app
+    begin_by_commands(app)
+    app.send("move", location="baths")
+    driver.pump(3)
+    driver.tap(driver.screen.ids.effects_button)
+    effects = driver.screen
+    assert effects.name == "knives23.effects"
+    driver.type_into(effects.ids.source, "Sempronia")
+    assert effects.ability_line == "Ann Sways, by a Citizen's ability:"
+    assert sorted(b.target for b in effects.ids.sway_targets.children) == ["Bo", "Cy", "Di"]
+    driver.tap(next(b for b in effects.ids.sway_targets.children if b.target == "Bo"))
+    assert app.session.events[-1].kind == "ability_swayed"
+    assert effects.last_note == "Recorded: Sempronia: Ann Swayed Bo (a Citizen's ability)"
+    assert app.view["turn"]["step"] == "action"     # the turn's own steps are still to come
+    driver.screenshot("knives23/19_ability_sway")
+    driver.tap(effects.ids.back_button)
+    finish_turn(app, "Ann")
+    # Bo calls a Vote to Exile on Cy; Di gives Cy a Fate card as a bribe: Sempronia Sways again
+    app.send("move", location="forum")
+    driver.pump(3)
+    tap_text(driver, tr("knives23.ui.call_exile"))
+    tap_text(driver, "Cy")
+    assert app.view["phase"] == "exile_called"
+    driver.tap(driver.screen.ids.effects_button)
+    effects = driver.screen
+    assert effects.name == "knives23.effects" and effects.ids.forum_effects.disabled
+    driver.tap(next(b for b in effects.ids.players.children if b.player == "Di"))
+    driver.type_into(effects.ids.source, "Sempronia")
+    driver.tap(next(b for b in effects.ids.sway_targets.children if b.target == "Cy"))
+    assert effects.last_note == "Recorded: Sempronia: Di Swayed Cy (a Citizen's ability)"
+    driver.screenshot("knives23/20_ability_sway_bribe")
+    driver.tap(effects.ids.back_button)
+    assert app.sm.current == "knives23.board" and app.view["phase"] == "exile_called"
+    app.goto("history")
+    driver.pump(4)
+    texts = driver.visible_texts()
+    assert "Sempronia: Ann Swayed Bo (a Citizen's ability)" in texts
+    assert "Sempronia: Di Swayed Cy (a Citizen's ability)" in texts
+
+
 # -- a game with card effects, a Servilia swap, a Sabinus Dove and a miscount put right ----------
 
 class RealBoard:

@@ -48,7 +48,7 @@ SIDE = {"cicero": frozenset({"economy", "adjust_prestige", "correct_senate_votes
                              "correct_guild_card"}),
         "knives23": frozenset({"correct_forum", "correct_dagger", "correct_curia", "discard_forum",
                                "sabinus_dove", "servilia_swap", "correct_location", "correct_turn",
-                               "correct_tribune"}),
+                               "correct_tribune", "ability_sway"}),
         "masks": frozenset({"correct_pointing"}),
         "sevenknights": frozenset({"correct_arrow"})}
 

@@ -52,6 +52,9 @@ SETUP_STEPS = ("I", "II", "III", "IV", "V", "VI", "VII")
 BOARD_CORRECTION_PHASES: tuple[Phase, ...] = ("turn", "exile_called", "issue_resolve")
 CURIA_CORRECTION_PHASES: tuple[Phase, ...] = BOARD_CORRECTION_PHASES + ("end_abilities", "curia_reveal", "tableaux")
 EFFECT_PHASES: tuple[Phase, ...] = ("turn", "issue_resolve")
+# A Sway a Citizen's ability calls for may come whenever its trigger does: during a turn, an
+# Issue's resolution, or a Vote to Exile's call (Quid Pro Quo's bribes offer cards).
+ABILITY_SWAY_PHASES: tuple[Phase, ...] = ("turn", "exile_called", "issue_resolve")
 # The eyes-closed script gives the group's words a fixed slot; longer words could overrun it.
 MAX_GROUP_WORDS = 60
 VARIANTS = ("standard", "all-or-nothing")
@@ -60,6 +63,9 @@ SETUP_KEYS = {"players", "start_player", "advanced_citizens", "simplicitas", "qu
 R_SERVILIA = ("Instead of playing Fate cards at the Forum, you may swap up to 2 faceup Fate cards in the "
               "Forum with 2 from your hand and place them facedown (you may still Call a Vote to Exile).")
 R_SABINUS = "Sabinus allows you to play Doves onto Knife cards in the Forum."
+R_SEMPRONIA = ("Sempronia's Sway ability is non-negotiable and must be resolved if a player gives a Fate card. "
+               "When a player uses Sempronia's ability to Sway, they may Sway them however they choose.")
+R_SWAY_OTHER = "Sway: Place a card facedown in another player's tableau."
 # The longest effect source or correction reason the table may type (one line on the history).
 MAX_NOTE = 80
 
@@ -562,6 +568,21 @@ class Knives23Rules(GameRules):
                     "you may Sway any one colocated player by placing a Sway card from your hand facedown into their tableau.")
         return [("swayed", {"player": turn.player, "target": target, "step": turn.step})]
 
+    def _do_ability_sway(self, state, data, source):
+        """A Sway a Citizen's ability calls for outside the Gardens' action and the Sway step
+        (Sempronia's "must be resolved if a player gives a Fate card"): recorded with its source;
+        it is neither the turn's Sway nor the Gardens', so both stay as they were."""
+        self._phase(state, *ABILITY_SWAY_PHASES)
+        by = note_text(data.get("by"), keyed("refusals.k23.effect_source"))
+        player = data.get("player", state.turn.player if state.turn else state.tribune)
+        if player not in state.players:
+            raise BadInput(keyed("refusals.not_at_table", name=player))
+        target = data.get("target")
+        if target not in state.players:
+            raise BadInput(keyed("refusals.not_at_table", name=target))
+        require(target != player, keyed("knives23.error.sway_self"), R_SWAY_OTHER)
+        return [("ability_swayed", {"player": player, "target": target, "by": by})]
+
     def _do_next_step(self, state, data, source):
         turn = self._step(state, "action", "sway", "discard", "issue")
         if turn.step == "issue":
@@ -854,6 +875,10 @@ class Knives23Rules(GameRules):
         # a public fact for the record; the Sway card itself stays secret
         return replace(s, turn=replace(s.turn, swayed_in=s.turn.swayed_in + (d["step"],)))
 
+    def _on_ability_swayed(self, s, d):
+        # a public fact for the history (who Swayed whom, and why); the card stays secret
+        return replace(s, notes=s.notes + ({"kind": "ability_swayed", **d},))
+
     def _on_step_done(self, s, d):
         nxt = STEPS[STEPS.index(s.turn.step) + 1]
         return replace(s, turn=replace(s.turn, step=nxt))
@@ -1021,6 +1046,7 @@ class Knives23Rules(GameRules):
             # the panels a screen may open now: corrections (any of them) and card effects
             "can_correct": state.phase in CURIA_CORRECTION_PHASES,
             "can_apply_effects": state.phase in EFFECT_PHASES,
+            "can_sway_by_ability": state.phase in ABILITY_SWAY_PHASES,
         }
         if state.options.curia_knowledge:
             v["curia"].update(known=[dict(c) for c in state.curia_known],
@@ -1170,6 +1196,8 @@ def note_line(n: Mapping[str, Any]) -> dict:
         return keyed("knives23.note.swapped", player=n["player"], spaces=", ".join(map(str, n["spaces"])))
     if k == "dove_on_knife":
         return keyed("knives23.note.dove", player=n["player"], space=n["space"], card=card_words(n))
+    if k == "ability_swayed":
+        return keyed("knives23.note.ability_sway", source=n["by"], player=n["player"], target=n["target"])
     what, before, after = n["what"], n["before"], n["after"]
     if what == "location":
         return keyed("knives23.note.corrected_location", player=n["player"], reason=n["reason"],
@@ -1248,6 +1276,12 @@ def _tapped_card(state, rng):
     return dict(rng.choice(tapped)) if tapped else _fate(rng)
 
 
+def _fresh_serial(state, rng):
+    """A sticker serial no Curia card has shown yet (a used one is refused as a duplicate)."""
+    used = {r["serial"] for r in state.curia_revealed}
+    return rng.choice([f"s{i}" for i in range(1, tables()["fate_deck"] + 2) if f"s{i}" not in used])
+
+
 SPACES = tuple(range(1, 6))
 NOTE = Text()
 BY = Arg("by", NOTE, False, "what made it happen (the Issue or Citizen)",
@@ -1318,6 +1352,12 @@ COMMANDS = CommandTable("knives23", [
     _cmd("sway", Knives23Rules._do_sway, "you may Sway any one colocated player",
          Arg("target", Text(), doc="the Swayed Citizen", values=_players),
          doc="the current player Sways someone"),
+    _cmd("ability_sway", Knives23Rules._do_ability_sway, R_SEMPRONIA,
+         Arg("target", Text(), doc="the Swayed Citizen", values=_players),
+         Arg("by", NOTE, doc="the Citizen whose ability calls for it",
+             sample=lambda s, rng: rng.choice(["Sempronia", "Issue"])),
+         Arg("player", Text(), False, "who Sways (the current player)", values=_players),
+         doc="a Citizen's ability makes someone Sway outside the Gardens and the Sway step"),
     _cmd("next_step", Knives23Rules._do_next_step, R_DISCARD, doc="the current step is done"),
     _cmd("place_issues", Knives23Rules._do_place_issues, R_TRIBUNE,
          Arg("red", NOTE, False, doc="the red Issue's name (none: \"the red Issue\")", sample=lambda s, rng: rng.choice(["Bread", "Games"])),
@@ -1348,7 +1388,7 @@ COMMANDS = CommandTable("knives23", [
          who=(TABLE, DEVICE), doc="one Curia card is revealed"),
     _cmd("curia_claim", Knives23Rules._do_curia_claim, R_CURIA,
          Arg("card", Raw(), doc="the scanned Fate card", sample=_tapped_card),
-         Arg("serial", Text(), doc="its sticker serial", sample=lambda s, rng: f"s{rng.randint(1, 86)}"),
+         Arg("serial", Text(), doc="its sticker serial", sample=_fresh_serial),
          who=(DEVICE,), doc="a scan names the serial of a card already tapped in"),
     _cmd("tableau", Knives23Rules._do_tableau, R_TABLEAU,
          Arg("player", Text(), doc="whose tableau", values=_players),

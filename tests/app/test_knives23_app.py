@@ -349,6 +349,42 @@ def test_a_sway_a_citizens_ability_calls_for_is_entered_from_the_effects_panel(d
     assert "Sempronia: Di Swayed Cy (a Citizen's ability)" in texts
 
 
+@pytest.mark.app
+@pytest.mark.parametrize("house, lang", [(None, "en"), ({"tie_break": "net"}, "en"), ({"tie_break": "net"}, "fr"),
+                                         ({"tie_break": "net"}, "de")])
+def test_the_result_screen_names_the_tie_break_reading_that_decided(driver, house, lang):
+    """Issue 33: the tie-break "fewest Laurels/Blood ... on their Citizen card" is shown on the
+    result screen that it decides, with the rulebook's words; the group's house rule (the setup's
+    ``house_rules``) changes the winner."""
+    from companion.app import games as game_registry
+    from companion.core import i18n
+    from companion.core.events import Command
+    from tests.games.test_knives23_referee import _demo_game_with_tied_loyalists
+    app = driver.app
+    game = _demo_game_with_tied_loyalists(house)
+    if lang != "en":   # as Settings does (the driver's reset puts English back)
+        i18n.set_language(lang)
+        app._rebuild_screens()
+    assert app.start_game(game_registry.load_ui("knives23"), game["setup"])
+    driver.pump(3)
+    for entry in game["commands"]:
+        assert app.send_command(Command(entry["command"], {k: v for k, v in entry.items() if k != "command"},
+                                        "tablet")), (entry, app.root.ids.toast.message)
+    if app.sm.current == "reveal":   # the last vote's reveal, still on screen
+        driver.continue_reveal()
+    voice_says_the_verdict(driver)
+    driver.pump(3)
+    assert app.sm.current == "knives23.result"
+    screen = driver.screen
+    assert app.view["end"]["result"]["winners"] == (["Ann"] if house else ["Ann", "Bo"])
+    reading = "net" if house else "icons"
+    assert screen.tie_break == i18n.tr("houserules.applies_house" if house else "houserules.applies",
+                                       reading=i18n.tr(f"knives23.house.tie_break.{reading}"),
+                                       words=i18n.tr("knives23.house.tie_break.rule"))
+    assert screen.ids.tie_break.height > 0
+    driver.screenshot(f"knives23/21_result_tie_break_{reading}_{lang}")
+
+
 # -- a game with card effects, a Servilia swap, a Sabinus Dove and a miscount put right ----------
 
 class RealBoard:

@@ -15,7 +15,7 @@ from functools import partial
 from collections.abc import Mapping
 from typing import Any, get_args
 
-from companion.core import votes
+from companion.core import houserules, votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
@@ -59,7 +59,12 @@ ABILITY_SWAY_PHASES: tuple[Phase, ...] = ("turn", "exile_called", "issue_resolve
 MAX_GROUP_WORDS = 60
 VARIANTS = ("standard", "all-or-nothing")
 SETUP_KEYS = {"players", "start_player", "advanced_citizens", "simplicitas", "quid_pro_quo",
-              "bribe_seconds", "variant", "curia_knowledge", "kalends", "forum"}
+              "bribe_seconds", "variant", "curia_knowledge", "kalends", "forum", houserules.SETUP_KEY}
+# The readings the rulebook leaves open, chosen by the group at setup (issue 33): End of Game VI's
+# tie-break, "the fewest Laurels/Blood ... on their Citizen card" — the icons of the winning kind
+# (the app's reading so far) or that kind less the other ("net").
+TIE_BREAK = houserules.HouseRule("knives23", "tie_break", scoring.TIE_BREAKS)
+HOUSE_RULES: tuple[houserules.HouseRule, ...] = (TIE_BREAK,)
 R_SERVILIA = ("Instead of playing Fate cards at the Forum, you may swap up to 2 faceup Fate cards in the "
               "Forum with 2 from your hand and place them facedown (you may still Call a Vote to Exile).")
 R_SABINUS = "Sabinus allows you to play Doves onto Knife cards in the Forum."
@@ -170,6 +175,7 @@ class State:
     told: tuple = ()
     told_from: int = 0                     # where the steps of the latest table action begin
     notes: tuple = ()                      # card effects and corrections, for the history
+    house_rules: Mapping[str, str] = field(default_factory=dict)   # {name: reading} chosen at setup
 
 
 def _flag(setup: Mapping, key: str, default: bool) -> bool:
@@ -252,6 +258,7 @@ class Knives23Rules(GameRules):
     min_players = 3
     max_players = 8
     irreversible = frozenset({"vote_revealed", "vote_result"})
+    house_rules = HOUSE_RULES
 
     # -- setup ---------------------------------------------------------------------------
     def initial_state(self, setup: Mapping[str, Any]) -> State:
@@ -283,13 +290,14 @@ class Knives23Rules(GameRules):
             raise BadInput(keyed("refusals.k23.kalends_setup"))
         kalends = kalends_for(len(players), override)
         kinds, extra_kind = forum_icons(setup.get("forum"))
+        house = houserules.chosen(setup, HOUSE_RULES)
         tria = len(players) == 3
         forum = (None, None, None, None, ForumCard(False)) if tria else (None,) * 5
         return State(players=players, options=options, kalends=kalends, dagger=kalends.dagger_start,
                      start_player=start, forum_kinds=kinds, forum_extra_kind=extra_kind,
                      # "give the deck ... to the player sitting to the right of the starting player"
                      tribune=next_clockwise(players, start, -1),
-                     tria_ludio=tria, forum=forum,
+                     tria_ludio=tria, forum=forum, house_rules=house,
                      locations={p: tables()["start_location"] for p in players})
 
     # -- commands ------------------------------------------------------------------------
@@ -1047,6 +1055,7 @@ class Knives23Rules(GameRules):
             "can_correct": state.phase in CURIA_CORRECTION_PHASES,
             "can_apply_effects": state.phase in EFFECT_PHASES,
             "can_sway_by_ability": state.phase in ABILITY_SWAY_PHASES,
+            "house_rules": dict(state.house_rules),
         }
         if state.options.curia_knowledge:
             v["curia"].update(known=[dict(c) for c in state.curia_known],
@@ -1081,6 +1090,9 @@ class Knives23Rules(GameRules):
             # worked out by the rules, shown by the tableaux screen
             v["end"].update(caesar_dead=scoring.caesar_dead(v["end"]["running_total"]),
                             allegiances=scoring.allegiances(state.tableaux))
+            if state.result and state.result.get("tie_break"):
+                # the deciding screen names the tie-break's reading with the rulebook's words
+                v["end"]["tie_break"] = houserules.applies(TIE_BREAK, state.result["tie_break"])
         v["board"] = {"confirmed": state.board_confirmed, "kalends": k.to_dict(),
                       "forum": {"spaces": list(state.forum_kinds), "extra": state.forum_extra_kind}}
         v["told"] = [line for key, d in state.told[state.told_from:] for line in told_lines(key, d)]
@@ -1213,7 +1225,8 @@ def note_line(n: Mapping[str, Any]) -> dict:
 def final_result_of(state: State, opportunist_play) -> dict:
     tableaux = [scoring.tableau({"name": p, **state.tableaux[p]}) for p in state.players]
     return scoring.final_result(tableaux, [r["card"] for r in state.curia_revealed], opportunist_play,
-                                state.options.variant)
+                                state.options.variant,
+                                state.house_rules.get(TIE_BREAK.name, TIE_BREAK.default))
 
 
 RULES = Knives23Rules()

@@ -161,6 +161,11 @@ def play(driver, commands, shots, tap_until=None):
                 driver.wait(0.2)
             else:
                 tap_text(driver, card_label(d["card"]))
+                if d.get("another"):   # a phone scanned a card of this value: the tablet asks
+                    assert screen.asking == d["card"]
+                    shots.setdefault("another", driver.screenshot("knives23/7a_curia_scanned_or_another"))
+                    driver.tap(screen.another_button)
+                assert screen.asking is None
             if app.view.get("end", {}).get("revealed_count") == 6:
                 driver.advance(3)
                 shots.setdefault("curia", driver.screenshot("knives23/7_curia_reveal"))
@@ -383,6 +388,42 @@ def test_the_result_screen_names_the_tie_break_reading_that_decided(driver, hous
                                        words=i18n.tr("knives23.house.tie_break.rule"))
     assert screen.ids.tie_break.height > 0
     driver.screenshot(f"knives23/21_result_tie_break_{reading}_{lang}")
+
+
+@pytest.mark.app
+def test_a_card_a_phone_scanned_then_tapped_is_counted_once(driver):
+    """Issue 32, hole 4: scan, then tap, counted the card twice. The tap asks whether it is the
+    scanned card (counted once) or another card of that value; a value no phone scanned is
+    counted at once."""
+    from companion.core.events import Command
+    driver.start_game("knives23", NAMES, first="Ann", options=OPTIONS)
+    app = driver.app
+    for cmd in demo.commands():
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+        if cmd.kind == "abilities_done":
+            break
+    app.reveal_seen()
+    driver.pump(4)
+    assert app.sm.current == "knives23.curia"
+    assert app.send_command(Command("curia_card", {"card": K(5), "serial": "080"}, "phone:p1"))
+    driver.pump(2)
+    screen = driver.screen
+    tap_text(driver, card_label(K(5)))                 # the narrator taps the card just scanned
+    assert screen.asking == K(5) and len(app.view["end"]["revealed"]) == 1
+    assert screen.side_heading == "A phone scanned 5 Knives as card 1. Is this that card?"
+    driver.screenshot("knives23/22_curia_scanned_then_tapped")
+    driver.tap(screen.that_card_button)
+    assert app.view["end"]["running_total"] == 5 and app.session.events[-1].kind == "curia_card_tapped"
+    tap_text(driver, card_label(K(5)))                 # a second 5 Knives: nothing left to name
+    assert screen.asking is None and app.view["end"]["running_total"] == 10
+    assert app.send_command(Command("curia_card", {"card": K(3), "serial": "081"}, "phone:p1"))
+    driver.pump(2)
+    tap_text(driver, card_label(K(3)))
+    driver.tap(screen.cancel_button)                   # cancelled: nothing sent
+    assert app.view["end"]["running_total"] == 13 and screen.asking is None
+    tap_text(driver, card_label(K(3)))
+    driver.tap(screen.another_button)                  # really a second 3 Knives
+    assert app.view["end"]["running_total"] == 16 and app.view["end"]["revealed_count"] == 4
 
 
 # -- a game with card effects, a Servilia swap, a Sabinus Dove and a miscount put right ----------

@@ -25,7 +25,7 @@ EventKind = Literal[
     "moved", "fate_played", "forum_card_discarded", "forum_swapped", "dove_on_knife", "board_corrected",
     "exile_called", "swayed", "ability_swayed", "step_done", "turn_ended",
     "issues_placed", "vote_result", "tie_broken", "eyes_closed", "eyes_opened", "issue_resolved",
-    "abilities_done", "curia_card_revealed", "curia_card_claimed", "tableau_revealed", "game_over",
+    "abilities_done", "curia_card_revealed", "curia_card_tapped", "curia_card_claimed", "tableau_revealed", "game_over",
 ]
 
 

@@ -164,7 +164,8 @@ class State:
     shamed: tuple = ()
     eyes_closed: str | None = None
     ended_by: str | None = None
-    curia_revealed: tuple = ()            # ({"card","serial","source"}, ...)
+    curia_revealed: tuple = ()            # ({"card","serial"}, ...)
+    curia_untapped: tuple = ()            # cards (1-based) a scan counted that no tap has named yet
     tableaux: Mapping[str, Any] = field(default_factory=dict)
     result: Mapping[str, Any] | None = None
     forum_kinds: tuple = ("either",) * 5   # the icons of the 5 Forum spaces, in the arrows' order
@@ -220,6 +221,12 @@ def forum_cards(state: State) -> list[ForumCard]:
 
 def running_total(state: State) -> int:
     return scoring.fate_total(r["card"] for r in state.curia_revealed)
+
+
+def untapped_scans(state: State, card: Mapping[str, int]) -> list[int]:
+    """The Curia cards (1-based) of this value that a scan counted and no tap has named yet:
+    the ones a tap of that value may name instead of counting a card again (issue 32, hole 4)."""
+    return [i for i in state.curia_untapped if state.curia_revealed[i - 1]["card"] == card]
 
 
 def exile_allowed(state: State) -> bool:
@@ -722,11 +729,26 @@ class Knives23Rules(GameRules):
         return [("abilities_done", {})]
 
     def _do_curia_card(self, state, data, source):
+        """One Curia card: a scan (with its serial) or a tap. One claim per card, whichever
+        comes first: a tap of the value of a card a scan counted and no tap has named names that
+        card (``curia_card_tapped``, nothing added) — unless ``another`` says it is a second card
+        of that value (the tablet asks which). A scan of a tapped card is ``curia_claim``."""
+        another = data.get("another", False)
+        if not isinstance(another, bool):
+            raise BadInput(keyed("knives23.error.another_flag"))
+        if data.get("serial") is None and not another and state.phase in ("curia_reveal", "tableaux") \
+                and not state.tableaux:
+            card = scoring.fate_card(data.get("card"), keyed("refusals.k23.where_curia_card"))
+            scanned = untapped_scans(state, card)
+            if scanned:
+                return [("curia_card_tapped", {"index": scanned[-1], "card": card})]
         self._phase(state, "curia_reveal")
         require(len(state.curia_revealed) < state.curia_count,
                 keyed("knives23.error.curia_all", count=state.curia_count), R_CURIA)
         card = scoring.fate_card(data.get("card"), keyed("refusals.k23.where_curia_card"))
         serial = data.get("serial")
+        if serial is not None and another:
+            raise BadInput(keyed("knives23.error.another_flag"))
         if serial is not None:
             if not isinstance(serial, str) or not serial.strip() or len(serial) > 64:
                 raise BadInput(keyed("refusals.k23.serial"))
@@ -946,8 +968,13 @@ class Knives23Rules(GameRules):
 
     def _on_curia_card_revealed(self, s, d):
         revealed = s.curia_revealed + ({"card": dict(d["card"]), "serial": d["serial"]},)
-        return replace(s, curia_revealed=revealed,
+        untapped = s.curia_untapped + ((len(revealed),) if d["serial"] is not None else ())
+        return replace(s, curia_revealed=revealed, curia_untapped=untapped,
                        phase="tableaux" if len(revealed) >= s.curia_count else "curia_reveal")
+
+    def _on_curia_card_tapped(self, s, d):
+        # the tap named a card a scan had counted: that card is claimed by both, counted once
+        return replace(s, curia_untapped=tuple(i for i in s.curia_untapped if i != d["index"]))
 
     def _on_curia_card_claimed(self, s, d):
         revealed = list(s.curia_revealed)
@@ -1081,6 +1108,9 @@ class Knives23Rules(GameRules):
                         "abilities_order": [] if state.options.simplicitas else seat_view_order(state, state.tribune),
                         "revealed": [dict(r) for r in state.curia_revealed],
                         "revealed_count": len(state.curia_revealed),
+                        # scanned cards no tap has named: a tap of one's value asks "that card or another?"
+                        "untapped_scans": [{"index": i, "card": dict(state.curia_revealed[i - 1]["card"])}
+                                           for i in state.curia_untapped],
                         "running_total": running_total(state),
                         "remaining": state.curia_count - len(state.curia_revealed),
                         "tableaux": {p: dict(t) for p, t in state.tableaux.items()},
@@ -1398,7 +1428,9 @@ COMMANDS = CommandTable("knives23", [
     _cmd("curia_card", Knives23Rules._do_curia_card, R_CURIA,
          Arg("card", Raw(), doc="the revealed Fate card", sample=lambda s, rng: _fate(rng)),
          Arg("serial", Null(Text()), False, "the card's sticker serial (a phone or the camera)"),
-         who=(TABLE, DEVICE), doc="one Curia card is revealed"),
+         Arg("another", Bool(), False, "a tap: a second card of the value of a scanned card no tap "
+             "named yet (else the tap names that card)", values=lambda s: (True,)),
+         who=(TABLE, DEVICE), doc="one Curia card is revealed (a tap names a scanned card of its value)"),
     _cmd("curia_claim", Knives23Rules._do_curia_claim, R_CURIA,
          Arg("card", Raw(), doc="the scanned Fate card", sample=_tapped_card),
          Arg("serial", Text(), doc="its sticker serial", sample=_fresh_serial),

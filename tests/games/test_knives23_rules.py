@@ -5,6 +5,8 @@ are the ones the referee also uses.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from companion.core.i18n import text_of, texts
@@ -293,7 +295,8 @@ def test_a_faceup_icon_space_refuses_a_facedown_card(tmp_path, monkeypatch):
     it is table data; here space 2 does."""
     data = dict(k23tables.tables(), forum={"spaces": ["either", "faceup", "either", "either", "either"],
                                            "extra": "either", "flush_at": 5})
-    monkeypatch.setattr(k23rules, "tables", lambda: data)
+    from companion.games.knives23 import setup as k23setup
+    monkeypatch.setattr(k23setup, "tables", lambda: data)   # the setup reads the Forum's icons
     t = Table(tmp_path).begin()
     t("move", location="forum")
     t("play_fate", facedown=True)
@@ -682,7 +685,7 @@ def test_the_reveal_can_never_count_more_cards_than_the_curia_holds(tmp_path):
     state = t.state
     for card in (K(5), K(5), K(3), D(1), K(1)):
         state = RULES.evolve(state, type(t.s.events[0])(0, *RULES.decide(state, Command("curia_card", {"card": card}))[0]))
-    state = k23rules.replace(state, phase="curia_reveal")   # even if the phase were still open
+    state = dataclasses.replace(state, phase="curia_reveal")   # even if the phase were still open
     with pytest.raises(RuleError, match="All 5 cards in the Curia are already revealed"):
         RULES.decide(state, Command("curia_card", {"card": K(1)}))
 

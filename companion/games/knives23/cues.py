@@ -14,7 +14,9 @@ from companion.core.narration import Script, load_script, slug
 from companion.core.rules import fold_step
 
 from . import scoring
-from .rules import RULES, State, group_words, issue_name
+from .rules import RULES
+from .state import State
+from .view import group_words, issue_name
 
 SCRIPTS = Path(__file__).with_name("scripts")
 

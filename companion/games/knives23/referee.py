@@ -13,7 +13,9 @@ from companion.core.i18n import keyed, message_of
 from companion.core.schema import List, Obj, Raw, question
 
 from . import scoring
-from .rules import HOUSE_RULES, RULES, TIE_BREAK, ForumCard, Turn, next_clockwise
+from .rules import RULES
+from .setup import HOUSE_RULES, TIE_BREAK
+from .state import ForumCard, Turn, next_clockwise
 from .tables import tables
 
 

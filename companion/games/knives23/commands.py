@@ -26,35 +26,35 @@ _cmd = partial(command, passes="command")
 _players = players_of
 
 
-def _fate(rng, kinds=("knives", "doves")):
+def _fate(rng: random.Random, kinds: tuple[str, ...] = ("knives", "doves")) -> dict[str, int]:
     kind = rng.choice(kinds)
     return {kind: rng.choice(tables()["fate"][kind])}
 
 
-def _forum_sample(state, rng):
+def _forum_sample(state: State, rng: random.Random) -> list[dict[str, Any] | None]:
     return [None if rng.random() < 0.4 else ({"faceup": False} if rng.random() < 0.3 else
                                              {"faceup": True, "card": _fate(rng)}) for _ in range(5)]
 
 
-def _ballot_choices(state):
+def _ballot_choices(state: State) -> tuple[str, ...]:
     vote = state.book.current
     return vote.spec.options if vote is not None else (scoring.EXILE, scoring.REMAIN, scoring.RED, scoring.GREY)
 
 
-def _tableau_sample(state, rng) -> dict:
+def _tableau_sample(state: State, rng: random.Random) -> dict[str, Any]:
     laurels, blood = rng.choice([(1, 0), (0, 1), (1, 1), (2, 0), (0, 2)])
     sway = [{rng.choice(("laurels", "blood")): rng.choice(tables()["sway"])} for _ in range(rng.randint(0, 3))]
     waiting = [p for p in state.players if p not in state.tableaux] or list(state.players)
     return {"player": rng.choice(waiting), "citizen": {"laurels": laurels, "blood": blood}, "sway": sway}
 
 
-def _tapped_card(state, rng):
+def _tapped_card(state: State, rng: random.Random) -> dict[str, int]:
     """A card tapped in without a serial, the one a scan may claim (else any card)."""
     tapped = [r["card"] for r in state.curia_revealed if r["serial"] is None]
     return dict(rng.choice(tapped)) if tapped else _fate(rng)
 
 
-def _fresh_serial(state, rng):
+def _fresh_serial(state: State, rng: random.Random) -> str:
     """A sticker serial no Curia card has shown yet (a used one is refused as a duplicate)."""
     used = {r["serial"] for r in state.curia_revealed}
     return rng.choice([f"s{i}" for i in range(1, tables()["fate_deck"] + 2) if f"s{i}" not in used])

@@ -11,15 +11,15 @@ SETUP: dict[str, Any] = {"players": ["Ann", "Bo", "Cy", "Di"], "start_player": "
          "kalends": {"spaces": 4, "dagger_start": 2}}
 
 
-def _c(kind, source="tablet", **data):
+def _c(kind: str, source: str = "tablet", **data: Any) -> Command:
     return Command(kind, data, source)
 
 
-def _votes(choices: dict, source="tablet"):
+def _votes(choices: dict[str, str], source: str = "tablet") -> list[Command]:
     return [_c("cast_ballot", source, voter=v, choice=c) for v, c in choices.items()]
 
 
-def _steps(n):
+def _steps(n: int) -> list[Command]:
     return [_c("next_step") for _ in range(n)]
 
 

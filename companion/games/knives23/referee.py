@@ -34,7 +34,7 @@ def _cards(value: Any, what: str) -> list[dict]:
     return [scoring.fate_card(c, f"{what} card {i + 1}") for i, c in enumerate(value)]
 
 
-def _tie(fn, *args):
+def _tie(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
     try:
         return fn(*args)
     except NeedsTieBreak as exc:
@@ -92,7 +92,7 @@ def cicero(data: Mapping[str, Any]) -> dict:
             "ignored": counted != t.claim, "allegiance": t.allegiance, "value": abs(t.blood_value)}
 
 
-def _count(data, key, low, high, default=None):
+def _count(data: Mapping[str, Any], key: str, low: int, high: int, default: int | None = None) -> int:
     v = data.get(key, default)
     if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
         raise BadInput(keyed("refusals2.input.whole_number", what=key, low=low, high=high))

@@ -237,7 +237,7 @@ class Knives23Rules(GameRules):
                                    "by": "Sabinus"})]
 
     # corrections: the board is what the table says it is, with the reason on the record
-    def _correctable(self, state, what: str):
+    def _correctable(self, state: State, what: str) -> None:
         if what == "curia":
             self._phase(state, *CURIA_CORRECTION_PHASES)
             require(not state.tableaux, keyed("knives23.error.correct_after_tableaux"))
@@ -285,7 +285,7 @@ class Knives23Rules(GameRules):
         require(count != state.curia_count, keyed("knives23.error.correct_same"))
         return [("board_corrected", {"what": "curia", "before": state.curia_count, "after": count, "reason": reason})]
 
-    def _correct_who(self, state, data) -> str:
+    def _correct_who(self, state: State, data: Data) -> str:
         """The player a correction names: one at the table (its own refusal, listing them)."""
         player = data.get("player")
         if player not in state.players:
@@ -308,7 +308,7 @@ class Knives23Rules(GameRules):
         return [("board_corrected", {"what": "location", "player": player, "before": here, "after": to,
                                      "reason": reason})]
 
-    def _seats_correctable(self, state, *phases: str) -> None:
+    def _seats_correctable(self, state: State, *phases: str) -> None:
         """Whose turn and who holds the Issue deck may be put right between actions, not while
         the Issues are on the Voting board for this turn."""
         self._phase(state, *phases)
@@ -369,7 +369,7 @@ class Knives23Rules(GameRules):
         self._phase(state, "exile_called")
         return self._open_exile_vote(state)
 
-    def _open_exile_vote(self, state: State):
+    def _open_exile_vote(self, state: State) -> Events:
         ex = state.exile
         assert ex is not None  # phase "exile_called"
         spec = VoteSpec(f"exile-{len(state.exiles) + 1}", "binary", state.players,
@@ -444,7 +444,7 @@ class Knives23Rules(GameRules):
         require(state.book.current is None, keyed("knives23.error.vote_open"))
         return self._open_issue_vote(state)
 
-    def _open_issue_vote(self, state: State):
+    def _open_issue_vote(self, state: State) -> Events:
         assert state.issues is not None  # the Tribune placed them
         n = sum(1 for v in state.book.history if v.spec.vote_id.startswith("issue-")) + 1
         spec = VoteSpec(f"issue-{n}", "binary", state.players, (scoring.RED, scoring.GREY),

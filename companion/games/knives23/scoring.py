@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.core.events import BadInput
 from companion.core.i18n import keyed
-from companion.core.tally import BinaryMajority
+from companion.core.tally import BinaryMajority, TallyResult
 
 from .tables import tables
 
@@ -229,7 +229,7 @@ def check_votes(players: Sequence[str], votes: Any, choices: tuple[str, str]) ->
     return dict(votes)
 
 
-def _tally(tally: BinaryMajority, votes: Mapping[str, str], tribune_choice: Any):
+def _tally(tally: BinaryMajority, votes: Mapping[str, str], tribune_choice: Any) -> TallyResult:
     if tribune_choice is not None and tribune_choice not in tally.choices:
         raise BadInput(keyed("refusals.tribune_choice", first=keyed(f"knives23.vote.{tally.choices[0]}"),
                                    second=keyed(f"knives23.vote.{tally.choices[1]}")))

@@ -239,3 +239,17 @@ def test_play_a_whole_game_under_each_tie_break_reading(house, winners):
                            "Rule applied: the fewest icons of the winning kind")
     assert said.endswith("(the rulebook: “If tied, the player with the fewest Laurels/Blood, in relation to "
                          "the outcome, on their Citizen card wins.”)")
+
+
+def test_play_records_a_sway_a_citizens_ability_calls_for():
+    """Issue 33: a Sway Sempronia's ability calls for ("must be resolved if a player gives a Fate
+    card") is entered through ``referee knives23 play`` and kept in the history."""
+    steps = [{"command": "tick_setup", "step": s} for s in ("I", "II", "III", "IV", "V", "VI", "VII")]
+    game = {"setup": {"players": NAMES},
+            "commands": steps + [{"command": "begin_play"}, {"command": "move", "location": "baths"},
+                                 {"command": "ability_sway", "target": "Cy", "by": "Sempronia"}]}
+    r = answer("play", game)
+    assert r["view"]["history_notes"] == ["Sempronia: Ann Swayed Cy (a Citizen's ability)"]
+    assert r["view"]["turn"]["step"] == "action"
+    game["commands"][-1] = {"command": "ability_sway", "target": "Ann", "by": "Sempronia"}
+    refused("play", game, "Sway goes into another player's tableau")

@@ -235,8 +235,8 @@ def test_play_a_whole_game_under_each_tie_break_reading(house, winners):
     reading = (house or {}).get("tie_break", "icons")
     assert r["view"]["house_rules"] == {"tie_break": reading}
     said = r["view"]["end"]["tie_break"]   # what the result screen shows, with the rulebook's words
-    assert said.startswith("House rule: the fewest of the winning kind less the other" if house else
-                           "Rule applied: the fewest icons of the winning kind")
+    assert said.startswith("House rule: Fewest of the winning kind minus the other" if house else
+                           "Rule applied: Fewest icons of the winning kind")
     assert said.endswith("(the rulebook: “If tied, the player with the fewest Laurels/Blood, in relation to "
                          "the outcome, on their Citizen card wins.”)")
 

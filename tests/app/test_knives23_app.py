@@ -161,6 +161,11 @@ def play(driver, commands, shots, tap_until=None):
                 driver.wait(0.2)
             else:
                 tap_text(driver, card_label(d["card"]))
+                if d.get("another"):   # a phone scanned a card of this value: the tablet asks
+                    assert screen.asking == d["card"]
+                    shots.setdefault("another", driver.screenshot("knives23/7a_curia_scanned_or_another"))
+                    driver.tap(screen.another_button)
+                assert screen.asking is None
             if app.view.get("end", {}).get("revealed_count") == 6:
                 driver.advance(3)
                 shots.setdefault("curia", driver.screenshot("knives23/7_curia_reveal"))
@@ -302,6 +307,123 @@ def test_quid_pro_quo_bribe_timer_then_the_vote(driver):
     assert "Ten seconds." in spoken and "Time is up." in spoken
     driver.tap(board.open_vote_button)
     assert app.sm.current == "vote" and app.view["vote"]["vote_id"] == "exile-1"
+
+
+@pytest.mark.app
+def test_a_sway_a_citizens_ability_calls_for_is_entered_from_the_effects_panel(driver):
+    """Issue 33: Sempronia's Sway "must be resolved if a player gives a Fate card" — at the Baths
+    (no Gardens, not the Sway step) and during a bribe, from the effects panel by taps."""
+    driver.start_game("knives23", NAMES, first="Ann", options={"quid_pro_quo": True, "bribe_seconds": 30})
+    app = driver.app
+    begin_by_commands(app)
+    app.send("move", location="baths")
+    driver.pump(3)
+    driver.tap(driver.screen.ids.effects_button)
+    effects = driver.screen
+    assert effects.name == "knives23.effects"
+    driver.type_into(effects.ids.source, "Sempronia")
+    assert effects.ability_line == "Ann Sways, by a Citizen's ability:"
+    assert sorted(b.target for b in effects.ids.sway_targets.children) == ["Bo", "Cy", "Di"]
+    driver.tap(next(b for b in effects.ids.sway_targets.children if b.target == "Bo"))
+    assert app.session.events[-1].kind == "ability_swayed"
+    assert effects.last_note == "Recorded: Sempronia: Ann Swayed Bo (a Citizen's ability)"
+    assert app.view["turn"]["step"] == "action"     # the turn's own steps are still to come
+    driver.screenshot("knives23/19_ability_sway")
+    driver.tap(effects.ids.back_button)
+    finish_turn(app, "Ann")
+    # Bo calls a Vote to Exile on Cy; Di gives Cy a Fate card as a bribe: Sempronia Sways again
+    app.send("move", location="forum")
+    driver.pump(3)
+    tap_text(driver, tr("knives23.ui.call_exile"))
+    tap_text(driver, "Cy")
+    assert app.view["phase"] == "exile_called"
+    driver.tap(driver.screen.ids.effects_button)
+    effects = driver.screen
+    assert effects.name == "knives23.effects" and effects.ids.forum_effects.disabled
+    driver.tap(next(b for b in effects.ids.players.children if b.player == "Di"))
+    driver.type_into(effects.ids.source, "Sempronia")
+    driver.tap(next(b for b in effects.ids.sway_targets.children if b.target == "Cy"))
+    assert effects.last_note == "Recorded: Sempronia: Di Swayed Cy (a Citizen's ability)"
+    driver.screenshot("knives23/20_ability_sway_bribe")
+    driver.tap(effects.ids.back_button)
+    assert app.sm.current == "knives23.board" and app.view["phase"] == "exile_called"
+    app.goto("history")
+    driver.pump(4)
+    texts = driver.visible_texts()
+    assert "Sempronia: Ann Swayed Bo (a Citizen's ability)" in texts
+    assert "Sempronia: Di Swayed Cy (a Citizen's ability)" in texts
+
+
+@pytest.mark.app
+@pytest.mark.parametrize("house, lang", [(None, "en"), ({"tie_break": "net"}, "en"), ({"tie_break": "net"}, "fr"),
+                                         ({"tie_break": "net"}, "de")])
+def test_the_result_screen_names_the_tie_break_reading_that_decided(driver, house, lang):
+    """Issue 33: the tie-break "fewest Laurels/Blood ... on their Citizen card" is shown on the
+    result screen that it decides, with the rulebook's words; the group's house rule (the setup's
+    ``house_rules``) changes the winner."""
+    from companion.app import games as game_registry
+    from companion.core import i18n
+    from companion.core.events import Command
+    from tests.games.test_knives23_referee import _demo_game_with_tied_loyalists
+    app = driver.app
+    game = _demo_game_with_tied_loyalists(house)
+    if lang != "en":   # as Settings does (the driver's reset puts English back)
+        i18n.set_language(lang)
+        app._rebuild_screens()
+    assert app.start_game(game_registry.load_ui("knives23"), game["setup"])
+    driver.pump(3)
+    for entry in game["commands"]:
+        assert app.send_command(Command(entry["command"], {k: v for k, v in entry.items() if k != "command"},
+                                        "tablet")), (entry, app.root.ids.toast.message)
+    if app.sm.current == "reveal":   # the last vote's reveal, still on screen
+        driver.continue_reveal()
+    voice_says_the_verdict(driver)
+    driver.pump(3)
+    assert app.sm.current == "knives23.result"
+    screen = driver.screen
+    assert app.view["end"]["result"]["winners"] == (["Ann"] if house else ["Ann", "Bo"])
+    reading = "net" if house else "icons"
+    assert screen.tie_break == i18n.tr("houserules.applies_house" if house else "houserules.applies",
+                                       reading=i18n.tr(f"knives23.house.tie_break.{reading}"),
+                                       words=i18n.tr("knives23.house.tie_break.rule"))
+    assert screen.ids.tie_break.height > 0
+    driver.screenshot(f"knives23/21_result_tie_break_{reading}_{lang}")
+
+
+@pytest.mark.app
+def test_a_card_a_phone_scanned_then_tapped_is_counted_once(driver):
+    """Issue 32, hole 4: scan, then tap, counted the card twice. The tap asks whether it is the
+    scanned card (counted once) or another card of that value; a value no phone scanned is
+    counted at once."""
+    from companion.core.events import Command
+    driver.start_game("knives23", NAMES, first="Ann", options=OPTIONS)
+    app = driver.app
+    for cmd in demo.commands():
+        assert app.send_command(cmd), (cmd, app.root.ids.toast.message)
+        if cmd.kind == "abilities_done":
+            break
+    app.reveal_seen()
+    driver.pump(4)
+    assert app.sm.current == "knives23.curia"
+    assert app.send_command(Command("curia_card", {"card": K(5), "serial": "080"}, "phone:p1"))
+    driver.pump(2)
+    screen = driver.screen
+    tap_text(driver, card_label(K(5)))                 # the narrator taps the card just scanned
+    assert screen.asking == K(5) and len(app.view["end"]["revealed"]) == 1
+    assert screen.side_heading == "A phone scanned 5 Knives as card 1. Is this that card?"
+    driver.screenshot("knives23/22_curia_scanned_then_tapped")
+    driver.tap(screen.that_card_button)
+    assert app.view["end"]["running_total"] == 5 and app.session.events[-1].kind == "curia_card_tapped"
+    tap_text(driver, card_label(K(5)))                 # a second 5 Knives: nothing left to name
+    assert screen.asking is None and app.view["end"]["running_total"] == 10
+    assert app.send_command(Command("curia_card", {"card": K(3), "serial": "081"}, "phone:p1"))
+    driver.pump(2)
+    tap_text(driver, card_label(K(3)))
+    driver.tap(screen.cancel_button)                   # cancelled: nothing sent
+    assert app.view["end"]["running_total"] == 13 and screen.asking is None
+    tap_text(driver, card_label(K(3)))
+    driver.tap(screen.another_button)                  # really a second 3 Knives
+    assert app.view["end"]["running_total"] == 16 and app.view["end"]["revealed_count"] == 4
 
 
 # -- a game with card effects, a Servilia swap, a Sabinus Dove and a miscount put right ----------

@@ -98,8 +98,7 @@ def test_the_23_knives_view_gives_each_tableau_its_allegiance_and_caesars_fate()
 
 def test_every_23_knives_phase_has_a_screen_and_the_steps_are_the_turns_order():
     from typing import get_args
-    from companion.games.knives23.phases import Phase
-    from companion.games.knives23.rules import STEPS
+    from companion.games.knives23.state import STEPS, Phase
     ui = __import__("companion.app.games.knives23", fromlist=["PHASE_SCREEN"])
     assert set(ui.PHASE_SCREEN) == set(get_args(Phase))
     assert STEPS == ("move", "action", "sway", "discard", "issue")
@@ -122,8 +121,9 @@ def test_23_knives_event_kinds_are_the_folds_and_a_whole_game_uses_only_them():
     from companion.core.session import GameSession
     from companion.core.votes import VOTE_EVENTS, VoteEventKind
     from companion.games.knives23 import RULES, demo
-    from companion.games.knives23.phases import EventKind
-    folds = {name[len("_on_"):] for name in dir(RULES) if name.startswith("_on_")}
+    from companion.games.knives23.evolve import FOLDS
+    from companion.games.knives23.state import EventKind
+    folds = set(FOLDS)
     assert set(get_args(EventKind)) == folds
     assert VOTE_EVENTS == set(get_args(VoteEventKind))
     s = GameSession.start(Journal(":memory:"), RULES, demo.SETUP)

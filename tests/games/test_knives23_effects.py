@@ -82,6 +82,44 @@ def test_sabinus_doves_ride_on_knives_into_the_curia_without_filling_a_space(tmp
     assert t.view()["told"][0].startswith("Flip the Forum's 6 cards facedown")
 
 
+def test_a_sway_a_citizens_ability_calls_for_is_recorded_outside_the_gardens_and_the_sway_step(tmp_path):
+    """Issue 33: "Sempronia's Sway ability is non-negotiable and must be resolved if a player
+    gives a Fate card. When a player uses Sempronia's ability to Sway, they may Sway them however
+    they choose." — "Citizen abilities take precedence over the basic rules in this rulebook."
+    The Sway is recorded with its source whenever it comes (here at the Baths, then during a
+    bribe); the turn's own Sway step is still there afterwards."""
+    t = Table(tmp_path, quid_pro_quo=True).begin()
+    t("move", location="baths")
+    with pytest.raises(RuleError, match="Sway"):
+        t("sway", target="Bo")                      # the Baths' action is no Gardens
+    with pytest.raises(BadInput, match="ability_sway needs by: the Citizen whose ability"):
+        t("ability_sway", target="Bo")
+    with pytest.raises(RuleError, match="another player's tableau") as err:
+        t("ability_sway", target="Ann", by="Sempronia")
+    assert err.value.rule == k23rules.R_SWAY_OTHER
+    with pytest.raises(BadInput, match="Zed"):
+        t("ability_sway", target="Zed", by="Sempronia")
+    t("ability_sway", target="Bo", by="Sempronia")  # Ann gave Bo (Sempronia) a Fate card
+    assert t.kinds()[-1] == "ability_swayed" and t.state.turn.swayed_in == ()
+    t("next_step")
+    assert t.state.turn.step == "sway"
+    assert t.view()["history_notes"] == ["Sempronia: Ann Swayed Bo (a Citizen's ability)"]
+    t("next_step"), t("next_step")                  # Bo's turn: the Forum, a Vote to Exile, a bribe
+    t("move", location="forum")
+    t("call_exile", target="Cy")
+    assert t.state.phase == "exile_called" and t.view()["can_sway_by_ability"]
+    assert not t.view()["can_apply_effects"]
+    t("ability_sway", player="Di", target="Cy", by="Sempronia")   # a Fate card given as a bribe
+    assert t.view()["history_notes"][-1] == "Sempronia: Di Swayed Cy (a Citizen's ability)"
+    t("start_exile_vote")
+    with pytest.raises(RuleError, match="Not now"):
+        t("ability_sway", target="Cy", by="Sempronia")  # not while the ballots are cast
+    t.s.undo()
+    assert t.state.phase == "exile_called"
+    t.s.undo()
+    assert t.view()["history_notes"] == ["Sempronia: Ann Swayed Bo (a Citizen's ability)"]
+
+
 def test_a_correction_is_an_event_with_its_reason_and_undo_takes_it_back(tmp_path):
     t = at_forum(Table(tmp_path).begin())
     t("play_fate", card=K(3))

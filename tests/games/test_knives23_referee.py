@@ -183,3 +183,73 @@ def test_end_of_turn_a_full_forum_moves_the_dagger_once_and_passes_nothing_witho
     the Dagger on the Kalends track one space toward the Curia.\""""
     out = json.loads(ask("end_of_turn", TURN).stdout)
     assert out["moves"] == [{"why": "forum", "to": 4}] and out["curia"] == 10 and out["deck_to"] is None
+
+
+# -- the house rule tie_break (issue 33): "If tied, the player with the fewest Laurels/Blood, in
+# relation to the outcome, on their Citizen card wins." Read as the icons of the winning kind (the
+# default) or as that kind less the other: they differ for a Citizen card with both.
+
+TIED_A = player("A", {"blood": 1, "laurels": 1}, {"blood": 2})   # Blood value 2; card: 1 Blood, net 0
+TIED_B = player("B", {"blood": 1}, {"blood": 1})                  # Blood value 2; card: 1 Blood, net 1
+
+
+@pytest.mark.parametrize("house, winners", [
+    (None, ["A", "B"]), ({"tie_break": "icons"}, ["A", "B"]), ({"tie_break": "net"}, ["A"])])
+def test_final_tie_break_house_rule_changes_the_winner(house, winners):
+    data = {"players": [TIED_A, TIED_B, LOY], "curia": CURIA_23}
+    if house is not None:
+        data["house_rules"] = house
+    r = answer("final", data)
+    assert r["caesar_dead"] and r["winners"] == winners
+    assert r["tie_break"] == (house or {}).get("tie_break", "icons")
+
+
+def test_final_no_tie_names_no_tie_break_and_a_bad_reading_is_one_line():
+    assert "tie_break" not in answer("final", {"players": [LIB, LOY], "curia": CURIA_23})
+    refused("final", {"players": [LIB], "curia": [], "house_rules": {"tie_break": "most"}}, "tie_break")
+    refused("final", {"players": [LIB], "curia": [], "house_rules": {"tiebreak": "net"}}, "tiebreak")
+
+
+def _demo_game_with_tied_loyalists(house):
+    """The demo game (22 in the Curia: Caesar lives) with Ann and Bo tied as Loyalists of 2:
+    Ann's Citizen shows 1 Laurels and 1 Blood, Bo's 1 Laurels."""
+    from companion.games.knives23 import demo
+    commands = []
+    for c in demo.commands():
+        if c.kind in ("tableau", "opportunist_play"):
+            continue
+        commands.append({"command": c.kind, **c.data})
+    tableaux = {"Ann": ({"laurels": 1, "blood": 1}, [{"laurels": 2}]), "Bo": ({"laurels": 1}, [{"laurels": 1}]),
+                "Cy": ({"blood": 1}, []), "Di": ({"blood": 2}, [{"laurels": 1}])}
+    commands += [{"command": "tableau", "player": p, "citizen": c, "sway": s} for p, (c, s) in tableaux.items()]
+    commands.append({"command": "opportunist_play", "cards": []})
+    setup = dict(demo.SETUP, **({"house_rules": house} if house is not None else {}))
+    return {"setup": setup, "commands": commands}
+
+
+@pytest.mark.parametrize("house, winners", [(None, ["Ann", "Bo"]), ({"tie_break": "net"}, ["Ann"])])
+def test_play_a_whole_game_under_each_tie_break_reading(house, winners):
+    r = answer("play", _demo_game_with_tied_loyalists(house))
+    result = r["view"]["end"]["result"]
+    assert not result["caesar_dead"] and r["outcome"]["winners"] == winners
+    reading = (house or {}).get("tie_break", "icons")
+    assert r["view"]["house_rules"] == {"tie_break": reading}
+    said = r["view"]["end"]["tie_break"]   # what the result screen shows, with the rulebook's words
+    assert said.startswith("House rule: Fewest of the winning kind minus the other" if house else
+                           "Rule applied: Fewest icons of the winning kind")
+    assert said.endswith("(the rulebook: “If tied, the player with the fewest Laurels/Blood, in relation to "
+                         "the outcome, on their Citizen card wins.”)")
+
+
+def test_play_records_a_sway_a_citizens_ability_calls_for():
+    """Issue 33: a Sway Sempronia's ability calls for ("must be resolved if a player gives a Fate
+    card") is entered through ``referee knives23 play`` and kept in the history."""
+    steps = [{"command": "tick_setup", "step": s} for s in ("I", "II", "III", "IV", "V", "VI", "VII")]
+    game = {"setup": {"players": NAMES},
+            "commands": steps + [{"command": "begin_play"}, {"command": "move", "location": "baths"},
+                                 {"command": "ability_sway", "target": "Cy", "by": "Sempronia"}]}
+    r = answer("play", game)
+    assert r["view"]["history_notes"] == ["Sempronia: Ann Swayed Cy (a Citizen's ability)"]
+    assert r["view"]["turn"]["step"] == "action"
+    game["commands"][-1] = {"command": "ability_sway", "target": "Ann", "by": "Sempronia"}
+    refused("play", game, "Sway goes into another player's tableau")

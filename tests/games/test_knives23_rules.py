@@ -5,6 +5,8 @@ are the ones the referee also uses.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from companion.core.i18n import text_of, texts
@@ -12,6 +14,7 @@ from companion.core.events import BadInput, Command, RuleError
 from companion.core.journal import Journal
 from companion.core.session import GameSession
 from companion.games.knives23 import RULES, rules as k23rules, scoring, tables as k23tables
+from companion.games.knives23.rules import running_total
 from companion.games.knives23.scoring import tableau
 
 K = lambda n: {"knives": n}  # noqa: E731
@@ -292,7 +295,8 @@ def test_a_faceup_icon_space_refuses_a_facedown_card(tmp_path, monkeypatch):
     it is table data; here space 2 does."""
     data = dict(k23tables.tables(), forum={"spaces": ["either", "faceup", "either", "either", "either"],
                                            "extra": "either", "flush_at": 5})
-    monkeypatch.setattr(k23rules, "tables", lambda: data)
+    from companion.games.knives23 import setup as k23setup
+    monkeypatch.setattr(k23setup, "tables", lambda: data)   # the setup reads the Forum's icons
     t = Table(tmp_path).begin()
     t("move", location="forum")
     t("play_fate", facedown=True)
@@ -628,7 +632,11 @@ def test_the_curia_is_revealed_one_card_at_a_time_with_the_running_total(tmp_pat
 def test_curia_cards_come_from_the_tablet_and_a_phone_mixed_and_never_twice_or_too_many(tmp_path):
     t = _to_reveal(tmp_path)
     t("curia_card", "phone:a1", card=K(5), serial="F-17")
-    t("curia_card", card=K(5))                                   # tapped: no serial
+    # Issue 32, hole 4: a tap of the value a phone just scanned names that card (one claim per
+    # card, whichever comes first); a second 5 Knives is tapped as "another" (the tablet asks).
+    t("curia_card", card=K(5))
+    assert len(t.state.curia_revealed) == 1 and t.kinds()[-1] == "curia_card_tapped"
+    t("curia_card", card=K(5), another=True)                     # tapped: no serial
     with pytest.raises(RuleError, match="Card F-17 has already been counted"):
         t("curia_card", "phone:b2", card=K(5), serial="F-17")
     t("curia_card", "phone:b2", card=K(3), serial="F-18")
@@ -636,9 +644,40 @@ def test_curia_cards_come_from_the_tablet_and_a_phone_mixed_and_never_twice_or_t
     t("curia_card", "phone:a1", card=K(1), serial="F-20")
     assert t.state.phase == "tableaux"
     with pytest.raises(RuleError, match="Not now"):
-        t("curia_card", card=K(1))
+        t("curia_card", card=D(1))     # (a tap of the scanned 1 Knife would name that card)
     sources = [e.source for e in t.s.events if e.kind == "curia_card_revealed"]
     assert sources == ["phone:a1", "tablet", "phone:b2", "tablet", "phone:a1"]
+
+
+def test_a_scanned_card_tapped_afterwards_is_counted_once_and_the_table_may_count_another(tmp_path):
+    """Issue 32, hole 4: scan, then tap, counted the card twice. One claim per card, whichever
+    comes first ("One at a time, reveal the Fate cards from the Curia"): the tap names the
+    scanned card; a tap with ``another`` counts a second card of that value."""
+    t = _to_reveal(tmp_path)
+    t("curia_card", "phone:1", card=K(5), serial="080")
+    t("curia_card", "phone:1", card=K(3), serial="081")
+    assert [s["card"] for s in t.view()["end"]["untapped_scans"]] == [K(5), K(3)]
+    t("curia_card", card=K(3))                        # the narrator taps the 3 Knives just scanned
+    assert running_total(t.state) == 8 and len(t.state.curia_revealed) == 2
+    assert [s["index"] for s in t.view()["end"]["untapped_scans"]] == [1]
+    t("curia_card", card=K(3))                        # no scan left to name: a new card
+    assert running_total(t.state) == 11 and len(t.state.curia_revealed) == 3
+    t("curia_card", card=K(5), another=True)          # a second 5 Knives, though one is unnamed
+    assert running_total(t.state) == 16 and t.view()["end"]["untapped_scans"] == [{"index": 1, "card": K(5)}]
+    with pytest.raises(BadInput, match="only for a tapped card"):
+        t("curia_card", "phone:1", card=K(1), serial="082", another=True)
+    with pytest.raises(RuleError, match="Card 081 has already been counted"):
+        t("curia_card", "phone:2", card=K(3), serial="081")
+    t.s.undo()
+    assert running_total(t.state) == 11
+    # the last card scanned, then tapped after the reveal is over: still named, never refused
+    t("curia_card", card=D(1))
+    t("curia_card", "phone:1", card=K(1), serial="083")
+    assert t.state.phase == "tableaux"
+    t("curia_card", card=K(1))
+    assert t.kinds()[-1] == "curia_card_tapped" and running_total(t.state) == 11
+    resumed = GameSession.resume(t.journal, t.s.game_id, RULES)
+    assert resumed.state == t.state
 
 
 def test_the_reveal_can_never_count_more_cards_than_the_curia_holds(tmp_path):
@@ -646,7 +685,7 @@ def test_the_reveal_can_never_count_more_cards_than_the_curia_holds(tmp_path):
     state = t.state
     for card in (K(5), K(5), K(3), D(1), K(1)):
         state = RULES.evolve(state, type(t.s.events[0])(0, *RULES.decide(state, Command("curia_card", {"card": card}))[0]))
-    state = k23rules.replace(state, phase="curia_reveal")   # even if the phase were still open
+    state = dataclasses.replace(state, phase="curia_reveal")   # even if the phase were still open
     with pytest.raises(RuleError, match="All 5 cards in the Curia are already revealed"):
         RULES.decide(state, Command("curia_card", {"card": K(1)}))
 

@@ -388,10 +388,6 @@ def test_5_a_tapped_card_is_claimed_by_its_scan_never_counted_twice(tmp_path, ke
     assert [r["serial"] for r in resumed.state.curia_revealed] == ["070", "071"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 32 hole 4 is a rules decision left open: 23 Knives' rules and demo count a tap after "
-    "a scan of the same value as another card (test_knives23_rules.py::test_curia_cards_come_"
-    "from_the_tablet_and_a_phone_mixed_and_never_twice_or_too_many, demo.CURIA cards 7-8)"))
 def test_issue32_4_a_scanned_card_is_claimed_by_its_tap_never_counted_twice(tmp_path, key):
     """Issue 32, hole 4: scan, then tap, counted the card twice (11 instead of 8)."""
     from companion.core.events import Command
@@ -427,7 +423,8 @@ def test_issue32_4_a_scanned_card_is_claimed_by_its_tap_never_counted_twice(tmp_
     finally:
         server.stop()
     assert [a["answers"][0]["status"] for a in answers] == ["counted", "counted"]
-    # the narrator taps the 3 Knives a phone has just scanned, then a card no phone scanned
+    # the narrator taps the 3 Knives a phone has just scanned (the tap names it), then a card no
+    # phone scanned
     session.execute(Command("curia_card", {"card": {"knives": 3}}, source="tablet"))
     assert running_total(session.state) == 8 and len(session.state.curia_revealed) == 2
     session.execute(Command("curia_card", {"card": {"knives": 3}}, source="tablet"))

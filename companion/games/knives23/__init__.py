@@ -7,8 +7,9 @@ are the game's own business and may change shape without the screens noticing.
 from .cues import load as load_script, said_after
 from .demo import SETUP as DEMO_SETUP, commands as demo_commands
 from .flow import EyesClosedIssue
-from .phases import Phase
-from .rules import RULES, RULES_VERSION, Knives23Rules, group_words, issue_name, running_total
+from .rules import RULES, RULES_VERSION, Knives23Rules
+from .state import Phase, running_total
+from .view import group_words, issue_name
 from .scoring import blood_of, fate_total, side_of
 from .tables import default_board, load_group_board, save_group_board
 from .tables import tables as table_data

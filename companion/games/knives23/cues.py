@@ -14,7 +14,9 @@ from companion.core.narration import Script, load_script, slug
 from companion.core.rules import fold_step
 
 from . import scoring
-from .rules import RULES, State, group_words, issue_name
+from .rules import RULES
+from .state import State
+from .view import group_words, issue_name
 
 SCRIPTS = Path(__file__).with_name("scripts")
 
@@ -48,12 +50,12 @@ def check_spoken_group(group: str) -> None:
                     raise BadInput(keyed("knives23.error.group_too_long", group=group))
 
 
-def card_words(card) -> dict:
+def card_words(card: Mapping[str, int]) -> dict[str, Any]:
     (kind, value), = card.items()
     return keyed(f"knives23.card.{kind}_one") if value == 1 else keyed(f"knives23.card.{kind}", value=value)
 
 
-def _result_words(before: State, after: State, d) -> dict:
+def _result_words(before: State, after: State, d: Mapping[str, Any]) -> dict[str, Any]:
     c = d["counts"]
     if d["vote"] == "issue":
         counts = keyed("knives23.say.issue_counts", red=c["red"], grey=c["grey"])
@@ -128,7 +130,7 @@ def said_after(setup: Mapping[str, Any], earlier: Sequence[Event], batch: Sequen
     return out
 
 
-def told_cues(state: State, key: str, d) -> list[tuple[str, dict]]:
+def told_cues(state: State, key: str, d: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """The physical steps the fold recorded (rules.py ``told``), as narration cues. The shamed
     caller is already said in the vote's result."""
     if key == "dagger":
@@ -146,7 +148,7 @@ def told_cues(state: State, key: str, d) -> list[tuple[str, dict]]:
     return []
 
 
-def lines(cue_list) -> list[tuple[str, str]]:
+def lines(cue_list: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, str]]:
     """The spoken lines of cues, as (line_id, text), pauses left out (for transcripts)."""
     from companion.core.narration import Say
     out = []

@@ -11,15 +11,15 @@ SETUP: dict[str, Any] = {"players": ["Ann", "Bo", "Cy", "Di"], "start_player": "
          "kalends": {"spaces": 4, "dagger_start": 2}}
 
 
-def _c(kind, source="tablet", **data):
+def _c(kind: str, source: str = "tablet", **data: Any) -> Command:
     return Command(kind, data, source)
 
 
-def _votes(choices: dict, source="tablet"):
+def _votes(choices: dict[str, str], source: str = "tablet") -> list[Command]:
     return [_c("cast_ballot", source, voter=v, choice=c) for v, c in choices.items()]
 
 
-def _steps(n):
+def _steps(n: int) -> list[Command]:
     return [_c("next_step") for _ in range(n)]
 
 
@@ -71,9 +71,15 @@ def commands() -> list[Command]:
     cmds += [_c("move", location="forum"), _c("play_fate", card=K(3)), _c("play_fate", card=K(1))] + _steps(3)
     # the end of the game ------------------------------------------------------------------
     cmds.append(_c("abilities_done"))
+    scanned: list[dict] = []   # values a phone scanned that no tap named
     for i, card in enumerate(CURIA):
         if i % 3 == 1:  # some cards scanned by a phone, the rest tapped on the tablet
             cmds.append(_c("curia_card", f"phone:p{i}", card=card, serial=f"F-{i:03d}"))
+            scanned.append(card)
+        elif card in scanned:
+            # a second card of a value a phone scanned: the tablet asks, the table says "another"
+            # (a tap alone would name the scanned card: one claim per card)
+            cmds.append(_c("curia_card", card=card, another=True))
         else:
             cmds.append(_c("curia_card", card=card))
     cmds += [_c("tableau", player=p, **t) for p, t in TABLEAUX.items()]

@@ -7,12 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from companion.core import houserules
 from companion.core.events import BadInput, NeedsTieBreak
 from companion.core.i18n import keyed, message_of
 from companion.core.schema import List, Obj, Raw, question
 
 from . import scoring
-from .rules import RULES, ForumCard, Turn, next_clockwise
+from .rules import RULES
+from .setup import HOUSE_RULES, TIE_BREAK
+from .state import ForumCard, Turn, next_clockwise
 from .tables import tables
 
 
@@ -31,7 +34,7 @@ def _cards(value: Any, what: str) -> list[dict]:
     return [scoring.fate_card(c, f"{what} card {i + 1}") for i, c in enumerate(value)]
 
 
-def _tie(fn, *args):
+def _tie(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
     try:
         return fn(*args)
     except NeedsTieBreak as exc:
@@ -46,9 +49,10 @@ FATE = List(Raw(), hi=FATE_CARDS, why="the box holds 86 Fate cards")
 
 
 @question(Obj({"players": List(Obj({}, {"name": Raw(), "citizen": Raw(), "sway": Raw(), "cicero": Raw()}), hi=8), "curia": FATE},
-              {"opportunist_play": FATE, "variant": Raw()}))
+              {"opportunist_play": FATE, "variant": Raw(), "house_rules": Raw()}))
 def final(data: Mapping[str, Any]) -> dict:
-    _only(data, {"players", "curia", "opportunist_play", "variant"}, {"players", "curia"})
+    _only(data, {"players", "curia", "opportunist_play", "variant", "house_rules"}, {"players", "curia"})
+    house = houserules.chosen(data, HOUSE_RULES)   # {"tie_break": "net"}: the group's reading
     players = data["players"]
     if not isinstance(players, list) or not players:
         raise BadInput(keyed("refusals2.k23.no_players"))
@@ -59,7 +63,7 @@ def final(data: Mapping[str, Any]) -> dict:
         raise BadInput(keyed("refusals2.k23.fate_cards_together", n=together, most=FATE_CARDS))
     return scoring.final_result(tableaux, _cards(data["curia"], "curia"),
                                 _cards(data.get("opportunist_play", []), "opportunist_play"),
-                                data.get("variant", "standard"))
+                                data.get("variant", "standard"), house[TIE_BREAK.name])
 
 
 def exile(data: Mapping[str, Any]) -> dict:
@@ -88,7 +92,7 @@ def cicero(data: Mapping[str, Any]) -> dict:
             "ignored": counted != t.claim, "allegiance": t.allegiance, "value": abs(t.blood_value)}
 
 
-def _count(data, key, low, high, default=None):
+def _count(data: Mapping[str, Any], key: str, low: int, high: int, default: int | None = None) -> int:
     v = data.get(key, default)
     if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
         raise BadInput(keyed("refusals2.input.whole_number", what=key, low=low, high=high))

@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.core.events import BadInput
 from companion.core.i18n import keyed
-from companion.core.tally import BinaryMajority
+from companion.core.tally import BinaryMajority, TallyResult
 
 from .tables import tables
 
@@ -229,7 +229,7 @@ def check_votes(players: Sequence[str], votes: Any, choices: tuple[str, str]) ->
     return dict(votes)
 
 
-def _tally(tally: BinaryMajority, votes: Mapping[str, str], tribune_choice: Any):
+def _tally(tally: BinaryMajority, votes: Mapping[str, str], tribune_choice: Any) -> TallyResult:
     if tribune_choice is not None and tribune_choice not in tally.choices:
         raise BadInput(keyed("refusals.tribune_choice", first=keyed(f"knives23.vote.{tally.choices[0]}"),
                                    second=keyed(f"knives23.vote.{tally.choices[1]}")))
@@ -265,14 +265,32 @@ def exile_outcome(players: Sequence[str], caller: str, target: str, votes: Mappi
 
 # -- the end of the game -------------------------------------------------------------------
 
+RULE_TIE_BREAK = ("If tied, the player with the fewest Laurels/Blood, in relation to the outcome, on their "
+                  "Citizen card wins.")
+# The readings of that tie-break (issue 33's house rule ``tie_break``): the icons of the winning
+# kind on the Citizen card (the app's reading so far), or that kind less the other (a Citizen
+# with both, an Opportunist's card, counts 0).
+TIE_BREAKS = ("icons", "net")
+
+
+def citizen_tie_value(citizen: Mapping[str, int], dead: bool, tie_break: str = "icons") -> int:
+    """What the tie-break compares on a Citizen card, seen from the outcome: its Blood if Caesar
+    was killed, its Laurels if he lived; under ``net``, less the other kind."""
+    kind, other = ("blood", "laurels") if dead else ("laurels", "blood")
+    return citizen[kind] - (citizen[other] if tie_break == "net" else 0)
+
+
 def final_result(tableaux: Sequence[Tableau], curia: Sequence[Mapping[str, int]],
-                 opportunist_play: Sequence[Mapping[str, int]] = (), variant: str = "standard") -> dict:
+                 opportunist_play: Sequence[Mapping[str, int]] = (), variant: str = "standard",
+                 tie_break: str = "icons") -> dict:
     """End of Game III, V and VI. ``curia`` and ``opportunist_play`` are checked Fate cards.
 
     Winners, by the rules: if the Opportunists change Caesar's fate with their play, they win as
     a team. Otherwise, if Caesar lived, the Loyalist with the most total Laurels value wins; if he
     was killed, the Liberator with the most total Blood value (Laurels and Blood cancel out). A tie
-    goes to the fewest Laurels/Blood (as the outcome needs) on the Citizen card, then is shared.
+    goes to the fewest Laurels/Blood (as the outcome needs) on the Citizen card (``tie_break``:
+    the icons of that kind, or that kind less the other; the result names the reading when it
+    decided), then is shared.
     With no Loyalist (or Liberator) on the winning side, no one wins that way.
 
     The rulebook's Lucius and Francesca example contradicts this arithmetic: Lucius (3 Blood on his
@@ -282,6 +300,10 @@ def final_result(tableaux: Sequence[Tableau], curia: Sequence[Mapping[str, int]]
     """
     if variant not in ("standard", "all-or-nothing"):
         raise BadInput(keyed("refusals.k23.variant"))
+    if tie_break not in TIE_BREAKS:
+        raise BadInput(keyed("refusals.house_rule_reading", name="tie_break", reading=str(tie_break),
+                             readings=", ".join(TIE_BREAKS)))
+    tie_broken: str | None = None
     names = [t.name for t in tableaux]
     if len(set(names)) != len(names):
         raise BadInput(keyed("refusals.players_twice"))
@@ -297,7 +319,6 @@ def final_result(tableaux: Sequence[Tableau], curia: Sequence[Mapping[str, int]]
     else:
         side = LIBERATOR if dead else LOYALIST
         sign = 1 if dead else -1           # the Blood value, seen from the winning side
-        citizen_kind = "blood" if dead else "laurels"
         contenders = [t for t in tableaux if t.allegiance == side]
         if variant == "all-or-nothing":
             winners = [t.name for t in contenders]
@@ -306,10 +327,16 @@ def final_result(tableaux: Sequence[Tableau], curia: Sequence[Mapping[str, int]]
         else:
             best = max(sign * t.blood_value for t in contenders)
             top = [t for t in contenders if sign * t.blood_value == best]
-            fewest = min(t.citizen[citizen_kind] for t in top)
-            winners = [t.name for t in top if t.citizen[citizen_kind] == fewest]
-    return {"total": total, "final_total": final_total, "caesar_dead": dead,
-            "opportunists_win": opportunists_win, "winners": winners}
+            on_card = {t.name: citizen_tie_value(t.citizen, dead, tie_break) for t in top}
+            fewest = min(on_card.values())
+            winners = [t.name for t in top if on_card[t.name] == fewest]
+            if len(top) > 1:   # the tie-break decided: the result says under which reading
+                tie_broken = tie_break
+    out = {"total": total, "final_total": final_total, "caesar_dead": dead,
+           "opportunists_win": opportunists_win, "winners": winners}
+    if tie_broken is not None:
+        out["tie_break"] = tie_broken
+    return out
 
 
 def allegiances(tableaux: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -22,8 +22,10 @@ PHASE_SCREEN: dict[Phase, str] = {"setup": "checklist", "turn": "board", "exile_
                 "over": "result"}
 CURIA_SAID = "curia_total_said"  # the mark after the last Curia total is spoken
 SCREENS = ("checklist", "board", "decision", "issue", "curia", "tableaux", "result", "effects", "correct")
-# The panels the table opens by hand, and the view's word on whether each may stay open now.
-PANELS: dict[str, str] = {"effects": "can_apply_effects", "correct": "can_correct"}
+# The panels the table opens by hand, and the view's words on whether each may stay open now
+# (the effects panel also records a Sway a Citizen's ability calls for, as during a bribe).
+PANELS: dict[str, tuple[str, ...]] = {"effects": ("can_apply_effects", "can_sway_by_ability"),
+                                      "correct": ("can_correct",)}
 
 
 class Knives23UI(GameUI):
@@ -83,7 +85,7 @@ class Knives23UI(GameUI):
         if narrator is not None and narrator.has_pending_mark(CURIA_SAID) \
                 and view.get("phase") in ("tableaux", "opportunists", "over"):
             return "knives23.curia"
-        if self.panel and view.get(PANELS[self.panel]):
+        if self.panel and any(view.get(key) for key in PANELS[self.panel]):
             return "knives23." + self.panel
         self.panel = None   # the game moved on (a vote, the end): the panel closes by itself
         phase = cast(Phase, view.get("phase"))  # the view's phase is the state's (rules.view)

@@ -1,7 +1,10 @@
 """The end of the game on the tablet: the End of Game ability reminder (Tribune first, then
 clockwise; none under Simplicitas), then the Curia revealed one card at a time with the running
 total (big, and spoken slowly). Cards are tapped here or scanned by a phone, mixed; the rules
-refuse a duplicate serial and more cards than the Curia holds."""
+refuse a duplicate serial and more cards than the Curia holds. One claim per card, whichever
+comes first: a tap of the value of a card a phone scanned (and no tap named yet) asks whether it
+is that card (counted once) or another card of that value (counted) — the tablet cannot tell two
+cards of one value apart, the table can."""
 from __future__ import annotations
 
 from kivy.factory import Factory
@@ -29,6 +32,24 @@ class Knives23CuriaScreen(Screen):
     counter = StringProperty("")
     side_heading = StringProperty("")
     side_cols = NumericProperty(2)
+    asking = ObjectProperty(None, allownone=True)   # the tapped card that may be a scanned one
+
+    def tap_card(self, card: dict) -> None:
+        """A tapped card: counted, unless a phone scanned one of its value that no tap named yet
+        (the view's ``untapped_scans``): then the table says which it is."""
+        end = (self.app.view or {}).get("end") or {}
+        if any(s["card"] == card for s in end.get("untapped_scans") or []):
+            self.asking = card
+            self.refresh()
+            return
+        self.app.send("curia_card", card=card)
+
+    def answer(self, another: bool | None) -> None:
+        """The table's answer: that scanned card (None: cancelled, nothing sent)."""
+        card, self.asking = self.asking, None
+        if card is not None and another is not None:
+            self.app.send("curia_card", card=card, **({"another": True} if another else {}))
+        self.refresh()
 
     def on_pre_enter(self, *_):
         self.refresh()
@@ -67,6 +88,8 @@ class Knives23CuriaScreen(Screen):
             side.add_widget(b)
         elif done:
             self.side_heading = ""
+        elif self.asking is not None:
+            self._ask(side, end, self.asking)
         else:
             self.side_heading = tr("knives23.ui.tap_card")
             self.side_cols = 2
@@ -74,7 +97,7 @@ class Knives23CuriaScreen(Screen):
                 b = Factory.K23Button(text=common.card_text(card))
                 b.background_color, b.color = common.card_colours(card)
                 b.card = card
-                b.bind(on_release=lambda btn: self.app.send("curia_card", card=btn.card))
+                b.bind(on_release=lambda btn: self.tap_card(btn.card))
                 side.add_widget(b)
         strip = self.ids.revealed
         strip.clear_widgets()
@@ -84,6 +107,23 @@ class Knives23CuriaScreen(Screen):
             strip.add_widget(common.K23Cell(text=("+" if kind == "knives" else "\u2212") + str(value),
                                             bg=list(bg), fg=list(fg), font_size="22sp",
                                             edge=list(ui.accent if r["serial"] else ui.muted)))
+
+    def _ask(self, side, end, card) -> None:
+        scanned = [s["index"] for s in end.get("untapped_scans") or [] if s["card"] == card]
+        if not scanned:    # named meanwhile (a scan came in, an undo): nothing left to ask
+            self.asking = None
+            self.refresh()
+            return
+        words = common.card_text(card)
+        self.side_heading = tr("knives23.ui.curia_same_as_scan", card=words, n=scanned[-1])
+        self.side_cols = 2   # the two answers side by side, Cancel under them: no scrolling
+        for text, another, name in ((tr("knives23.ui.curia_that_card"), False, "that_card_button"),
+                                    (tr("knives23.ui.curia_another", card=words), True, "another_button"),
+                                    (tr("knives23.ui.cancel"), None, "cancel_button")):
+            b = Factory.K23Button(text=text)
+            b.bind(on_release=lambda btn, a=another: self.answer(a))
+            setattr(self, name, b)
+            side.add_widget(b)
 
 
 def make(app):

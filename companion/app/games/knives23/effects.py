@@ -1,7 +1,9 @@
 """The Forum panel: card effects the table makes on the Forum, each with its source named — extra
 Fate cards played faceup or facedown (an Issue or a Citizen), a card discarded from the Forum,
-Servilia's swap, Sabinus' Doves on Knife cards. The rules place, refuse or record each; the Forum
-count, its resolution, the Dagger and the Curia then follow the real board."""
+Servilia's swap, Sabinus' Doves on Knife cards — and a Sway a Citizen's ability calls for outside
+the Gardens and the Sway step (Sempronia's, when a player gives a Fate card: the chosen player
+Sways the tapped one). The rules place, refuse or record each; the Forum count, its resolution,
+the Dagger and the Curia then follow the real board."""
 from __future__ import annotations
 
 from kivy.factory import Factory
@@ -26,6 +28,7 @@ class Knives23EffectsScreen(Screen):
     prompt = StringProperty("")
     forum_line = StringProperty("")
     last_note = StringProperty("")
+    ability_line = StringProperty("")  # "Ann Sways, by the source's ability:"
     selected = ListProperty([])      # the Forum spaces tapped (1–5), for a discard, a swap, a Dove
     player = StringProperty("")      # who plays the card (an Issue may make any player play)
 
@@ -72,6 +75,18 @@ class Knives23EffectsScreen(Screen):
         self._fill(self.ids.extra_cards, FATE, self.play_extra)
         self._fill(self.ids.doves, DOVES, self.sabinus, label=lambda c: common.card_text(c) if c
                    else tr("knives23.ui.dove_facedown"))
+        # the Forum's effects only while the rules take them (not during a Vote to Exile's call)
+        self.ids.forum_effects.disabled = not view.get("can_apply_effects")
+        self.ability_line = tr("knives23.ui.ability_sway", player=self.player)
+        targets = self.ids.sway_targets
+        targets.clear_widgets()
+        for p in view["players"]:
+            if p == self.player:
+                continue
+            b = Factory.K23Button(text=p, font_size="22sp", height=targets.height)
+            b.target = p
+            b.bind(on_release=lambda btn: self.ability_sway(btn.target))
+            targets.add_widget(b)
 
     def _fill(self, grid, cards, action, label=None):
         grid.clear_widgets()
@@ -131,6 +146,11 @@ class Knives23EffectsScreen(Screen):
             return
         data = {"facedown": True} if card is None else {"card": card}
         self._done(self.app.send("sabinus_dove", space=self.selected[0], player=self.player, **data))
+
+    def ability_sway(self, target: str) -> None:
+        """The chosen player Sways ``target`` because a Citizen's ability says so (the source
+        field names it); the Gardens' and the Sway step's Sways are the board's."""
+        self._done(self.app.send("ability_sway", target=target, player=self.player, by=self._source()))
 
 
 def make(app):

@@ -10,7 +10,7 @@ from companion.app.gamescreen import ResultScreen
 from companion.app.screens import load_kv
 from companion.app.games.knives23 import common  # noqa: F401
 from companion.app.games.knives23.tableaux import tableau_line
-from companion.core.i18n import tr
+from companion.core.i18n import text_of, tr
 
 load_kv(__file__)
 
@@ -19,6 +19,7 @@ class Knives23ResultScreen(ResultScreen):
     fate = StringProperty("")
     winners = StringProperty("")
     detail = StringProperty("")
+    tie_break = StringProperty("")   # the tie-break's reading and the rulebook's words, when it decided
 
     def show(self, view: dict):
         r = view["end"]["result"]
@@ -28,6 +29,8 @@ class Knives23ResultScreen(ResultScreen):
         play = r.get("opportunist_play") or []
         self.detail = tr("knives23.ui.result_detail", total=r["total"], final=r["final_total"],
                          play=", ".join(common.card_text(c) for c in play) or "\u2014")
+        tie = view["end"].get("tie_break")
+        self.tie_break = text_of(tie) if tie else ""
         rows = self.ids.rows
         rows.clear_widgets()
         for name in view["players"]:

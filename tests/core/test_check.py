@@ -68,7 +68,8 @@ def test_check_from_the_command_line(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_demo_killed_at_random_moments_always_checks_clean(tmp_path):
+def test_the_demo_killed_at_random_moments_always_checks_clean(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))  # the script imports its neighbour _args
     spec = importlib.util.spec_from_file_location("demo_kill", ROOT / "benchmarks" / "demo_kill.py")
     harness = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(harness)

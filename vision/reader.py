@@ -179,6 +179,13 @@ class _Track:
         self.wide_box = (wx0, wy0, wx1, wy1)
         self.wide = grey[wy0:wy1, wx0:wx1].astype(np.float32) if wx1 - wx0 >= 16 and wy1 - wy0 >= 16 else None
 
+    def here(self) -> Sighting:
+        """The marker's sighting where it lies this frame (:meth:`moved`; the same sighting where
+        it did not move)."""
+        if self.now is None or self.now is self.sighting.corners:
+            return self.sighting
+        return Sighting(self.sighting.face, self.now)
+
     def moved(self, grey: np.ndarray) -> np.ndarray:
         """The marker's quad where it lies in ``grey``: its last decoded quad moved by the shift of
         its neighbourhood since then (the camera shook), or not moved where no clear shift is found."""
@@ -428,7 +435,7 @@ class TokenReader:
         for tr, r in zip(confirm, checks):
             # the average only confirms what was read here: the same face, in its own turn
             if r is not None and r[1] == 0 and self._faces[self._ids[r[0]]] == tr.sighting.face:
-                _merge(out, [tr.sighting if tr.now is None else Sighting(tr.sighting.face, tr.now)])
+                _merge(out, [tr.here()])
             else:
                 lost.append((tr, True))
         return out, lost
@@ -444,7 +451,7 @@ class TokenReader:
         """A followed marker the quick try missed: its cells read thoroughly (fingers erased,
         blur modelled, light fitted; what the quick try did is not done again), then ArUco in its
         neighbourhood (a token that slid or was turned over)."""
-        old = tr.sighting if tr.now is None else Sighting(tr.sighting.face, tr.now)
+        old = tr.here()
         self._meter.charge(COST_SLOW_FOLLOW_MS)
         r = track.reread(frame, grey, old.corners, self._ids, quick_failed)
         got = None if r is None else self._same_seat(tr, r)

@@ -10,7 +10,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import cv2
 import numpy as np
@@ -141,6 +141,11 @@ MOVED_MAX = 0.5
 MOVED_RESPONSE = 0.15
 
 
+@lru_cache(maxsize=256)
+def _hanning(w: int, h: int) -> np.ndarray:
+    return cv2.createHanningWindow((w, h), cv2.CV_32F)
+
+
 @dataclass
 class _Track:
     """One marker being followed: where it was last read, in which frame, and how its
@@ -193,8 +198,8 @@ class _Track:
         if self.wide is None:
             return c
         x0, y0, x1, y1 = self.wide_box
-        window = cv2.createHanningWindow((x1 - x0, y1 - y0), cv2.CV_32F)
-        (dx, dy), response = cv2.phaseCorrelate(self.wide, grey[y0:y1, x0:x1].astype(np.float32), window)
+        (dx, dy), response = cv2.phaseCorrelate(self.wide, grey[y0:y1, x0:x1].astype(np.float32),
+                                                _hanning(x1 - x0, y1 - y0))
         if response < MOVED_RESPONSE or math.hypot(dx, dy) > MOVED_MAX * self.sighting.side or math.hypot(dx, dy) < 0.3:
             return c
         return (c + np.array([dx, dy], np.float32)).astype(np.float32)
@@ -409,14 +414,29 @@ class TokenReader:
                 continue
             if changed > TURNED_SHARE:
                 tr.average = None
-            tr.now = tr.moved(grey)
-            cells = track.sample(grey, tr.now)
+            cells = track.sample(grey, tr.sighting.corners)
             if cells is None:
                 lost.append((tr, False))
             else:
                 todo.append((tr, cells))
         # every followed marker's cells decided at once (track.decide_many: the same decisions)
         reads = track.decide_many(np.stack([c for _, c in todo]), self._ids) if todo else []
+        # A marker not read where it lay: sought where the shaking camera moved it (_Track.moved),
+        # its cells decided there, all at once again; from then on (the slow read, the average)
+        # it is that quad's. A marker read where it lay costs nothing more.
+        again: list[tuple[int, np.ndarray]] = []
+        for k, ((tr, _), r) in enumerate(zip(todo, reads)):
+            if r is not None and self._faces[self._ids[r[0]]].seat == tr.sighting.face.seat:
+                continue
+            moved = tr.moved(grey)
+            cells = None if moved is tr.sighting.corners else track.sample(grey, moved)
+            if cells is not None:
+                tr.now = moved
+                todo[k] = (tr, cells)
+                again.append((k, cells))
+        if again:
+            for (k, _), r in zip(again, track.decide_many(np.stack([c for _, c in again]), self._ids)):
+                reads[k] = r
         confirm: list[_Track] = []
         for (tr, cells), r in zip(todo, reads):
             corners = tr.sighting.corners if tr.now is None else tr.now

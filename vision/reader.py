@@ -81,11 +81,12 @@ def _face_words(face: str) -> str:
 DEEP_TILES = (4, 3)  # columns, rows
 TILE_OVERLAP = 110  # px: the largest marker (about 100 px across, tilted) lies whole in some tile
 HALF_SIZE_FROM = 1000  # px wide: smaller frames are searched at full size
-# CPU a video frame may take (one core) before the slow looks stop for this frame: at 30 frames a
-# second a frame lasts 33 ms, so the reader never falls a frame behind and the app keeps a quarter
-# of the core. What is left undone (a smeared marker's thorough reading, the rest of a tile) waits
-# for a later frame. Most frames need far less (docs/tokens.md: the budget trims the slowest
-# twentieth; on the hard videos 10 ms cost 5 more missed ballots of 160, 25 ms none).
+# CPU a video frame may take (one core; a recording: the same counted in work, COST_* below) before
+# the slow looks stop for this frame: at 30 frames a second a frame lasts 33 ms, so the reader never
+# falls a frame behind and the app keeps a quarter of the core. What is left undone (a smeared
+# marker's thorough reading, the rest of a tile) waits for a later frame. Most frames need far
+# less (docs/tokens.md: the budget trims the slowest twentieth; on the hard videos 10 ms cost 5
+# more missed ballots of 160, 25 ms none).
 FRAME_BUDGET_MS = 25.0
 DEEP_LOOK_MS = 4.0  # about what a tile's last look costs at least: not begun with less left
 SLOW_FOLLOW_MS = 2.0  # about what a followed marker's thorough reading costs

@@ -47,6 +47,11 @@ from _args import parse_quick  # noqa: E402
 
 def earlier_reader(rev: str, into: Path):
     """The TokenReader class of ``rev``'s vision package, imported as ``vision_<rev>``."""
+    return importlib.import_module(f"{earlier_vision(rev, into)}.reader").TokenReader
+
+
+def earlier_vision(rev: str, into: Path) -> str:
+    """``rev``'s vision package unpacked into ``into`` and put on the path: its import name."""
     try:
         blob = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "vision"], check=True,
                               capture_output=True).stdout
@@ -57,7 +62,7 @@ def earlier_reader(rev: str, into: Path):
         tar.extractall(into, filter="data")
     (into / "vision").rename(into / name)
     sys.path.insert(0, str(into))
-    return importlib.import_module(f"{name}.reader").TokenReader
+    return name
 
 
 def main(argv=None) -> int:

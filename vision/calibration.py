@@ -12,7 +12,7 @@ from typing import Iterable
 import numpy as np
 
 from . import markers
-from .reader import TokenReader
+from .reader import Reading, TokenReader
 from .stabiliser import Stabiliser
 
 
@@ -48,7 +48,7 @@ class Calibration:
         self._checked: set[tuple[int, str]] = set()
         self._warnings: list[str] = []
 
-    def feed(self, reading) -> list[tuple[int, str]]:
+    def feed(self, reading: Reading) -> list[tuple[int, str]]:
         """Takes one frame's reading; returns faces newly checked."""
         for w in reading.warnings:
             if w.detail not in self._warnings:

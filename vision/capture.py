@@ -14,18 +14,24 @@ import re
 import threading
 import warnings
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
 import cv2
 import numpy as np
 from PIL import Image
 
-from companion.core.clock import MonotonicClock
+from companion.core.clock import Clock, MonotonicClock
 from companion.core.events import BadInput
 from companion.core.i18n import is_text
 
 VIDEO_SUFFIXES = {".avi", ".mp4", ".mkv", ".mov", ".webm", ".mjpg", ".mjpeg"}
 MAX_PIXELS = 40_000_000   # refuse bigger images before decoding them (decompression bombs)
+
+
+class PacingClock(Clock, Protocol):
+    """A clock that can also wait (``FileFrames`` paced at a frame rate)."""
+
+    def sleep(self, seconds: float) -> None: ...
 
 
 class FrameSource:
@@ -45,10 +51,10 @@ class FrameSource:
     def close(self) -> None:
         pass
 
-    def __enter__(self):
+    def __enter__(self) -> "FrameSource":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -240,7 +246,7 @@ class FileFrames(FrameSource):
     ``repeat``: how many times each image is given (a still photo held for several frames)."""
 
     def __init__(self, paths: str | Path | Sequence[str | Path], fps: float | None = None,
-                 repeat: int = 1, clock=None):
+                 repeat: int = 1, clock: "PacingClock | None" = None) -> None:
         if isinstance(paths, (str, Path)):
             paths = [paths]
         self.paths = [Path(p) for p in paths]
@@ -294,7 +300,7 @@ class PushedFrames(FrameSource):
 
     name = "tablet camera"
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._q: "queue.Queue[np.ndarray | None]" = queue.Queue(maxsize=1)
         self._closed = False
 

@@ -16,7 +16,7 @@ frames are made one by one (``frames()``), so a long clip never sits in memory.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -84,7 +84,7 @@ def make_clip(level: str = "moderate", seed: int = 1, players: int = 8, seconds:
     return clip, _frames(clip, rng, p)
 
 
-def _place(rng, level_p: dict, truth: dict[int, str]) -> list[_Card]:
+def _place(rng: np.random.Generator, level_p: dict, truth: dict[int, str]) -> list[_Card]:
     cards = []
     n = len(truth)
     cols = 4 if n > 4 else n
@@ -121,7 +121,8 @@ def _paste(img: np.ndarray, card: _Card, shift: np.ndarray) -> None:
     img[iy0:iy1, ix0:ix1] = (img[iy0:iy1, ix0:ix1] * (1 - a) + warped * a).astype(np.uint8)
 
 
-def _hand(img: np.ndarray, mask: np.ndarray, a: np.ndarray, b: np.ndarray, width: int, tone) -> None:
+def _hand(img: np.ndarray, mask: np.ndarray, a: np.ndarray, b: np.ndarray, width: int,
+          tone: Sequence[float]) -> None:
     """A hand (a thick round-ended skin-coloured stroke from ``a`` to ``b``), drawn and masked."""
     pa, pb = tuple(int(v) for v in a), tuple(int(v) for v in b)
     cv2.line(img, pa, pb, tone, width, cv2.LINE_AA)

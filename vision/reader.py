@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import cv2
 import numpy as np
@@ -80,11 +81,12 @@ def _face_words(face: str) -> str:
 DEEP_TILES = (4, 3)  # columns, rows
 TILE_OVERLAP = 110  # px: the largest marker (about 100 px across, tilted) lies whole in some tile
 HALF_SIZE_FROM = 1000  # px wide: smaller frames are searched at full size
-# CPU a video frame may take (one core) before the slow looks stop for this frame: at 30 frames a
-# second a frame lasts 33 ms, so the reader never falls a frame behind and the app keeps a quarter
-# of the core. What is left undone (a smeared marker's thorough reading, the rest of a tile) waits
-# for a later frame. Most frames need far less (docs/tokens.md: the budget trims the slowest
-# twentieth; on the hard videos 10 ms cost 5 more missed ballots of 160, 25 ms none).
+# CPU a video frame may take (one core; a recording: the same counted in work, COST_* below) before
+# the slow looks stop for this frame: at 30 frames a second a frame lasts 33 ms, so the reader never
+# falls a frame behind and the app keeps a quarter of the core. What is left undone (a smeared
+# marker's thorough reading, the rest of a tile) waits for a later frame. Most frames need far
+# less (docs/tokens.md: the budget trims the slowest twentieth; on the hard videos 10 ms cost 5
+# more missed ballots of 160, 25 ms none).
 FRAME_BUDGET_MS = 25.0
 DEEP_LOOK_MS = 4.0  # about what a tile's last look costs at least: not begun with less left
 SLOW_FOLLOW_MS = 2.0  # about what a followed marker's thorough reading costs
@@ -97,6 +99,21 @@ ALIGNED_QUAD_MS = 6.0  # about what a quad costs at most in a thorough tile (rea
 # Frames with every seat followed, and the table before the flip (nothing followed yet), are not
 # affected.
 DEEP_TARGET_MS = 10.0
+
+# Recorded frames (a video file, a benchmark's clip) are read with the same budget counted in what
+# each piece of work costs on average (CPU ms of one core of this machine, hard clips, measured
+# 2026-12-07 with benchmarks/tokens_watch.py's clips), not in the CPU time it took: CPU time per
+# piece moves with the machine's load (other processes share the caches and the memory bus), so a
+# file read twice read differently (hard clip 15: seats 4 and 7 settled a frame apart from one run
+# to the next, seat 1 four frames apart with the clock running 1.5 times slower). Counted, a file
+# reads the same at any load; a live camera keeps the CPU clock (it must keep up with the frames).
+COST_FOLLOW_MS = 0.3  # a followed marker's quick try, each
+COST_DISCOVER_MS = 0.4  # the half-size look over half the frame
+COST_CONFIRM_MS = 0.2  # a marker it found, read at full size
+COST_SLOW_FOLLOW_MS = 0.55  # a followed marker's thorough reading
+COST_REMEMBER_MS = 0.13  # a marker read, remembered (its quad fitted where it moved)
+COST_TILE_MS = (0.45, 1.1)  # a deep-look tile's thresholds: quick, thorough
+COST_QUAD_MS = (0.28, 0.31)  # each of its shapes read (and aligned, split, fitted): quick, thorough
 
 
 # A followed marker whose neighbourhood has not changed since it was last decoded keeps its
@@ -113,6 +130,26 @@ CHANGED_SHARE = 0.03
 # over TURNED_SHARE of the neighbourhood changed (a hand over the token, a token turned over).
 AVERAGE_NEW = 0.3
 TURNED_SHARE = 0.5
+# A hand-held camera shakes (the hard clips: a few pixels and up to 0.8° a frame, 6 px and 9 px at
+# a corner over a second), while the cards lie still: a followed marker's quad, left where it was
+# last decoded, soon lies a cell off a small marker, whose cells then read as nothing. So before
+# its cells are sampled, the marker's neighbourhood (MOVED_PAD of its side round it) is compared
+# with the same neighbourhood as it was when last decoded (phase correlation, sub-pixel), and the
+# quad moved by the shift found, if the match is clear (a peak of at least MOVED_RESPONSE) and the
+# shift between MOVED_MIN px and MOVED_MAX of the side. What is read there passes the same guard as
+# ever. The peak: on the hard clips' shaking camera a median of 1.05 (1 051 markers sought in 3
+# clips: 935 at 0.8 or more); on still synthetic scenes whose fingers, glare and blur change from
+# frame to frame (nothing moved: every shift found is false), 0.44–0.8, and 18 of 118 at 0.8 or
+# more, 3 of them a pixel or more (at 0.15, 97 and 65).
+MOVED_PAD = 0.6
+MOVED_MAX = 0.5
+MOVED_MIN = 0.5
+MOVED_RESPONSE = 0.8
+
+
+@lru_cache(maxsize=256)
+def _hanning(w: int, h: int) -> np.ndarray:
+    return cv2.createHanningWindow((w, h), cv2.CV_32F)
 
 
 @dataclass
@@ -128,6 +165,9 @@ class _Track:
     carried: int = 0
     average: np.ndarray | None = None  # the marker's cells averaged over frames, its own turn
     averaged: int = 0  # frames in the average
+    wide_box: tuple[int, int, int, int] = (0, 0, 0, 0)  # x0, y0, x1, y1 of ``wide``
+    wide: np.ndarray | None = None  # a wider neighbourhood as decoded, float32, to find a shift
+    now: np.ndarray | None = None  # this frame's quad: where the marker is now (moved by the shift)
 
     def look_at(self, grey: np.ndarray) -> None:
         """Keeps the neighbourhood of the marker as decoded now, to compare later frames with."""
@@ -144,6 +184,31 @@ class _Track:
         lo, hi = cv2.minMaxLoc(cv2.blur(self.ref, (3, 3)))[:2]
         self.step = max((hi - lo) / 3, 10.0)
         self.carried = 0
+        pad = max(MOVED_PAD * self.sighting.side, 8.0)
+        wx0, wy0 = (max(int(v - pad), 0) for v in c.min(axis=0))
+        wx1, wy1 = (int(min(v + pad, lim)) for v, lim in zip(c.max(axis=0), (w, h)))
+        self.wide_box = (wx0, wy0, wx1, wy1)
+        self.wide = grey[wy0:wy1, wx0:wx1].astype(np.float32) if wx1 - wx0 >= 16 and wy1 - wy0 >= 16 else None
+
+    def here(self) -> Sighting:
+        """The marker's sighting where it lies this frame (:meth:`moved`; the same sighting where
+        it did not move)."""
+        if self.now is None or self.now is self.sighting.corners:
+            return self.sighting
+        return Sighting(self.sighting.face, self.now)
+
+    def moved(self, grey: np.ndarray) -> np.ndarray:
+        """The marker's quad where it lies in ``grey``: its last decoded quad moved by the shift of
+        its neighbourhood since then (the camera shook), or not moved where no clear shift is found."""
+        c = self.sighting.corners
+        if self.wide is None:
+            return c
+        x0, y0, x1, y1 = self.wide_box
+        (dx, dy), response = cv2.phaseCorrelate(self.wide, grey[y0:y1, x0:x1].astype(np.float32),
+                                                _hanning(x1 - x0, y1 - y0))
+        if response < MOVED_RESPONSE or not MOVED_MIN <= math.hypot(dx, dy) <= MOVED_MAX * self.sighting.side:
+            return c
+        return (c + np.array([dx, dy], np.float32)).astype(np.float32)
 
     def changed(self, grey: np.ndarray) -> float:
         """The share of the neighbourhood's pixels that changed since the marker was decoded
@@ -162,21 +227,59 @@ class _Track:
             self.averaged += 1
 
 
+class CpuMeter:
+    """What a video frame has spent of its budget: the CPU time of the reading thread (a live
+    camera, which must keep up with its frames)."""
+
+    def __init__(self) -> None:
+        self._started = 0.0
+
+    def start(self) -> None:
+        self._started = time.thread_time()
+
+    def spent(self) -> float:
+        return (time.thread_time() - self._started) * 1000
+
+    def charge(self, ms: float) -> None:
+        """Work done (its nominal cost): the clock measures it already."""
+
+
+class WorkMeter(CpuMeter):
+    """What a recorded frame has spent of its budget, counted in the nominal cost of each piece of
+    work done (the COST_* above): the same frames are read the same at any load."""
+
+    def __init__(self) -> None:
+        self._spent = 0.0
+
+    def start(self) -> None:
+        self._spent = 0.0
+
+    def spent(self) -> float:
+        return self._spent
+
+    def charge(self, ms: float) -> None:
+        self._spent += ms
+
+
 class TokenReader:
     """Finds the plan's markers in a frame. ``kind``: "token" (Exile/Remain and Issue votes),
     "pick" (pick-a-player votes) or "all" (the CLI, calibration)."""
 
     def __init__(self, players: int = markers.MAX_SEATS, kind: str = "all", tracking: bool = False,
-                 forget_after: int = 30, budget_ms: float | None = FRAME_BUDGET_MS):
+                 forget_after: int = 30, budget_ms: float | None = FRAME_BUDGET_MS,
+                 recorded: bool = False):
         """``tracking``: frames come from one camera in order (a vote's video), so a marker read
         before is followed where it lay (:mod:`vision.track`) and the full-frame looks are shared
         out over several frames; not for unrelated photos. A marker unread for ``forget_after``
         frames is forgotten. ``budget_ms`` (video only; None: no limit): the CPU time after which
-        a frame's slow looks stop."""
+        a frame's slow looks stop. ``recorded``: the frames are a recording (a video file), not a
+        live camera: the budget is counted in each piece's nominal cost (:class:`WorkMeter`), so
+        a file reads the same whatever the machine's load, instead of in CPU time."""
         self.players = markers.check_players(players)
         self.tracking = tracking
         self.budget_ms = budget_ms
-        self._started = 0.0
+        self.recorded = recorded
+        self._meter = WorkMeter() if recorded else CpuMeter()
         self.forget_after = forget_after
         self._tracks: list[_Track] = []
         self._frame = 0
@@ -219,7 +322,7 @@ class TokenReader:
         self.recovery = True  # the last look, for broken borders (vision/recover.py)
         self._rejected: list[np.ndarray] = []  # this look's undecoded quads, for the last look
 
-    def read(self, frame) -> Reading:
+    def read(self, frame: np.ndarray) -> Reading:
         grey = as_grey(frame)
         try:
             if self.tracking:
@@ -232,7 +335,7 @@ class TokenReader:
             raise BadInput(f"frame not read: OpenCV failed in {where} (code {getattr(exc, 'code', '?')}); "
                            "other frames are read as usual") from exc
 
-    def _read_photo(self, frame, grey: np.ndarray) -> Reading:
+    def _read_photo(self, frame: np.ndarray, grey: np.ndarray) -> Reading:
         self._rejected = []
         sightings = self._detect(grey)
         if self.second_pass and self._missing(sightings):
@@ -249,9 +352,10 @@ class TokenReader:
 
     # -- video ---------------------------------------------------------------------------------
 
-    def _read_video(self, frame, grey: np.ndarray) -> Reading:
-        self._started = time.thread_time()
+    def _read_video(self, frame: np.ndarray, grey: np.ndarray) -> Reading:
+        self._meter.start()
         self._frame += 1
+        self._meter.charge(COST_FOLLOW_MS * len(self._tracks))
         sightings, lost = self._follow(frame, grey)
         # Odd frames look for new markers over half the frame (both halves while nothing is
         # followed yet: a vote's first frames), only every fourth frame while every seat has a
@@ -296,9 +400,9 @@ class TokenReader:
         if self.budget_ms is None:
             return True
         limit = self.budget_ms if budget is None else min(budget, self.budget_ms)
-        return (time.thread_time() - self._started) * 1000 + ms < limit
+        return self._meter.spent() + ms < limit
 
-    def _follow(self, frame, grey: np.ndarray) -> tuple[list[Sighting], list[tuple[_Track, bool]]]:
+    def _follow(self, frame: np.ndarray, grey: np.ndarray) -> tuple[list[Sighting], list[tuple[_Track, bool]]]:
         """Every followed marker's quick try: its reading kept where its neighbourhood has not
         changed, else its cells sampled at its last quad and decided with the others'
         (:func:`vision.track.decide_many`: nothing erased, one threshold, the blur model). Returns
@@ -308,6 +412,7 @@ class TokenReader:
         lost: list[tuple[_Track, bool]] = []
         todo: list[tuple[_Track, np.ndarray]] = []
         for tr in self._tracks:
+            tr.now = None
             changed = tr.changed(grey) if tr.frame == self._frame - 1 else 1.0
             if changed < CHANGED_SHARE and tr.carried < CARRY_MAX:
                 tr.carried += 1
@@ -322,9 +427,25 @@ class TokenReader:
                 todo.append((tr, cells))
         # every followed marker's cells decided at once (track.decide_many: the same decisions)
         reads = track.decide_many(np.stack([c for _, c in todo]), self._ids) if todo else []
+        # A marker not read where it lay: sought where the shaking camera moved it (_Track.moved),
+        # its cells decided there, all at once again; from then on (the slow read, the average)
+        # it is that quad's. A marker read where it lay costs nothing more.
+        again: list[tuple[int, np.ndarray]] = []
+        for k, ((tr, _), r) in enumerate(zip(todo, reads)):
+            if r is not None and self._faces[self._ids[r[0]]].seat == tr.sighting.face.seat:
+                continue
+            moved = tr.moved(grey)
+            cells = None if moved is tr.sighting.corners else track.sample(grey, moved)
+            if cells is not None:
+                tr.now = moved
+                todo[k] = (tr, cells)
+                again.append((k, cells))
+        if again:
+            for (k, _), r in zip(again, track.decide_many(np.stack([c for _, c in again]), self._ids)):
+                reads[k] = r
         confirm: list[_Track] = []
         for (tr, cells), r in zip(todo, reads):
-            corners = tr.sighting.corners
+            corners = tr.sighting.corners if tr.now is None else tr.now
             got = None if r is None else self._same_seat(tr, (r[0], np.roll(corners, r[1], axis=0)))
             if got is not None and got.face != tr.sighting.face:
                 tr.average = None  # turned over: the average held the other side
@@ -340,7 +461,7 @@ class TokenReader:
         for tr, r in zip(confirm, checks):
             # the average only confirms what was read here: the same face, in its own turn
             if r is not None and r[1] == 0 and self._faces[self._ids[r[0]]] == tr.sighting.face:
-                _merge(out, [tr.sighting])
+                _merge(out, [tr.here()])
             else:
                 lost.append((tr, True))
         return out, lost
@@ -351,12 +472,13 @@ class TokenReader:
         face = self._faces[self._ids[read[0]]]
         return Sighting(face, read[1]) if face.seat == tr.sighting.face.seat else None
 
-    def _follow_slowly(self, frame, grey: np.ndarray, tr: _Track, out: list[Sighting],
+    def _follow_slowly(self, frame: np.ndarray, grey: np.ndarray, tr: _Track, out: list[Sighting],
                        quick_failed: bool = False) -> None:
         """A followed marker the quick try missed: its cells read thoroughly (fingers erased,
         blur modelled, light fitted; what the quick try did is not done again), then ArUco in its
         neighbourhood (a token that slid or was turned over)."""
-        old = tr.sighting
+        old = tr.here()
+        self._meter.charge(COST_SLOW_FOLLOW_MS)
         r = track.reread(frame, grey, old.corners, self._ids, quick_failed)
         got = None if r is None else self._same_seat(tr, r)
         if got is not None:
@@ -378,13 +500,14 @@ class TokenReader:
                 if s.face.seat == old.face.seat and math.dist(s.centre, old.centre) < side]
         _merge(out, near[:1])
 
-    def _discover(self, frame, grey: np.ndarray) -> list[Sighting]:
+    def _discover(self, frame: np.ndarray, grey: np.ndarray) -> list[Sighting]:
         """The first pass over half the frame (the top and bottom halves in turn, overlapping by
         a marker), at half size where the frame is big enough (each marker found there not
         followed yet confirmed at full size: :meth:`_confirmed`)."""
         h = grey.shape[0]
         top = self._discovered % 2 == 0
         self._discovered += 1
+        self._meter.charge(COST_DISCOVER_MS)
         y0, y1 = (0, min(h // 2 + TILE_OVERLAP, h)) if top else (max(h // 2 - TILE_OVERLAP, 0), h)
         band = grey[y0:y1]
         offset = np.array([0, y0], np.float32)
@@ -395,7 +518,7 @@ class TokenReader:
         found = [Sighting(s.face, s.corners * 2 + 0.5 + offset) for s in self._detect(small)]
         return [c for c in (self._confirmed(frame, grey, s) for s in found) if c is not None]
 
-    def _confirmed(self, frame, grey: np.ndarray, s: Sighting) -> Sighting | None:
+    def _confirmed(self, frame: np.ndarray, grey: np.ndarray, s: Sighting) -> Sighting | None:
         """A marker the half-size look found, if it is followed already or its cells at full size
         read as the same face (fitted onto its picture, then read as a followed marker is read
         thoroughly), else None. At half size a smeared marker's cells are a pixel or two across, and
@@ -404,13 +527,14 @@ class TokenReader:
         videos); at full size its cells read as nothing."""
         if any(t.sighting.face == s.face and _near(t.sighting, s) for t in self._tracks):
             return s
+        self._meter.charge(COST_CONFIRM_MS)
         fitted = self._fitted(grey, s)
         r = track.reread(frame, grey, fitted.corners, self._ids)
         if r is None or self._faces[self._ids[r[0]]] != s.face:
             return None
         return Sighting(s.face, r[1])
 
-    def _deep_tile(self, frame, grey: np.ndarray, known: list[Sighting]) -> list[Sighting]:
+    def _deep_tile(self, frame: np.ndarray, grey: np.ndarray, known: list[Sighting]) -> list[Sighting]:
         """The single frame's last look (vision/recover.py), over this frame's tile only. The
         contrast-evened second look is left out of videos: on the benchmark's hard videos it
         cost a tenth more time and read fewer ballots (6 missed of 160 without it, 7 with it;
@@ -427,14 +551,19 @@ class TokenReader:
         local = [Sighting(s.face, s.corners - offset) for s in known]
         before = len(local)
         self._rejected = []  # no ArUco pass over the tile: only the last look's own shapes
-        if thorough:
-            self._recover(f, g, local, lambda: self._time_left(ALIGNED_QUAD_MS), thorough=True)
-        else:
-            self._recover(f, g, local, self._time_left, thorough=False)
+        self._meter.charge(COST_TILE_MS[thorough])
+        quad, need = COST_QUAD_MS[thorough], ALIGNED_QUAD_MS if thorough else 0.0
+
+        def go_on() -> bool:  # asked before each shape is read
+            self._meter.charge(quad)
+            return self._time_left(need)
+
+        self._recover(f, g, local, go_on, thorough=thorough)
         found = [Sighting(s.face, s.corners + offset) for s in local[before:]]
         return found
 
     def _remember(self, sightings: list[Sighting], grey: np.ndarray) -> None:
+        self._meter.charge(COST_REMEMBER_MS * len(sightings))
         for s in sightings:
             same = [t for t in self._tracks if t.sighting.face.seat == s.face.seat and _near(t.sighting, s)]
             if same and same[0].sighting is s:  # carried over unchanged
@@ -468,7 +597,8 @@ class TokenReader:
 
     # -- single frames ---------------------------------------------------------------------------
 
-    def _recover(self, frame, grey: np.ndarray, sightings: list[Sighting], go_on=None,
+    def _recover(self, frame: np.ndarray, grey: np.ndarray, sightings: list[Sighting],
+                 go_on: Callable[[], bool] | None = None,
                  thorough: bool = True) -> None:
         """Still someone missing: read the markers a fingertip or a smear broke. Only a seat seen
         nowhere else is taken from there, so a doubtful read can never make a seat read by the
@@ -486,7 +616,8 @@ class TokenReader:
             if face.seat not in seen:
                 sightings.append(Sighting(face, corners))
 
-    def _detect(self, grey: np.ndarray, detector=None, offset=None) -> list[Sighting]:
+    def _detect(self, grey: np.ndarray, detector: cv2.aruco.ArucoDetector | None = None,
+                offset: np.ndarray | None = None) -> list[Sighting]:
         """ArUco over ``grey`` (a part of the frame starting at ``offset``: corners in frame
         pixels)."""
         corners, idx, rejected = (detector or self._detector).detectMarkers(np.ascontiguousarray(grey))
@@ -584,7 +715,7 @@ def _tiles(shape: tuple[int, ...]) -> list[tuple[int, int, int, int]]:
     return out
 
 
-def as_grey(frame) -> np.ndarray:
+def as_grey(frame: object) -> np.ndarray:
     """A frame as 8-bit grey, or BadInput naming what is wrong with it."""
     if not isinstance(frame, np.ndarray):
         raise BadInput(f"camera frame is a {type(frame).__name__}, not an image array")

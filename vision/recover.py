@@ -50,7 +50,7 @@ def colour_mask(frame: np.ndarray) -> np.ndarray | None:
     return cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST)
 
 
-def _line(a, b) -> tuple[float, float, float]:
+def _line(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[float, float, float]:
     """The line through points a and b, homogeneous (a × b; plain floats: numpy's cross costs
     tens of microseconds a call, and there are hundreds a frame)."""
     ax, ay, bx, by = float(a[0]), float(a[1]), float(b[0]), float(b[1])
@@ -240,7 +240,8 @@ def _fingers_out(grey: np.ndarray, colour: np.ndarray, th: np.ndarray, window: i
     return out
 
 
-def candidates(grey: np.ndarray, colour: np.ndarray | None, thresholds=THRESHOLDS,
+def candidates(grey: np.ndarray, colour: np.ndarray | None,
+               thresholds: Sequence[tuple[int, int]] = THRESHOLDS,
                fingers_out: bool = True) -> list[np.ndarray]:
     """Quads (4×2 float32) of dark filled shapes of a marker's size, fingers cut out.
     ``fingers_out``: each threshold also with the fingers left out of its windows' means

@@ -19,13 +19,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
 
-from companion.core.clock import MonotonicClock
-from companion.core.events import BadInput, Command
+from companion.core.clock import Clock, MonotonicClock
+from companion.core.events import BadInput, Command, Event
 from companion.core.inputs import DeviceInfo, InputSource
 from companion.core.votes import VoteSpec
 
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 SILENT_S = 3.0  # a camera with no frame for this long is said to be silent (a stream gone quiet)
 
 
-def ballot_data(seat: int, face: str, spec=None) -> dict | None:
+def ballot_data(seat: int, face: str, spec: VoteSpec | Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """The cast_ballot data for what seat ``seat`` shows, or None when ``face`` is no ballot of
     this vote. ``spec`` is the vote's VoteSpec (or its dict); None means a binary token vote."""
     if face in markers.TOKEN_SIDES:
@@ -54,7 +55,7 @@ def ballot_data(seat: int, face: str, spec=None) -> dict | None:
     return {"seat": seat, "choice": voters[k - 1]}
 
 
-def _spec_field(spec, name):
+def _spec_field(spec: VoteSpec | Mapping[str, Any] | None, name: str) -> Any:
     if spec is None:
         return None
     return spec.get(name) if isinstance(spec, Mapping) else getattr(spec, name, None)
@@ -98,16 +99,20 @@ class CameraSource(InputSource):
     name = "camera"
 
     def __init__(self, frames: FrameSource, players: int, stable_frames: int = 5, max_gap: int = 2,
-                 clock=None, preview_width: int = 640, timed: bool = False):
+                 clock: Clock | None = None, preview_width: int = 640, timed: bool = False,
+                 recorded: bool = False) -> None:
         """``timed``: keep each frame's reading time (CPU ms of the reading thread) in
-        ``read_ms`` (``python -m vision.tokens watch`` prints their median)."""
+        ``read_ms`` (``python -m vision.tokens watch`` prints their median). ``recorded``: the
+        frames are a recording (a video file): the reader's budget a frame is counted in work,
+        not CPU time, so the file reads the same at any load (``TokenReader``'s ``recorded``)."""
+        self.recorded = recorded
         self.frames = frames
         self.players = markers.check_players(players)
         self.clock = clock or MonotonicClock()
         self.preview_width = preview_width
         self._lock = threading.Lock()
-        self._spec = None
-        self._reader = TokenReader(players, "token", tracking=True)
+        self._spec: VoteSpec | Mapping[str, Any] | None = None
+        self._reader = TokenReader(players, "token", tracking=True, recorded=recorded)
         self._stabiliser = Stabiliser(stable_frames, max_gap)
         self._armed = True  # casting ballots; the app calls expect() as each vote opens
         self._posted: dict[int, dict] = {}  # seat -> ballot data last posted, so each is posted once
@@ -128,7 +133,7 @@ class CameraSource(InputSource):
 
     # -- what the app calls -----------------------------------------------------------------
 
-    def expect(self, spec=None) -> None:
+    def expect(self, spec: VoteSpec | Mapping[str, Any] | None = None) -> None:
         """A vote opened (``spec``: its VoteSpec or dict; None: a binary token vote). Forgets
         earlier readings, so a token already lying in view is read afresh for this vote."""
         kind = _spec_field(spec, "kind") or "binary"
@@ -136,7 +141,7 @@ class CameraSource(InputSource):
             self._spec = spec
             self._armed = True
             self._reader = TokenReader(self.players, "token" if kind == "binary" else "pick",
-                                       tracking=True)
+                                       tracking=True, recorded=self.recorded)
             self._stabiliser.reset()
             self._posted.clear()
 
@@ -178,7 +183,7 @@ class CameraSource(InputSource):
 
     # -- InputSource --------------------------------------------------------------------------
 
-    def on_events(self, events) -> None:
+    def on_events(self, events: Sequence[Event]) -> None:
         """The app's feedback after each recorded batch (main thread): a vote opening arms the
         camera for it; a reveal, a cancel or an undone opening makes it cast nothing more."""
         for event in events:
@@ -259,7 +264,7 @@ class CameraSource(InputSource):
                 break
             self.step(frame)
 
-    def step(self, frame) -> list[Command]:
+    def step(self, frame: np.ndarray) -> list[Command]:
         """Processes one frame (the thread calls this; so may a test). Returns what it posted."""
         posted: list[Command] = []
         with self._lock:

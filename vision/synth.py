@@ -15,8 +15,10 @@ Levels (what "moderate" means in the benchmark's aim):
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import cv2
 import numpy as np
@@ -94,7 +96,9 @@ def _rotation(axis: np.ndarray, angle: float) -> np.ndarray:
     return cv2.Rodrigues(rvec)[0]
 
 
-def _card_homography(rng, texture_quad, card_shape, centre, side_px, tilt_deg, spin_deg=None):
+def _card_homography(rng: np.random.Generator, texture_quad: np.ndarray, card_shape: tuple[int, ...],
+                     centre: tuple[float, float], side_px: float, tilt_deg: float,
+                     spin_deg: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Maps card pixels to scene pixels: the card turned, tilted and put at a distance."""
     ch, cw = card_shape[:2]
     marker_tex = float(texture_quad[1][0] - texture_quad[0][0])
@@ -135,7 +139,7 @@ def warp_card(tex: np.ndarray, M: np.ndarray) -> tuple[np.ndarray, np.ndarray, t
     return warped, mask.astype(np.float32) / 255.0, (int(x0), int(y0))
 
 
-def add_glare(img: np.ndarray, centre, rad: float, strength) -> None:
+def add_glare(img: np.ndarray, centre: Sequence[float] | np.ndarray, rad: float, strength: Callable[[], float]) -> None:
     """A round glare spot (a Gaussian of radius ``rad``) added to ``img`` in place; ``strength``
     (a callable, drawn only when the spot is in the frame) its peak. ``img`` float32 is added to;
     uint8 is added to with saturation."""
@@ -162,7 +166,7 @@ def motion_kernel(length: int, angle: float) -> np.ndarray:
     return k / max(k.sum(), 1e-6)
 
 
-def _finger(img, rng, quad, mode):
+def _finger(img: np.ndarray, rng: np.random.Generator, quad: np.ndarray, mode: str) -> None:
     """A skin-coloured finger (a thick round-ended stroke) coming from outside over the card.
 
     ``margin``: the fingertip reaches into the white margin but touches no marker pixel.
@@ -201,7 +205,7 @@ def _finger(img, rng, quad, mode):
 def make_scene(rng: np.random.Generator, level: str = "moderate", players: int = 8,
                faces: dict[int, str] | None = None, kind: str = "token", spin: float | None = None,
                extra: tuple[tuple[int, str], ...] = (),
-               look: np.random.Generator | None = None, **overrides) -> Scene:
+               look: np.random.Generator | None = None, **overrides: Any) -> Scene:
     """One table scene. ``faces`` fixes what each seat shows (seats left out are not on the
     table); otherwise random sides. ``extra``: more cards (seat, face) — a second token, the
     other side — for the warnings; ``truth`` keeps the first card of a seat. ``spin`` fixes every
@@ -319,7 +323,7 @@ def vote_frames(faces: dict[int, str], players: int, hidden: int = 6, shown: int
     blurred frame as everyone flips, then the tokens lying still (each frame with its own noise)."""
     noise_rng = np.random.default_rng(seed + 1)
 
-    def jitter(img):
+    def jitter(img: np.ndarray) -> np.ndarray:
         return np.clip(img.astype(np.float32) + noise_rng.normal(0, 3.0, img.shape), 0, 255).astype(np.uint8)
 
     # The same seed draws the same table first, so both scenes share the background.

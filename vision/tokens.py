@@ -144,16 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if failed or not report.complete else 0
 
 
-def _watch(args) -> int:
-    from .watch import Watch, WatchFailed
+def _watch(args: argparse.Namespace) -> int:
+    from .watch import Settled, Summary, Watch, WatchFailed
 
-    def emit(change) -> None:
+    def emit(change: Settled) -> None:
         if args.json:
             print(json.dumps(change.to_json()), flush=True)
         else:
             print(f"{change.t:8.2f} s  seat {change.seat}: {change.side}", flush=True)
 
-    def done(summary) -> None:
+    def done(summary: Summary) -> None:
         if args.json:
             print(json.dumps(summary.to_json()), flush=True)
             return

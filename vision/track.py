@@ -165,7 +165,7 @@ def likeliest(grey: np.ndarray, quad: np.ndarray, ids: tuple[int, ...], count: i
 
 
 def reread(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray, ids: tuple[int, ...],
-           quick_failed: bool = False):
+           quick_failed: bool = False) -> tuple[int, np.ndarray] | None:
     """(index into ids, corners from the marker's own top-left) or None. Only the quad's
     bounding box of the frame is looked at. ``quick_failed``: :func:`decide_many` already failed
     on these cells (a followed marker), so where nothing is erased its two decisions are not
@@ -185,7 +185,8 @@ def reread(frame: np.ndarray, grey: np.ndarray, quad: np.ndarray, ids: tuple[int
     return None if got is None else (got[0], got[1] + corner)
 
 
-def _read(grey, colour, quad, ids, quick_failed=False):
+def _read(grey: np.ndarray, colour: np.ndarray | None, quad: np.ndarray, ids: tuple[int, ...],
+          quick_failed: bool = False) -> tuple[int, np.ndarray] | None:
     # the marker's 7×7 cells and the ring of margin cells round them: 9×9
     side, n = (N + 2) * CELL, N + 2
     dst = np.array([[CELL, CELL], [side - CELL, CELL], [side - CELL, side - CELL], [CELL, side - CELL]],
@@ -315,7 +316,8 @@ def _flatten(cells: np.ndarray, visible: np.ndarray, rounds: int = 3,
     return flat, visible, (thr, gap)
 
 
-def _decide(cells, visible, split, ids):
+def _decide(cells: np.ndarray, visible: np.ndarray, split: tuple[float, float],
+            ids: tuple[int, ...]) -> tuple[int, int] | None:
     """(index into ids, quarter turns) when the cells read as one marker of the plan beyond
     doubt, else None."""
     thr, gap = split
@@ -416,7 +418,7 @@ def _misfits_erased(visible: np.ndarray, y: np.ndarray, ids: tuple[int, ...]) ->
     return float(y @ y) - (z * z).sum(axis=0)
 
 
-def _decide_blurred(cells: np.ndarray, visible: np.ndarray, ids: tuple[int, ...]):
+def _decide_blurred(cells: np.ndarray, visible: np.ndarray, ids: tuple[int, ...]) -> tuple[int, int] | None:
     """(index into ids, quarter turns) of the one marker whose blurred picture explains the cells
     far better than any other's, else None (soft decision: the cells' grey levels, not bits)."""
     v = visible.ravel()
@@ -426,7 +428,8 @@ def _decide_blurred(cells: np.ndarray, visible: np.ndarray, ids: tuple[int, ...]
     return _blur_guard(_misfits_erased(v, y, ids), y, ids, v)
 
 
-def _blur_guard(misfit: np.ndarray, y: np.ndarray, ids: tuple[int, ...], visible: np.ndarray | None = None):
+def _blur_guard(misfit: np.ndarray, y: np.ndarray, ids: tuple[int, ...],
+                visible: np.ndarray | None = None) -> tuple[int, int] | None:
     """The blurred decision from every marker's and turn's misfit (markers · 4) over the visible
     cells ``y`` (``visible``: which of the 49 they are, None for all): (index into ids, quarter
     turns) or None."""

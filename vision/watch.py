@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.core.clock import MonotonicClock
+from companion.core.clock import Clock, MonotonicClock
 from companion.core.events import BadInput, Command
 
 from . import markers
@@ -57,7 +57,7 @@ class Summary:
 class _Timed(FrameSource):
     """The frames, with the index and arrival time of the last one handed out."""
 
-    def __init__(self, frames: CameraCapture, clock):
+    def __init__(self, frames: CameraCapture, clock: Clock) -> None:
         self.frames = frames
         self.name = frames.name
         self.where = frames.where
@@ -105,7 +105,7 @@ class Watch:
     change read so far was emitted) when the source fails."""
 
     def __init__(self, where: str, players: int = markers.MAX_SEATS, silence: float = SILENCE_S,
-                 clock=None):
+                 clock: Clock | None = None) -> None:
         self.clock = clock or MonotonicClock()
         self.silence = silence
         cap, self.is_file = open_source(where)
@@ -115,7 +115,8 @@ class Watch:
         self.fps = fps if 0 < fps <= 1000 else 30.0  # a file that names no rate: 30 a second
         self.frames = _Timed(cap, self.clock)
         # The app's camera source, as the camera screen makes it (a binary token vote open).
-        self.source = CameraSource(self.frames, players, clock=self.clock, timed=True)
+        # A file is read with the budget counted in work: the same at any load (a camera keeps up).
+        self.source = CameraSource(self.frames, players, clock=self.clock, timed=True, recorded=self.is_file)
         self.source.expect(None)
         self.final: dict[int, str] = {}
         # False once the reading thread was left blocked in a read that closing cannot wake (a

@@ -287,3 +287,47 @@ def test_the_video_benchmark_counts_what_the_table_waits_for(monkeypatch):
     assert r["by_second"][0] > 0, "every ballot cast in the first 6 frames: the test shows nothing"
     assert len(r["waits"]) == r["tokens"] - r["missed"] > 0
     assert min(r["waits"]) >= 5
+
+
+def test_recorded_frames_read_the_same_whatever_the_cpu_clock_says(monkeypatch):
+    """A video file is read with the frame budget counted in work (``recorded``), so a loaded
+    machine (here: a CPU clock that says every call took 40 ms) reads it exactly as an idle one;
+    the live camera's budget in CPU time is what load changes (the deep look's tiles stop)."""
+    three = {1: "exile", 2: "remain", 3: "remain"}  # seat 4 never shows a token: tiles go on
+    frame = _table(three, blur=0, glare=(0, 0))
+
+    def run(recorded: bool) -> list[tuple[int, dict[int, str]]]:
+        video = TokenReader(4, "token", tracking=True, recorded=recorded)
+        out = []
+        for _ in range(8):
+            before = video._deep
+            tokens = video.read(frame).tokens
+            out.append((video._deep - before, tokens))
+        return out
+
+    idle = {True: run(True), False: run(False)}
+    ticks = iter(range(10 ** 9))
+    monkeypatch.setattr(reader_mod.time, "thread_time", lambda: next(ticks) * 0.040)
+    loaded = {True: run(True), False: run(False)}
+    assert loaded[True] == idle[True]
+    assert sum(n for n, _ in idle[True]) > 1
+    assert sum(n for n, _ in loaded[False]) < sum(n for n, _ in idle[False])  # load cuts the live budget
+
+
+def test_a_followed_marker_is_read_where_the_shaking_camera_moved_it():
+    """The camera shakes while the cards lie still: a followed marker is sought where its
+    neighbourhood moved since it was last decoded, so the quick read (no look over the frame)
+    still reads it a few pixels away, at the moved quad."""
+    frame = _table(FOUR, blur=0, glare=(0, 0))
+    video = TokenReader(4, "token", tracking=True)
+    for _ in range(3):
+        assert video.read(frame).tokens == FOUR
+    before = {t.sighting.face.seat: t.sighting.corners.copy() for t in video._tracks}
+    shift = np.float32([[1, 0, 5.0], [0, 1, -4.0]])
+    moved = cv2.warpAffine(frame, shift, (frame.shape[1], frame.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+    video._frame += 1
+    got, lost = video._follow(moved, as_grey(moved))
+    assert not lost
+    assert {s.face.seat: s.face.face for s in got} == FOUR
+    for s in got:
+        assert np.abs(s.corners - before[s.face.seat] - [5.0, -4.0]).max() < 0.6, s

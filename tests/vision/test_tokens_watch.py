@@ -205,3 +205,15 @@ def test_ctrl_c_on_a_stream_prints_the_final_line_and_exits_0(clip):
     assert p.returncode == 0 and err == "", err
     (last,) = _lines(out)
     assert last["final"] == {str(s): side for s, side in made.truth.items()} and last["frames"] > 0
+
+
+def test_a_video_file_is_read_with_the_budget_counted_in_work(clip):
+    """``watch`` on a file reads it the same at any load: its reader counts the frame budget in
+    work (``recorded``), not in CPU time (tests/vision/test_tokens_video.py shows the difference)."""
+    from vision.watch import Watch
+    _, _, path = clip
+    watch = Watch(str(path), PLAYERS)
+    try:
+        assert watch.is_file and watch.source.recorded and watch.source._reader.recorded
+    finally:
+        watch.stop()

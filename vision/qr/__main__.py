@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 
 from companion.core.events import BadInput
 from vision.cvlog import quiet_opencv
 
 
-def _decode(args) -> int:
+def _decode(args: argparse.Namespace) -> int:
     from .decode import decode_file
 
     quiet_opencv()
@@ -31,7 +32,7 @@ def _decode(args) -> int:
     return status
 
 
-def _stickers(args) -> int:
+def _stickers(args: argparse.Namespace) -> int:
     from . import payload, stickers
 
     layout = stickers.layout_named(args.layout)
@@ -52,7 +53,7 @@ def _stickers(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.qr",
                                  description="23 Knives card stickers: print them, read them.")
     sub = ap.add_subparsers(dest="cmd", required=True)

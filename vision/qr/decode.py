@@ -18,7 +18,7 @@ import os
 import threading
 import time
 from types import ModuleType
-from typing import Callable
+from typing import Any, Callable, Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -38,7 +38,7 @@ MAX_SIDE = 65535          # zxing-cpp refuses a wider or taller image (a ValueEr
 _local = threading.local()  # OpenCV detectors are not safe to share between threads
 
 
-def _detectors():
+def _detectors() -> tuple[cv2.QRCodeDetectorAruco, cv2.QRCodeDetector]:
     if not hasattr(_local, "dets"):
         _local.dets = (cv2.QRCodeDetectorAruco(), cv2.QRCodeDetector())
     return _local.dets
@@ -64,14 +64,15 @@ def _scaled(gray: np.ndarray, side: int) -> tuple[np.ndarray, float]:
 class _Found:
     """The texts read so far and the quads that were detected but not read."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.texts: list[str] = []
         self.unread: list[np.ndarray] = []   # quads in full-image coordinates
 
-    def add(self, texts, quads, scale=1.0, offset=(0, 0)):
+    def add(self, texts: Sequence[str], quads: Iterable[np.ndarray], scale: float = 1.0,
+            offset: tuple[float, float] = (0, 0)) -> bool:
         new = False
         for t, q in zip(texts, quads):
-            q = np.asarray(q, np.float32).reshape(4, 2) / scale + np.float32(offset)
+            q = np.asarray(q, np.float32).reshape(4, 2) / scale + np.asarray(offset, np.float32)
             if t:
                 if t not in self.texts:
                     self.texts.append(t)
@@ -82,13 +83,14 @@ class _Found:
         return new
 
 
-def _overlaps(a, b) -> bool:
+def _overlaps(a: np.ndarray, b: np.ndarray) -> bool:
     ca, cb = a.mean(axis=0), b.mean(axis=0)
     ra = np.linalg.norm(a - ca, axis=1).max()
     return float(np.linalg.norm(ca - cb)) < ra
 
 
-def _run(img: np.ndarray, found: _Found, scale=1.0, offset=(0, 0), which=(0, 1)) -> None:
+def _run(img: np.ndarray, found: _Found, scale: float = 1.0, offset: tuple[float, float] = (0, 0),
+         which: Sequence[int] = (0, 1)) -> None:
     for i in which:
         det = _detectors()[i]
         try:
@@ -100,12 +102,13 @@ def _run(img: np.ndarray, found: _Found, scale=1.0, offset=(0, 0), which=(0, 1))
                       quads if quads is not None else [], scale, offset)
 
 
-def _quad_of(position) -> np.ndarray:
+def _quad_of(position: Any) -> np.ndarray:
     return np.array([[p.x, p.y] for p in (position.top_left, position.top_right,
                                           position.bottom_right, position.bottom_left)], np.float32)
 
 
-def _zx(img: np.ndarray, found: "_Found", scale=1.0, offset=(0, 0), global_threshold: bool = False) -> None:
+def _zx(img: np.ndarray, found: "_Found", scale: float = 1.0, offset: tuple[float, float] = (0, 0),
+        global_threshold: bool = False) -> None:
     """zxing-cpp on one image; codes it found but could not decode become ``unread`` quads."""
     assert zxingcpp is not None  # decode() reads with OpenCV alone without it
     if max(img.shape[:2]) > MAX_SIDE:  # zxing-cpp's limit: such a strip holds no code anyway
@@ -125,29 +128,29 @@ def _zx_text(img: np.ndarray) -> str:
     return ""
 
 
-def _clahe(g):
+def _clahe(g: np.ndarray) -> np.ndarray:
     return cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8)).apply(g)
 
 
-def _flatten(g):
+def _flatten(g: np.ndarray) -> np.ndarray:
     """Divide out the lighting (glare, shadow): what is left is the print."""
     k = max(15, (min(g.shape[:2]) // 12) | 1)
     bg = cv2.morphologyEx(g, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     return cv2.divide(g, bg, scale=230)
 
 
-def _sharpen(g, sigma=2.0, amount=1.5):
+def _sharpen(g: np.ndarray, sigma: float = 2.0, amount: float = 1.5) -> np.ndarray:
     blur = cv2.GaussianBlur(g, (0, 0), sigma)
     return cv2.addWeighted(g, 1 + amount, blur, -amount, 0)
 
 
-def _adaptive(g):
+def _adaptive(g: np.ndarray) -> np.ndarray:
     block = max(11, (min(g.shape[:2]) // 40) | 1)
     return cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_GAUSSIAN_C, cv2.THRESH_BINARY,
                                  block, 5)
 
 
-def _straighten(gray, quad, size=231):
+def _straighten(gray: np.ndarray, quad: np.ndarray, size: int = 231) -> np.ndarray:
     """The quad mapped to a square with a quiet zone, at about 11 px per module of version 1."""
     m = size // 7
     dst = np.array([[m, m], [size - m, m], [size - m, size - m], [m, size - m]], np.float32)
@@ -163,7 +166,7 @@ def _read_unread(gray: np.ndarray, found: _Found, opencv: bool = True) -> None:
                     cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1],
                     _adaptive(_sharpen(crop)))
         # zxing on every variant first (a fraction of a millisecond each), OpenCV after
-        tries = [(v, None) for v in variants]
+        tries: list[tuple[np.ndarray, Any]] = [(v, None) for v in variants]
         if opencv:
             tries += [(v, d) for v in variants for d in _detectors()]
         for variant, det in tries:
@@ -241,7 +244,7 @@ def _unskewed(crop: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _read_candidates(gray: np.ndarray, found: _Found, run=None, side: int = 500,
+def _read_candidates(gray: np.ndarray, found: _Found, run: Callable[..., None] | None = None, side: int = 500,
                      max_n: int = 8) -> None:
     """Enlarged crops of sticker-like patches, read with ``run`` (zxing or OpenCV).
 
@@ -281,7 +284,8 @@ def _read_candidates(gray: np.ndarray, found: _Found, run=None, side: int = 500,
 METHODS = ("best", "zxing", "opencv", "opencv-raw")
 
 
-def _opencv_stages(gray, work, f, found):
+def _opencv_stages(gray: np.ndarray, work: np.ndarray, f: float,
+                   found: _Found) -> list[tuple[str, str, Callable[[], None]]]:
     """OpenCV's detectors behind the pre-processing chain (this package's reader before zxing)."""
     return [
         ("OpenCV", "left", lambda: _run(work, found, f)),

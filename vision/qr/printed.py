@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -52,7 +52,7 @@ class Page:
     codes: tuple[tuple[str, np.ndarray], ...]  # (text, 4x2 corners in page pixels)
 
 
-def _rasterise(layout: stickers.Layout, cards, key) -> np.ndarray:
+def _rasterise(layout: stickers.Layout, cards: list[payload.Card], key: bytes) -> np.ndarray:
     gs = shutil.which("gs")
     with tempfile.TemporaryDirectory() as tmp:
         pdf = Path(tmp) / "sheet.pdf"
@@ -88,7 +88,8 @@ def sheet_page(layout_name: str, key: bytes) -> Page:
     return Page(gray, codes)
 
 
-def _view(rng, p, page_shape, code_side, centre_on, size):
+def _view(rng: np.random.Generator, p: dict[str, Any], page_shape: tuple[int, ...], code_side: float,
+          centre_on: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Homography from (pre-scaled) page pixels to the photo: turned, tilted, at a distance."""
     h, w = page_shape
     W, H = size
@@ -111,7 +112,7 @@ def _view(rng, p, page_shape, code_side, centre_on, size):
     return cv2.getPerspectiveTransform(corners, dst)
 
 
-def _bow(rng, p, size):
+def _bow(rng: np.random.Generator, p: dict[str, Any], size: tuple[int, int]) -> Callable[[np.ndarray], np.ndarray]:
     """Paper lifted off the table: straight lines along one direction bend into arcs.
 
     Every photo point moves along ``b`` by an amount that depends only on its position along
@@ -124,13 +125,13 @@ def _bow(rng, p, size):
     half = 0.5 * (abs(a[0]) * W + abs(a[1]) * H)
     mid = a @ [W / 2, H / 2]
 
-    def shift(pts):  # displacement of photo points (N x 2) along b
+    def shift(pts: np.ndarray) -> np.ndarray:  # displacement of photo points (N x 2) along b
         u = (pts @ a - mid) / half
         return (amount * (1 - u ** 2))[:, None] * b
     return shift
 
 
-def _blur(rng, img, kind, px):
+def _blur(rng: np.random.Generator, img: np.ndarray, kind: str, px: float) -> np.ndarray:
     if px < 0.4:
         return img
     if kind == "gauss":

@@ -85,7 +85,8 @@ def qr_image(text: str, module_px: int, border: int = QUIET_MODULES) -> Image.Im
     return img.resize((n * module_px, n * module_px), Image.Resampling.NEAREST)
 
 
-def _fit_font(draw, text, max_w, max_h, bold=False):
+def _fit_font(draw: ImageDraw.ImageDraw, text: str, max_w: float, max_h: float,
+              bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     """The largest font (found by bisection: pages have hundreds of lines) that fits the box."""
     lo, hi = 6, max(6, int(max_h))
     while lo < hi:

@@ -7,6 +7,7 @@ noise and JPEG compression. The same seed always gives the same image.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -26,7 +27,7 @@ class Photo:
     condition: str
 
 
-def _table(rng, w, h):
+def _table(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     base = rng.uniform(60, 160, size=3)
     low = cv2.resize(rng.normal(0, 18, size=(6, 8, 3)).astype(np.float32), (w, h),
                      interpolation=cv2.INTER_CUBIC)
@@ -34,7 +35,8 @@ def _table(rng, w, h):
     return np.clip(base + low + grain, 0, 255).astype(np.float32)
 
 
-def _card_face(rng, card, key):
+def _card_face(rng: np.random.Generator, card: Card,
+               key: bytes) -> tuple[np.ndarray, float, tuple[int, int, int, int]]:
     """A playing card (63 x 88 mm at ~12 px/mm) with the sticker near its top."""
     scale = 12 / (300 / 25.4)  # sticker drawn at 300 dpi, card face at 12 px/mm
     sticker = np.array(draw_sticker(card, key, mm(50), mm(25)))
@@ -55,7 +57,8 @@ def _card_face(rng, card, key):
     return face, code_px, (x0, y0, sw, sh)
 
 
-def _place(rng, canvas, face, code_px, target_code_px, tilt_deg, rot_deg, center):
+def _place(rng: np.random.Generator, canvas: np.ndarray, face: np.ndarray, code_px: float,
+           target_code_px: float, tilt_deg: float, rot_deg: float, center: Sequence[float]) -> np.ndarray:
     h, w = face.shape[:2]
     s = target_code_px / code_px
     src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - [w / 2, h / 2]
@@ -83,7 +86,7 @@ def _place(rng, canvas, face, code_px, target_code_px, tilt_deg, rot_deg, center
     return dst
 
 
-def _glare(rng, img, center, radius):
+def _glare(rng: np.random.Generator, img: np.ndarray, center: Sequence[float], radius: float) -> np.ndarray:
     h, w = img.shape[:2]
     cx, cy = center
     gx = np.exp(-((np.arange(w, dtype=np.float32) - cx) ** 2) / (2 * radius ** 2))
@@ -93,7 +96,7 @@ def _glare(rng, img, center, radius):
     return img + g[..., None] * strength
 
 
-def _blur(rng, img, amount):
+def _blur(rng: np.random.Generator, img: np.ndarray, amount: float) -> np.ndarray:
     if rng.random() < 0.5:
         return cv2.GaussianBlur(img, (0, 0), amount)
     n = max(3, int(amount * 4) | 1)
@@ -151,13 +154,13 @@ def make_photo(seed: int, condition: str, cards: list[Card], key: bytes) -> Phot
     img = img + rng.standard_normal(img.shape, dtype=np.float32) * rng.uniform(2, 7)
     img = np.clip(img, 0, 255).astype(np.uint8)
     ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 90))])
-    img = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
-    assert img is not None  # the JPEG it just encoded
-    return Photo(img, [encode(c, key) for c in chosen], condition)
+    photo = cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+    assert photo is not None  # the JPEG it just encoded
+    return Photo(photo, [encode(c, key) for c in chosen], condition)
 
 
 def photo_set(seed: int, per_condition: int, cards: list[Card], key: bytes,
-              conditions=CONDITIONS):
+              conditions: Sequence[str] = CONDITIONS) -> Iterator[Photo]:
     """``per_condition`` photos of each condition; photo i of a condition always has one seed."""
     for ci, cond in enumerate(conditions):
         for i in range(per_condition):

@@ -59,6 +59,9 @@ def cues(before, after, events) -> list[tuple[Script, dict]]:
             out.append(("draft", {}))
         elif kind == "first_princeps_elected":
             out += [("first_princeps_named", {"princeps": d["princeps"]}), ("round_start", {})]
+        elif kind == "first_princeps_corrected" and d["princeps"] != d["before"]["princeps"]:
+            # the corrected counts gave another first Princeps: the table hears who is first now
+            out.append(("first_princeps_named", {"princeps": d["princeps"]}))
         elif kind == "round_started":
             out.append(("round_start", {}))
         elif kind == "automatii_placed":

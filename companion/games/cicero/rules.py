@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from companion.core import votes
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
                                      force_arg, Numbers, players_of)
 from companion.core.events import BadInput, Command, Event, NeedsTieBreak, RuleError
+from companion.core import houserules
+from companion.core.houserules import HouseRule
 from companion.core.i18n import keyed
 from companion.core.rules import GameRules, Outcome, known_setup, require
 from companion.core.schema import Bool, Int, List, Null, Text
@@ -52,8 +54,21 @@ R_ROUND = "A round is played in 7 successive phases."
 R_CORRECT_VOTES = R_ANNOUNCE
 # The longest correction reason the table may type (one line).
 MAX_REASON = 80
+# "In the first round, the Princeps is the first player": the first Princeps (decided from the
+# starting Senators) may be set right until the table has played in their order.
+R_FIRST_PLAYER = "In the first round, the Princeps is the first player."
 R_END = ("After the last Prestige phase of the last round, the most prestigious Family is declared the winner "
          "and takes control of Roman politics.")
+
+# The readings the rulebook leaves open, chosen by the table at setup (companion.core.houserules);
+# the first reading of each is the one the app always applied.
+HOUSE_RULES = (
+    # "If one player has a strict majority, they become Princeps": the most votes, or more than half
+    HouseRule("cicero", "first_princeps_majority", ("most_votes", "more_than_half")),
+    # a Caste or Guild in which nobody has a vote at all: its cards stay, or go back to the supply
+    HouseRule("cicero", "no_votes", ("kept", "supply")),
+)
+HOUSE_RULE = {h.name: h for h in HOUSE_RULES}
 
 # Phases, in the order a round goes through them.
 ELECTION_PHASES = ("election", "debate", "ballot", "election_tie")
@@ -107,6 +122,8 @@ class CiceroState:
     economy: Mapping[str, Any] | None = None
     # Majority cards set right by hand (each with its reason), for the screens' record.
     card_corrections: tuple[Mapping[str, Any], ...] = ()
+    # The house rules' readings chosen at setup (every one named; companion.core.houserules).
+    house_rules: Mapping[str, str] = field(default_factory=lambda: {h.name: h.default for h in HOUSE_RULES})
 
     @property
     def two_player(self) -> bool:
@@ -166,6 +183,7 @@ class CiceroRules(GameRules):
     rules_version = RULES_VERSION
     title = "cicero.title"
     min_players, max_players = 2, 5
+    house_rules = HOUSE_RULES
     # The election's result is recorded with the reveal, in the same command: undoing it alone
     # would leave a revealed vote with no result. (A tie-break, "princeps_chosen", can be undone.)
     irreversible = frozenset({"vote_revealed", "princeps_elected", "princeps_tied"})
@@ -177,7 +195,7 @@ class CiceroRules(GameRules):
         if not isinstance(setup, Mapping):
             raise BadInput(keyed("cicero.err.setup_shape"))
         # "colours": the app's seat colours, kept with the game
-        known_setup(setup, ("players", "ages", "youngest", "options", "colours"))
+        known_setup(setup, ("players", "ages", "youngest", "options", "colours", "house_rules"))
         players = check_players(setup.get("players"))
         ages = numbers_for(players, setup.get("ages"), keyed("cicero.word.age"))
         young = min(ages.values())
@@ -195,7 +213,8 @@ class CiceroRules(GameRules):
         tracked = economy.start(players) if options.get("economy") else None
         return CiceroState(players=players, ages=ages, youngest=youngest[0], servants=logic.servants_for(n),
                            rounds=logic.rounds_for(n), draft=logic.draft_turns(players, youngest[0]),
-                           prestige={p: PRESTIGE_START for p in players}, economy=tracked)
+                           prestige={p: PRESTIGE_START for p in players}, economy=tracked,
+                           house_rules=houserules.chosen(setup, HOUSE_RULES))
 
     # -- commands -----------------------------------------------------------------------------
     def decide(self, state: CiceroState, command: Command) -> list[tuple[str, Mapping[str, Any]]]:
@@ -219,15 +238,37 @@ class CiceroRules(GameRules):
 
     def _cmd_first_princeps(self, state, d, command):
         self._phase(state, "first_princeps")
+        senate, oratores, result = self._first_princeps(state, d)
+        # One event per command, so one undo takes back one table action; it also starts round 1.
+        return [("first_princeps_elected", {"princeps": result.princeps, "decided_by": result.decided_by,
+                                            "votes": senate, "oratores": oratores})]
+
+    def _first_princeps(self, state, d):
+        """The starting Senators' votes and Oratores votes checked, and the first Princeps they make."""
         senate = numbers_for(state.players, d.get("votes"), keyed("cicero.word.senate_votes"))
         oratores = numbers_for(state.players, d.get("oratores"), keyed("cicero.word.oratores_votes"))
         oldest = d.get("oldest")
         if oldest is not None:
             known(oldest, state.players, keyed("cicero.word.oldest"))
-        result = logic.first_princeps(state.players, senate, oratores, state.ages, oldest)
-        # One event per command, so one undo takes back one table action; it also starts round 1.
-        return [("first_princeps_elected", {"princeps": result.princeps, "decided_by": result.decided_by,
-                                            "votes": senate, "oratores": oratores})]
+        result = logic.first_princeps(state.players, senate, oratores, state.ages, oldest,
+                                      state.house_rules["first_princeps_majority"])
+        return senate, oratores, result
+
+    def _cmd_correct_first_princeps(self, state, d, command):
+        """{votes, oratores, oldest?, reason}: the starting Senators' counts as the table has them
+        now; the first Princeps is decided again by the same rule."""
+        check_first_princeps_correctable(state)
+        senate, oratores, result = self._first_princeps(state, d)
+        reason = reason_text(d.get("reason"))
+        held = state.first_princeps
+        assert held is not None  # checked above
+        require((senate, oratores) != (dict(held["votes"]), dict(held["oratores"])),
+                keyed("cicero.err.correct_first_same"), logic.R_FIRST_PRINCEPS)
+        return [("first_princeps_corrected", {"princeps": result.princeps, "decided_by": result.decided_by,
+                                              "votes": senate, "oratores": oratores, "reason": reason,
+                                              "before": {"princeps": held["princeps"],
+                                                         "votes": dict(held["votes"]),
+                                                         "oratores": dict(held["oratores"])}})]
 
     def _cmd_automatii_reveal(self, state, d, command):
         self._phase(state, "automatii")
@@ -454,7 +495,7 @@ class CiceroRules(GameRules):
                 known(d[key], state.players, keyed(f"cicero.word.{key}_choice"))
         held = tuple(state.caste_cards.get(caste, (None, None)))
         result = logic.caste_majority(state.players, counted, state.princeps, held, d.get("primus"),
-                                      d.get("secundus"), caste)
+                                      d.get("secundus"), caste, state.house_rules["no_votes"])
         return [("caste_counted", {"caste": caste, "votes": counted, "primus": result.primus,
                                    "secundus": result.secundus, "taken": list(result.taken),
                                    "before": list(held)})]
@@ -472,7 +513,8 @@ class CiceroRules(GameRules):
         if d.get("choice") is not None:
             known(d["choice"], state.players, keyed("cicero.word.tie_choice"))
         held = state.guild_cards.get(guild)
-        holder, taken = logic.guild_majority(state.players, counted, state.princeps, held, d.get("choice"), guild)
+        holder, taken = logic.guild_majority(state.players, counted, state.princeps, held, d.get("choice"), guild,
+                                             state.house_rules["no_votes"])
         return [("guild_counted", {"guild": guild, "symbols": counted, "holder": holder, "taken": taken,
                                    "before": held})]
 
@@ -538,6 +580,12 @@ class CiceroRules(GameRules):
     def _on_first_princeps_elected(self, s, d):
         s = replace(s, princeps=d["princeps"], first_princeps=dict(d))
         return self._on_round_started(s, {"round": 1})
+
+    def _on_first_princeps_corrected(self, s, d):
+        held = s.first_princeps or {}
+        corrections = tuple(held.get("corrections", ())) + ({"before": d["before"], "reason": d["reason"]},)
+        first = {k: d[k] for k in ("princeps", "decided_by", "votes", "oratores")}
+        return replace(s, princeps=d["princeps"], first_princeps={**first, "corrections": corrections})
 
     def _on_round_started(self, s, d):
         r = int(d["round"])
@@ -707,17 +755,44 @@ def check_election_correctable(state: CiceroState) -> None:
     require(held is not None and vote is not None and vote.spec.vote_id == f"princeps-{state.round}"
             and state.phase not in ELECTION_PHASES,
             keyed("cicero.err.correct_no_election", round=state.round), logic.R_ELECTION)
-    require(state.phase == "accusation" or (state.phase == "servants" and not state.placements),
-            keyed("cicero.err.correct_after_servants", princeps=state.princeps), R_PLACE_ORDER)
+    require(_before_first_servant(state), keyed("cicero.err.correct_after_servants", princeps=state.princeps),
+            R_PLACE_ORDER)
+
+
+def check_first_princeps_correctable(state: CiceroState) -> None:
+    """The first Princeps may be corrected from their election until the first Servant of round 1
+    is placed, by the same reading as the elections' (check_election_correctable): "In the first
+    round, the Princeps is the first player"; once a Servant is placed the table has played in
+    that order (the placements are undone first)."""
+    require(state.first_princeps is not None, keyed("cicero.err.correct_first_none"), logic.R_FIRST_PRINCEPS)
+    require(state.round == 1, keyed("cicero.err.correct_first_round", round=state.round), R_FIRST_PLAYER)
+    require(_before_first_servant(state),
+            keyed("cicero.err.correct_after_servants_first", princeps=state.princeps), R_FIRST_PLAYER)
+
+
+def _allowed(check: Callable[[CiceroState], None], state: CiceroState) -> bool:
+    try:
+        check(state)
+    except RuleError:
+        return False
+    return True
+
+
+def first_princeps_correctable(state: CiceroState) -> bool:
+    """Whether the first Princeps' starting votes may be corrected now."""
+    return _allowed(check_first_princeps_correctable, state)
 
 
 def election_correctable(state: CiceroState) -> bool:
     """Whether this round's announced Senate votes may be corrected now."""
-    try:
-        check_election_correctable(state)
-    except RuleError:
-        return False
-    return True
+    return _allowed(check_election_correctable, state)
+
+
+def _before_first_servant(state: CiceroState) -> bool:
+    """The round's Princeps has not yet started placing Servants (Cicero's pleading, the 2-player
+    game's Automatii and collecting the origin influences do not depend on who is Princeps)."""
+    return state.phase in ("automatii", "automatii_actions", "accusation") or (
+        state.phase == "servants" and not state.placements)
 
 
 def reason_text(value: Any) -> str:
@@ -781,6 +856,15 @@ COMMANDS = CommandTable("cicero", [
          Arg("oratores", NUMBERS, doc="each player's Oratores votes", sample=_numbers(0, 6)),
          Arg("oldest", Text(), False, "the oldest player, when the count ties", values=_players),
          doc="the first Princeps, from the Senators' votes"),
+    _cmd("correct_first_princeps", CiceroRules._cmd_correct_first_princeps, R_FIRST_PLAYER,
+         Arg("votes", NUMBERS, doc="each player's votes in the Senate, as the table counts them now",
+             sample=_numbers(1, 12)),
+         Arg("oratores", NUMBERS, doc="each player's Oratores votes, as the table counts them now",
+             sample=_numbers(0, 6)),
+         Arg("oldest", Text(), False, "the oldest player, when the count ties", values=_players),
+         REASON,
+         doc="in round 1, until the first Servant: the starting Senators' votes set right; "
+             "the first Princeps is decided again"),
     _cmd("automatii_reveal", CiceroRules._cmd_automatii_reveal, logic.R_AUTOMATII_SAME_TWO,
          Arg("castes", List(CASTE), doc="the Castes of the 3 revealed Senators", sample=_castes(3)),
          doc="the Automatii's Senators are revealed (2 players)"),

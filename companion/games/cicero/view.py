@@ -13,7 +13,8 @@ from companion.core.rules import NARRATOR, TABLE
 from companion.core.timers import timer_view
 
 from . import economy, logic
-from .rules import CHECKLIST, PHASE_ITEM, CiceroState, card_points, election_correctable, space_name
+from .rules import (CHECKLIST, PHASE_ITEM, CiceroState, card_points, election_correctable,
+                    first_princeps_correctable, space_name)
 from .tables import AUTOMATII_VOTES, CASTES, GUILDS, SPACES, ZONES
 
 
@@ -35,12 +36,15 @@ def table_view(s: CiceroState, viewer: str) -> dict:
         "vote": votes.table_view(s.book.current),
         "vote_history": [votes.table_view(v) for v in s.book.history],
         "winners": list(s.winners),
+        "house_rules": dict(s.house_rules),
     }
     turn = s.drafting()
     view["draft"] = {"order": [[p, n] for p, n in s.draft], "step": s.draft_step,
                      "player": turn[0] if turn else None, "cards": turn[1] if turn else 0,
                      "pack": 2 * len(s.players), "youngest": s.youngest}
-    view["first_princeps"] = dict(s.first_princeps) if s.first_princeps else None
+    view["first_princeps"] = _jsonable(dict(s.first_princeps)) if s.first_princeps else None
+    # the starting Senators' votes may be set right until the first Servant of round 1
+    view["first_princeps_correctable"] = first_princeps_correctable(s)
     election = s.elections.get(s.round)
     view["election"] = {
         "senate_votes": dict(s.votes_this_round()),

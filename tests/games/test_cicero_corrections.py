@@ -178,11 +178,11 @@ def test_two_players_the_automatii_give_their_votes_as_at_the_election():
 
 
 def test_narration_names_the_new_princeps():
-    from companion.games.cicero import narration
+    from companion.games.cicero import event_cues as cues
     t = wrong_total()
     before = t.state
     events = t.do("correct_senate_votes", player="Marcus", votes=4, reason="misheard")
-    lines = narration.cues(before, t.state, events)
+    lines = cues(before, t.state, events)
     assert any(ctx.get("princeps") == "Octavia" and ctx.get("votes") == 7 for _s, ctx in lines)
 
 
@@ -338,7 +338,7 @@ def test_the_first_princeps_correction_in_the_two_player_game_before_the_automat
 
 
 def test_the_narrator_says_the_corrected_first_princeps_as_a_report_that_replaces_the_waiting_one():
-    from companion.games.cicero import cues
+    from companion.games.cicero import event_cues as cues
     t = first_princeps_table()
     before = t.state
     events = t.do("correct_first_princeps", votes={"Livia": 6, "Marcus": 5, "Octavia": 3},
@@ -359,7 +359,7 @@ def test_the_election_result_is_a_report_a_correction_replaces_while_it_waits(tm
     Princeps" still waits behind a line being spoken when the total is corrected: the narrator
     says only "Octavia is Princeps", never the result that is no longer true."""
     from companion.core.speakers import CaptionSpeaker
-    from companion.games.cicero import cues
+    from companion.games.cicero import event_cues as cues
     from tests.test_narration import Table as Voice
     voice = Voice(CaptionSpeaker(), tmp_path)
     voice.narrator.say("busy", "A long line the table is hearing while the ballots are revealed, still going on.")
@@ -383,7 +383,7 @@ def test_the_election_result_is_a_report_a_correction_replaces_while_it_waits(tm
 
 
 def test_a_tie_is_a_report_too_keyed_by_its_fact():
-    from companion.games.cicero import cues
+    from companion.games.cicero import event_cues as cues
     t = wrong_total(votes={"Livia": 6, "Marcus": 7, "Octavia": 7})
     assert t.state.phase == "election_tie"
     (script, ctx), = [(s, c) for s, c in cues(t.state, t.state, t.events[-1:])]

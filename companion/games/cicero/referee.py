@@ -16,7 +16,7 @@ from companion.core.schema import Bool, Int, Map, Null, Obj, Player, Rows, Text,
 
 from . import logic
 from .logic import R_AUTOMATII_VOTES, R_PLAYERS
-from .rules import HOUSE_RULES
+from .setup import HOUSE_RULES
 from .tables import AUTOMATII_VOTES, CASTES, GUILD_USES, GUILDS, TRIBUTE_WAYS
 
 # The box: 120 Senator cards; the rulebook prints no Senator's votes, so a Family's votes are

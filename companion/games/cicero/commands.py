@@ -2,6 +2,8 @@
 arguments, who may send it, and the samplers random play and docs/commands.md use."""
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from functools import partial
 
 from companion.core.commands import (DEVICE, SEAT, TABLE, Arg, ballot_args, command, CommandTable,
@@ -10,6 +12,7 @@ from companion.core.schema import Bool, Int, List, Null, Text
 
 from . import economy, logic
 from . import rules as r
+from .state import CiceroState
 from .tables import CASTES, GENERALS, GUILD_USES, GUILDS, SPACES, TRIBUTE_WAYS
 
 _cmd = partial(command, passes="command")
@@ -18,16 +21,16 @@ _cmd = partial(command, passes="command")
 _players = players_of
 
 
-def _or_nobody(state):
+def _or_nobody(state: CiceroState) -> tuple[str | None, ...]:
     return (None,) + state.players
 
 
-def _numbers(lo, hi):
+def _numbers(lo: int, hi: int) -> Callable[[CiceroState, random.Random], dict[str, int]]:
     """A sample of numbers, one per player (for random play and listing)."""
     return lambda state, rng: {p: rng.randint(lo, hi) for p in state.players}
 
 
-def _castes(k, distinct=False):
+def _castes(k: int, distinct: bool = False) -> Callable[[CiceroState, random.Random], list[str]]:
     return lambda state, rng: (rng.sample(CASTES, k) if distinct else [rng.choice(CASTES) for _ in range(k)])
 
 

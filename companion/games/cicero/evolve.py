@@ -5,13 +5,15 @@ the Prestige scored, the winners) was decided in ``rules.decide`` and recorded w
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import Any
 
 from companion.core import votes
 from companion.core.events import Event
 
 from . import economy
-from .state import CiceroState
+from .state import CiceroState, Phase
 from .tables import CASTES, GUILDS, TRIBUTE_PP
 
 
@@ -27,11 +29,11 @@ def evolve(state: CiceroState, event: Event) -> CiceroState:
     return fold(state, event.data) if fold else state
 
 
-def _on_economy_changed(s, d):
+def _on_economy_changed(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     return replace(s, economy=economy.apply(s.economy, d)) if s.economy is not None else s
 
 
-def _on_senators_drafted(s, d):
+def _on_senators_drafted(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     if s.economy is not None:  # the drafted Senators join the cenacle
         fam = s.economy["families"][d["player"]]
         s = replace(s, economy=economy.apply(s.economy, {"player": d["player"], "item": "cenacle",
@@ -40,36 +42,36 @@ def _on_senators_drafted(s, d):
     return replace(s, draft_step=step, phase="draft" if step < len(s.draft) else "first_princeps")
 
 
-def _on_first_princeps_elected(s, d):
+def _on_first_princeps_elected(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     s = replace(s, princeps=d["princeps"], first_princeps=dict(d))
     return _on_round_started(s, {"round": 1})
 
 
-def _on_first_princeps_corrected(s, d):
+def _on_first_princeps_corrected(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     held = s.first_princeps or {}
     corrections = tuple(held.get("corrections", ())) + ({"before": d["before"], "reason": d["reason"]},)
     first = {k: d[k] for k in ("princeps", "decided_by", "votes", "oratores")}
     return replace(s, princeps=d["princeps"], first_princeps={**first, "corrections": corrections})
 
 
-def _on_round_started(s, d):
+def _on_round_started(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     r = int(d["round"])
-    phase = "automatii" if s.two_player else ("election" if r > 1 else "accusation")
+    phase: Phase = "automatii" if s.two_player else ("election" if r > 1 else "accusation")
     return replace(s, round=r, phase=phase, automatii=None, cicero=None, placements=(), tribute={},
                    second_tribute={}, triumvirate=None, caste_counts={}, guild_counts={}, guild_use={},
                    pending_guild=None, debate_seconds=None, tied=(), last_score=None)
 
 
-def _on_automatii_placed(s, d):
+def _on_automatii_placed(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     return replace(s, phase="automatii_actions",
                    automatii={"castes": tuple(d["castes"]), "spaces": tuple(d["spaces"]), "doubled": d["doubled"]})
 
 
-def _on_automatii_actions_done(s, d):
+def _on_automatii_actions_done(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     return replace(s, phase="election" if s.round > 1 else "accusation")
 
 
-def _on_senate_votes_announced(s, d):
+def _on_senate_votes_announced(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     r = int(d["round"])
     merged = dict(s.senate_votes.get(r, {}))
     merged.update({p: int(n) for p, n in d["votes"].items()})
@@ -78,15 +80,15 @@ def _on_senate_votes_announced(s, d):
     return replace(s, senate_votes=table)
 
 
-def _on_debate_started(s, d):
+def _on_debate_started(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     return replace(s, phase="debate", debate_seconds=int(d["seconds"]))
 
 
-def _on_princeps_tied(s, d):
+def _on_princeps_tied(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     return replace(s, phase="election_tie", tied=tuple(d["tied"]))
 
 
-def _on_princeps_elected(s, d):
+def _on_princeps_elected(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     elections = dict(s.elections)
     elections[int(d["round"])] = {"princeps": d["princeps"], "tally": dict(d["tally"]), "tie": d["tie"],
                                   "tied": tuple(d["tied"]), "outgoing": d["outgoing"],
@@ -94,7 +96,7 @@ def _on_princeps_elected(s, d):
     return replace(s, princeps=d["princeps"], elections=elections, phase="accusation", tied=())
 
 
-def _on_senate_votes_corrected(s, d):
+def _on_senate_votes_corrected(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     r = int(d["round"])
     table = dict(s.senate_votes)
     table[r] = {p: int(d["votes"][p]) for p in s.players}
@@ -112,7 +114,7 @@ def _on_senate_votes_corrected(s, d):
     return replace(s, senate_votes=table, elections=elections, princeps=d["princeps"], book=book)
 
 
-def _on_majority_cards_corrected(s, d):
+def _on_majority_cards_corrected(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     note = {"round": s.round, **{k: d[k] for k in ("what", "name", "before", "after", "reason")}}
     s = replace(s, card_corrections=s.card_corrections + (note,))
     if d["what"] == "caste":
@@ -132,22 +134,21 @@ def _on_majority_cards_corrected(s, d):
     return s
 
 
-def _on_cicero_revealed(s, d):
+def _on_cicero_revealed(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     return replace(s, cicero={"influences": tuple(d["influences"]), "senator_castes": tuple(d["senator_castes"])},
                    phase="servants")
 
 
-def _on_servant_placed(s, d):
+def _on_servant_placed(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     placements = s.placements + ((d["player"], d["space"]),)
     done = len(placements) >= len(s.players) * s.servants
     return replace(s, placements=placements, phase="tribute" if done else "servants")
 
 
-def _on_tribute_paid(s, d):
+def _on_tribute_paid(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     key = "second_tribute" if d["second"] else "tribute"
-    paid = dict(getattr(s, key))
-    paid[d["player"]] = d["how"]
-    s = replace(s, **{key: paid})
+    paid = {**(s.second_tribute if d["second"] else s.tribute), d["player"]: d["how"]}
+    s = replace(s, second_tribute=paid) if d["second"] else replace(s, tribute=paid)
     if d["how"] == "prestige":  # (legacy: a journal from before the cost was recorded)
         s = _on_prestige_changed(s, {"player": d["player"], "delta": d.get("delta", TRIBUTE_PP),
                                           "reason": key})
@@ -156,7 +157,7 @@ def _on_tribute_paid(s, d):
     return s
 
 
-def _on_prestige_changed(s, d):
+def _on_prestige_changed(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     prestige = dict(s.prestige)
     prestige[d["player"]] += int(d["delta"])
     entry = {"round": s.round, "player": d["player"], "delta": int(d["delta"]), "reason": d["reason"],
@@ -164,12 +165,12 @@ def _on_prestige_changed(s, d):
     return replace(s, prestige=prestige, prestige_log=s.prestige_log + (entry,))
 
 
-def _on_triumvirate_revealed(s, d):
+def _on_triumvirate_revealed(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     return replace(s, triumvirate={"general": d["general"], "satisfied": d["satisfied"]},
                    phase="castes" if d["satisfied"] else "second_tribute")
 
 
-def _on_caste_counted(s, d):
+def _on_caste_counted(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     cards = dict(s.caste_cards)
     cards[d["caste"]] = (d["primus"], d["secundus"])
     counts = dict(s.caste_counts)
@@ -179,7 +180,7 @@ def _on_caste_counted(s, d):
                    phase="guilds" if len(counts) == len(CASTES) else "castes")
 
 
-def _on_guild_counted(s, d):
+def _on_guild_counted(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     cards = dict(s.guild_cards)
     cards[d["guild"]] = d["holder"]
     counts = dict(s.guild_counts)
@@ -189,13 +190,13 @@ def _on_guild_counted(s, d):
     return _after_guild(s)
 
 
-def _on_guild_used(s, d):
+def _on_guild_used(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     use = dict(s.guild_use)
     use[d["guild"]] = d["use"]
     return _after_guild(replace(s, guild_use=use, pending_guild=None))
 
 
-def _on_prestige_scored(s, d):
+def _on_prestige_scored(s: CiceroState, d: Mapping[str, Any]) -> CiceroState:
     prestige = dict(s.prestige)
     log = s.prestige_log
     for p in s.players:
@@ -218,7 +219,7 @@ def _after_guild(s: CiceroState) -> CiceroState:
 
 
 # Event kind -> the function that applies it (the vote events go through core.votes).
-FOLDS = {
+FOLDS: dict[str, Callable[[CiceroState, Mapping[str, Any]], CiceroState]] = {
     "economy_changed": _on_economy_changed,
     "senators_drafted": _on_senators_drafted,
     "first_princeps_elected": _on_first_princeps_elected,

@@ -267,7 +267,7 @@ class AutomatiiPlacement:
     doubled: str | None           # the Caste revealed twice: both actions on that space
 
 
-def automatii_placement(castes: Sequence[str]) -> AutomatiiPlacement:
+def automatii_placement(castes: Any) -> AutomatiiPlacement:
     """"Place one Servant on the second space of the zone corresponding to the Castes of the 3
     revealed Senators.\" With the two special cases."""
     if not isinstance(castes, (list, tuple)) or len(castes) != 3:

@@ -7,7 +7,7 @@ no unknown key, counts within the box and the rulebook's limits.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from companion.core import houserules
 from companion.core.events import BadInput, NeedsTieBreak, RuleError
@@ -50,7 +50,7 @@ def _tie(exc: NeedsTieBreak) -> BadInput:
                           among=", ".join(exc.among)))
 
 
-def _by_name(rows, field: str) -> dict[str, Any]:
+def _by_name(rows: Sequence[Mapping[str, Any]], field: str) -> dict[str, Any]:
     return {r["name"]: r[field] for r in rows}
 
 
@@ -120,7 +120,7 @@ def caste_majority(data: Mapping[str, Any]) -> dict:
             "taken": list(result.taken), "decided_by": _ties(data["votes"], result.primus, result.secundus)}
 
 
-def _ties(scores: Mapping[str, int], *winners) -> dict:
+def _ties(scores: Mapping[str, int], *winners: str | None) -> dict:
     """For each card taken: "most" or "princeps" (a tie the Princeps broke)."""
     out, rest = {}, dict(scores)
     for key, who in zip(("primus", "secundus"), winners):

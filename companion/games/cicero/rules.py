@@ -16,7 +16,7 @@ from companion.core.rules import GameRules, Outcome, require
 from . import economy, evolve as fold, logic
 from . import setup as game_setup
 from .logic import check_caste, check_guild, known, numbers_for, signed, whole
-from .state import ELECTION_PHASES, CiceroState, card_points
+from .state import ELECTION_PHASES, CiceroState, Events, card_points
 from .tables import AUTOMATII, GENERALS, GUILD_USES, SPACES, TRIBUTE_PP, TRIBUTE_WAYS, ZONES, space_caste
 
 R_PLACE_ORDER = ("Starting with the Princeps, each player in turn sends one of their Servants to a place of "
@@ -79,23 +79,26 @@ class CiceroRules(GameRules):
         require(state.phase in phases, keyed("cicero.err.wrong_phase", phase=keyed(f"cicero.phase.{state.phase}")),
                 R_ROUND)
 
-    def _do_draft_pick(self, state, d, command):
+    def _do_draft_pick(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "draft")
-        player, cards = state.drafting()
+        drafting = state.drafting()
+        assert drafting is not None  # the draft phase lasts while a turn is left
+        player, cards = drafting
         if "player" in d:
             known(d["player"], state.players, keyed("cicero.word.player"))
             require(d["player"] == player, keyed("cicero.err.not_draft_turn", player=d["player"], turn=player), R_DRAFT)
         events = [("senators_drafted", {"player": player, "cards": cards})]
         return events
 
-    def _do_first_princeps(self, state, d, command):
+    def _do_first_princeps(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "first_princeps")
         senate, oratores, result = self._first_princeps(state, d)
         # One event per command, so one undo takes back one table action; it also starts round 1.
         return [("first_princeps_elected", {"princeps": result.princeps, "decided_by": result.decided_by,
                                             "votes": senate, "oratores": oratores})]
 
-    def _first_princeps(self, state, d):
+    def _first_princeps(self, state: CiceroState, d: Mapping[str, Any]
+                        ) -> tuple[dict[str, int], dict[str, int], logic.FirstPrinceps]:
         """The starting Senators' votes and Oratores votes checked, and the first Princeps they make."""
         senate = numbers_for(state.players, d.get("votes"), keyed("cicero.word.senate_votes"))
         oratores = numbers_for(state.players, d.get("oratores"), keyed("cicero.word.oratores_votes"))
@@ -106,7 +109,7 @@ class CiceroRules(GameRules):
                                       state.house_rules["first_princeps_majority"])
         return senate, oratores, result
 
-    def _do_correct_first_princeps(self, state, d, command):
+    def _do_correct_first_princeps(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         """{votes, oratores, oldest?, reason}: the starting Senators' counts as the table has them
         now; the first Princeps is decided again by the same rule."""
         check_first_princeps_correctable(state)
@@ -122,35 +125,35 @@ class CiceroRules(GameRules):
                                                          "votes": dict(held["votes"]),
                                                          "oratores": dict(held["oratores"])}})]
 
-    def _do_automatii_reveal(self, state, d, command):
+    def _do_automatii_reveal(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "automatii")
         placed = logic.automatii_placement(d.get("castes"))
         return [("automatii_placed", {"castes": list(placed.castes), "spaces": list(placed.spaces),
                                       "doubled": placed.doubled})]
 
-    def _do_next_step(self, state, d, command):
+    def _do_next_step(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "automatii_actions", "round_end")
         if state.phase == "automatii_actions":
             return [("automatii_actions_done", {})]
         return [("round_started", {"round": state.round + 1})]
 
-    def _do_senate_votes(self, state, d, command):
+    def _do_senate_votes(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "election", "debate")
         entered = numbers_for(state.players, d.get("votes"), keyed("cicero.word.senate_votes"), all_needed=False)
         require(bool(entered), keyed("cicero.err.no_numbers"), logic.R_ELECTION)
         return [("senate_votes_announced", {"round": state.round, "votes": entered})]
 
-    def _do_start_debate(self, state, d, command):
+    def _do_start_debate(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "election", "debate")
         self._all_announced(state)
         seconds = whole(d.get("seconds"), keyed("cicero.word.debate_seconds"), 1)
         return [("debate_started", {"seconds": seconds})]
 
-    def _all_announced(self, state):
+    def _all_announced(self, state: CiceroState) -> None:
         missing = [p for p in state.players if p not in state.votes_this_round()]
         require(not missing, keyed("cicero.err.votes_missing", names=", ".join(missing)), R_ANNOUNCE)
 
-    def _do_open_ballot(self, state, d, command):
+    def _do_open_ballot(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "election", "debate")
         self._all_announced(state)
         spec = votes.VoteSpec(f"princeps-{state.round}", "weighted", state.players, state.players,
@@ -158,22 +161,24 @@ class CiceroRules(GameRules):
                               question=keyed("cicero.vote.question", round=state.round))
         return votes.open_vote(state.book, spec)
 
-    def _do_cast_ballot(self, state, d, command):
+    def _do_cast_ballot(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "ballot")
         return self._with_result(state, votes.cast(state.book, d, command.source))
 
-    def _do_reveal_vote(self, state, d, command):
+    def _do_reveal_vote(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "ballot")
         # Every player gives their votes (R_VOTE): a reveal with ballots missing is never forced.
+        assert state.book.current is not None  # the ballot phase has its vote open
         waiting = state.book.current.waiting
         require(not waiting, keyed("cicero.err.ballots_missing", names=logic.and_list(list(waiting))), R_VOTE)
         return self._with_result(state, votes.reveal(state.book, False))
 
-    def _with_result(self, state, events):
+    def _with_result(self, state: CiceroState, events: Events) -> Events:
         """When the ballots are revealed, the election's result follows as its own event."""
         if events[-1][0] != "vote_revealed":
             return events
-        ballots = dict(state.book.current.choices())
+        assert state.book.current is not None  # the vote just revealed
+        ballots: dict[str, str | None] = dict(state.book.current.choices())
         for kind, data in events:
             if kind == "ballot_cast":
                 ballots[data["voter"]] = data["choice"]
@@ -186,7 +191,8 @@ class CiceroRules(GameRules):
                                                 "automatii_to": self._automatii_to(state)})]
         return events + [self._elected(state, result, by_tie_break=False)]
 
-    def _given(self, state, ballots):
+    def _given(self, state: CiceroState, ballots: Mapping[str, str | None]
+               ) -> tuple[dict[str, str], dict[str, int]]:
         weights = dict(state.votes_this_round())
         given = {v: c for v, c in ballots.items() if c is not None}
         to = self._automatii_to(state)
@@ -194,34 +200,36 @@ class CiceroRules(GameRules):
             weights[AUTOMATII], given[AUTOMATII] = logic.AUTOMATII_VOTES, to
         return given, weights
 
-    def _automatii_to(self, state):
-        return logic.automatii_beneficiary(state.prestige, state.princeps) if state.two_player else None
+    def _automatii_to(self, state: CiceroState) -> str | None:
+        return logic.automatii_beneficiary(state.prestige, state.outgoing()) if state.two_player else None
 
-    def _elect(self, state, ballots, choice=None):
-        return logic.elect_princeps(state.players, state.votes_this_round(), ballots, state.princeps, choice,
+    def _elect(self, state: CiceroState, ballots: Mapping[str, str | None],
+               choice: str | None = None) -> logic.Election:
+        return logic.elect_princeps(state.players, state.votes_this_round(), ballots, state.outgoing(), choice,
                                     dict(state.prestige) if state.two_player else None)
 
-    def _elect_again(self, state, senate, choice=None):
+    def _elect_again(self, state: CiceroState, senate: Mapping[str, int],
+                     choice: str | None = None) -> logic.Election:
         """This round's election decided again by the same rule (``logic.elect_princeps``) from the
         revealed ballots, its outgoing Princeps and Automatii, with other announced totals."""
         held = state.elections[state.round]
-        return logic.elect_princeps(state.players, senate, state.book.last().choices(), held["outgoing"], choice,
+        return logic.elect_princeps(state.players, senate, _revealed(state), held["outgoing"], choice,
                                     automatii_to=held["automatii_to"])
 
-    def _elected(self, state, result, by_tie_break):
+    def _elected(self, state: CiceroState, result: logic.Election, by_tie_break: bool) -> tuple[str, dict[str, Any]]:
         return ("princeps_elected", {"round": state.round, "princeps": result.princeps, "tally": dict(result.tally),
                                      "tie": result.tie, "tied": list(result.tied), "outgoing": state.princeps,
                                      "automatii_to": result.automatii_to, "by_tie_break": by_tie_break})
 
-    def _do_tie_break(self, state, d, command):
+    def _do_tie_break(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "election_tie")
         choice = d.get("choice")
         known(choice, state.players, keyed("cicero.word.tie_choice"))
-        result = self._elect(state, state.book.last().choices(), choice)
+        result = self._elect(state, _revealed(state), choice)
         return [("princeps_chosen", self._elected(state, result, by_tie_break=True)[1])]
 
     # -- corrections: the tablet set right when the table knows better, the reason recorded ----
-    def _do_correct_senate_votes(self, state, d, command):
+    def _do_correct_senate_votes(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         """{player, votes: the true total announced, reason, choice?}: the Princeps decided again."""
         check_election_correctable(state)
         player = known(d.get("player"), state.players, keyed("cicero.word.player"))
@@ -248,7 +256,7 @@ class CiceroRules(GameRules):
                      "votes": senate, "outgoing": held["outgoing"], "princeps_before": state.princeps})
         return [("senate_votes_corrected", data)]
 
-    def _do_correct_caste_cards(self, state, d, command):
+    def _do_correct_caste_cards(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         """{caste, primus, secundus, reason}: who holds a Caste's majority cards, as the table sees
         them. "The Primus and Secundus cards remain the property of the players who acquired them"
         and score each Prestige phase: a wrong holder would go on scoring. Allowed whenever the game
@@ -267,7 +275,7 @@ class CiceroRules(GameRules):
         return [("majority_cards_corrected", {"what": "caste", "name": caste, "before": list(before),
                                               "after": list(after), "reason": reason})]
 
-    def _do_correct_guild_card(self, state, d, command):
+    def _do_correct_guild_card(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         """{guild, holder, reason}: who holds a Guild card, as the table sees it (the same reading)."""
         require(state.round >= 1, keyed("cicero.err.not_started"), R_ROUND)
         guild = check_guild(d.get("guild"))
@@ -284,7 +292,7 @@ class CiceroRules(GameRules):
         return [("majority_cards_corrected", {"what": "guild", "name": guild, "before": before, "after": holder,
                                               "reason": reason})]
 
-    def _do_cicero_card(self, state, d, command):
+    def _do_cicero_card(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "accusation")
         influences = d.get("influences")
         if not isinstance(influences, (list, tuple)) or len(influences) != 4:
@@ -295,7 +303,7 @@ class CiceroRules(GameRules):
         return [("cicero_revealed", {"influences": [check_caste(c) for c in influences],
                                      "senator_castes": [check_caste(c) for c in senators]})]
 
-    def _do_place_servant(self, state, d, command):
+    def _do_place_servant(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "servants")
         turn = state.next_to_place()
         player = d.get("player", turn)
@@ -308,7 +316,7 @@ class CiceroRules(GameRules):
         require(holder is None, keyed("cicero.err.occupied_by", space=space_name(space), holder=holder), R_OCCUPIED)
         return [("servant_placed", {"player": player, "space": space})]
 
-    def _do_pay_tribute(self, state, d, command):
+    def _do_pay_tribute(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "tribute", "second_tribute")
         player = known(d.get("player"), state.players, keyed("cicero.word.player"))
         how = d.get("how")
@@ -325,7 +333,7 @@ class CiceroRules(GameRules):
             data["delta"] = TRIBUTE_PP
         return [("tribute_paid", data)]
 
-    def _do_triumvirate(self, state, d, command):
+    def _do_triumvirate(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "triumvirate")
         satisfied = d.get("satisfied")
         if not isinstance(satisfied, bool):
@@ -335,7 +343,7 @@ class CiceroRules(GameRules):
             raise BadInput(keyed("cicero.err.general", general=repr(general), generals=", ".join(GENERALS)))
         return [("triumvirate_revealed", {"general": general, "satisfied": satisfied})]
 
-    def _do_count_caste(self, state, d, command):
+    def _do_count_caste(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "castes")
         caste = d.get("caste", state.count_next())
         check_caste(caste)
@@ -345,18 +353,19 @@ class CiceroRules(GameRules):
         for key in ("primus", "secundus"):
             if d.get(key) is not None:
                 known(d[key], state.players, keyed(f"cicero.word.{key}_choice"))
-        held = tuple(state.caste_cards.get(caste, (None, None)))
-        result = logic.caste_majority(state.players, counted, state.princeps, held, d.get("primus"),
+        primus_held, secundus_held = state.caste_cards.get(caste, (None, None))
+        held = (primus_held, secundus_held)
+        result = logic.caste_majority(state.players, counted, state.outgoing(), held, d.get("primus"),
                                       d.get("secundus"), caste, state.house_rules["no_votes"])
         return [("caste_counted", {"caste": caste, "votes": counted, "primus": result.primus,
                                    "secundus": result.secundus, "taken": list(result.taken),
                                    "before": list(held)})]
 
-    def _do_count_guild(self, state, d, command):
+    def _do_count_guild(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "guilds")
         require(state.pending_guild is None,
                 keyed("cicero.err.guild_choice_first", guild=state.pending_guild,
-                   holder=state.guild_cards.get(state.pending_guild)), R_GUILD_CHOICE)
+                      holder=state.guild_cards.get(state.pending_guild or "")), R_GUILD_CHOICE)
         guild = d.get("guild", state.count_next())
         check_guild(guild)
         require(guild == state.count_next(), keyed("cicero.err.count_order", name=guild, next=state.count_next()),
@@ -365,33 +374,35 @@ class CiceroRules(GameRules):
         if d.get("choice") is not None:
             known(d["choice"], state.players, keyed("cicero.word.tie_choice"))
         held = state.guild_cards.get(guild)
-        holder, taken = logic.guild_majority(state.players, counted, state.princeps, held, d.get("choice"), guild,
+        holder, taken = logic.guild_majority(state.players, counted, state.outgoing(), held, d.get("choice"), guild,
                                              state.house_rules["no_votes"])
         return [("guild_counted", {"guild": guild, "symbols": counted, "holder": holder, "taken": taken,
                                    "before": held})]
 
-    def _do_guild_use(self, state, d, command):
+    def _do_guild_use(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "guilds")
-        require(state.pending_guild is not None, keyed("cicero.err.no_guild_choice"), R_GUILD_CHOICE)
+        pending = state.pending_guild
+        require(pending is not None, keyed("cicero.err.no_guild_choice"), R_GUILD_CHOICE)
+        assert pending is not None  # required just above
         use = d.get("use")
         if use not in GUILD_USES:
             raise BadInput(keyed("cicero.err.guild_use", use=repr(use), uses=", ".join(GUILD_USES)))
-        return [("guild_used", {"guild": state.pending_guild, "holder": state.guild_cards[state.pending_guild],
-                                "use": use})]
+        return [("guild_used", {"guild": pending, "holder": state.guild_cards[pending], "use": use})]
 
-    def _do_score_prestige(self, state, d, command):
+    def _do_score_prestige(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "prestige")
         senators = numbers_for(state.players, d.get("senators", {}), keyed("cicero.word.senator_pp"), all_needed=False)
         cards = card_points(state)
-        data = {"round": state.round, "cards": cards, "senators": {p: senators.get(p, 0) for p in state.players},
-                "last": state.round == state.rounds}
+        scored = {p: senators.get(p, 0) for p in state.players}
+        data: dict[str, Any] = {"round": state.round, "cards": cards, "senators": scored,
+                                "last": state.round == state.rounds}
         if data["last"]:  # "the most prestigious Family is declared the winner"
-            final = {p: state.prestige[p] + cards[p]["total"] + data["senators"][p] for p in state.players}
+            final = {p: state.prestige[p] + cards[p]["total"] + scored[p] for p in state.players}
             data["final"] = final
             data["winners"] = logic.most_prestigious(final)
         return [("prestige_scored", data)]
 
-    def _do_adjust_prestige(self, state, d, command):
+    def _do_adjust_prestige(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         require(state.round >= 1, keyed("cicero.err.not_started"), R_ROUND)
         player = known(d.get("player"), state.players, keyed("cicero.word.player"))
         delta = signed(d.get("delta"), keyed("cicero.word.prestige_change"))
@@ -401,10 +412,12 @@ class CiceroRules(GameRules):
             raise BadInput(keyed("cicero.err.note_shape"))
         return [("prestige_changed", {"player": player, "delta": delta, "reason": "table", "note": note.strip()})]
 
-    def _do_economy(self, state, d, command):
+    def _do_economy(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
         """One change to the tracked economy: {player, item, caste (influence), delta}."""
-        require(state.economy is not None, keyed("cicero.err.economy_off"))
-        return [("economy_changed", economy.change(state.economy, state.players, d))]
+        tracked = state.economy
+        require(tracked is not None, keyed("cicero.err.economy_off"))
+        assert tracked is not None  # required just above
+        return [("economy_changed", economy.change(tracked, state.players, d))]
 
     # -- the fold and the view -------------------------------------------------------------------
     def evolve(self, state: CiceroState, event: Event) -> CiceroState:
@@ -442,6 +455,13 @@ def check_first_princeps_correctable(state: CiceroState) -> None:
     require(state.round == 1, keyed("cicero.err.correct_first_round", round=state.round), R_FIRST_PLAYER)
     require(_before_first_servant(state),
             keyed("cicero.err.correct_after_servants_first", princeps=state.princeps), R_FIRST_PLAYER)
+
+
+def _revealed(state: CiceroState) -> dict[str, str | None]:
+    """The ballots of the vote last revealed (this round's election)."""
+    last = state.book.last()
+    assert last is not None  # called once the election's vote is revealed
+    return dict(last.choices())
 
 
 def _allowed(check: Callable[[CiceroState], None], state: CiceroState) -> bool:

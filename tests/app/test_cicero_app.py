@@ -481,6 +481,7 @@ def test_the_first_princeps_is_corrected_from_the_board_until_the_first_servant(
     driver.tap(button)
     panel = _panel(driver, "FirstPrincepsCorrection")
     assert "Marcus is the first Princeps" in panel.ids.now.text
+    assert panel.ids.rule.text.startswith("Rule applied: The most Senate votes makes the first Princeps")
     set_steppers(driver, {"votes:Livia": 6}, root=panel)
     driver.tap(panel.ids.record_button)         # no reason: asked for, nothing recorded
     assert panel.message == tr("cicero.ui.reason_needed") and app.view["princeps"] == "Marcus"
@@ -565,3 +566,31 @@ def test_the_default_readings_are_shown_as_the_rule_applied_in_french_and_german
             shot(driver, f"house_rule_first_princeps_{i18n.language()}")
     finally:
         choose_language(driver, "English")
+
+
+@pytest.mark.app
+def test_a_corrected_first_princeps_count_tied_on_age_asks_who_is_older(driver):
+    """Livia and Marcus are both 41: the corrected count ties them on Senate and Oratores votes, so
+    the panel asks the table who is the oldest before anything is recorded."""
+    app = driver.app
+    driver.start_game("cicero", PLAYERS, first="Octavia",
+                      seat_values={"Livia": {"age": 41}, "Marcus": {"age": 41}, "Octavia": {"age": 29}})
+    quick(driver, "first_princeps")
+    screen = on(driver, "cicero.start")
+    set_steppers(driver, {"votes:Livia": 6, "votes:Marcus": 5, "votes:Octavia": 3,
+                          "oratores:Livia": 2, "oratores:Marcus": 2, "oratores:Octavia": 1})
+    driver.tap(screen.ids.elect_button)
+    assert app.view["princeps"] == "Livia"
+    screen = on(driver, "cicero.board")
+    driver.tap(screen.ids.correct_first_button)
+    panel = _panel(driver, "FirstPrincepsCorrection")
+    set_steppers(driver, {"votes:Livia": 5}, root=panel)
+    driver.type_into(panel.ids.reason, "Livia has 5")
+    n = len(app.session.events)
+    driver.tap(panel.ids.record_button)
+    assert len(app.session.events) == n and app.view["princeps"] == "Livia"   # asked first
+    assert "say who is the oldest" in panel.ids.ties.children[-1].text
+    shot(driver, "correct_first_princeps_oldest")
+    driver.tap(driver.find(root=panel, cls="CButton", value="Marcus"))
+    assert app.view["princeps"] == "Marcus" and app.view["first_princeps"]["decided_by"] == "age"
+    assert not panel.ids.ties.children

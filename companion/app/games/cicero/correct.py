@@ -9,6 +9,7 @@ from kivy.factory import Factory
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
 from kivy.uix.modalview import ModalView
 
+from companion.app.games.cicero.common import house_rule_text
 from companion.app.screens import load_kv
 from companion.core.events import BadInput, Command, NeedsTieBreak, RuleError
 from companion.core.i18n import text_of, tr
@@ -202,6 +203,7 @@ class FirstPrincepsCorrection(_Panel):
         v = self.app.view or {}
         from companion.app.games.cicero.board import first_princeps_text
         self.ids.now.text = tr("cicero.ui.correct_now", result=first_princeps_text(v))
+        self.ids.rule.text = house_rule_text(v, "first_princeps_majority")
         ties = self.ids.ties
         ties.clear_widgets()
         if self.tied:

@@ -453,6 +453,18 @@ def test_a_wrong_majority_card_holder_is_corrected_on_the_prestige_screen(driver
     driver.tap(panel.ids.close_button)
 
 
+def first_princeps_by_touch(driver, ages, **livia):
+    """A game to its first Princeps, entered on the start screen (Senate votes Livia 5 or as
+    given, Marcus 5, Octavia 3; Oratores 2, 2, 1); returns the board screen."""
+    driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=ages)
+    quick(driver, "first_princeps")
+    screen = on(driver, "cicero.start")
+    set_steppers(driver, {"votes:Livia": livia.get("Livia", 5), "votes:Marcus": 5, "votes:Octavia": 3,
+                          "oratores:Livia": 2, "oratores:Marcus": 2, "oratores:Octavia": 1})
+    driver.tap(screen.ids.elect_button)
+    return on(driver, "cicero.board")
+
+
 def _panel(driver, name):
     driver.pump(4)
     return next(w for w in driver.app.root_window.children if type(w).__name__ == name)
@@ -464,14 +476,8 @@ def test_the_first_princeps_is_corrected_from_the_board_until_the_first_servant(
     (Livia's Senators had 6 votes, not 5): Livia becomes Princeps and places first. After the first
     Servant the button is gone and the command refused; undone, it is back."""
     app = driver.app
-    driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=AGES)
-    quick(driver, "first_princeps")
-    screen = on(driver, "cicero.start")
-    set_steppers(driver, {"votes:Livia": 5, "votes:Marcus": 5, "votes:Octavia": 3,
-                          "oratores:Livia": 2, "oratores:Marcus": 2, "oratores:Octavia": 1})
-    driver.tap(screen.ids.elect_button)
+    screen = first_princeps_by_touch(driver, AGES, Livia=5)
     assert app.view["princeps"] == "Marcus"
-    screen = on(driver, "cicero.board")
     assert "Marcus is the first Princeps, as the oldest (Senate votes: Livia 5, Marcus 5, Octavia 3" \
         in screen.ids.election.text
     button = screen.ids.correct_first_button
@@ -573,15 +579,9 @@ def test_a_corrected_first_princeps_count_tied_on_age_asks_who_is_older(driver):
     """Livia and Marcus are both 41: the corrected count ties them on Senate and Oratores votes, so
     the panel asks the table who is the oldest before anything is recorded."""
     app = driver.app
-    driver.start_game("cicero", PLAYERS, first="Octavia",
-                      seat_values={"Livia": {"age": 41}, "Marcus": {"age": 41}, "Octavia": {"age": 29}})
-    quick(driver, "first_princeps")
-    screen = on(driver, "cicero.start")
-    set_steppers(driver, {"votes:Livia": 6, "votes:Marcus": 5, "votes:Octavia": 3,
-                          "oratores:Livia": 2, "oratores:Marcus": 2, "oratores:Octavia": 1})
-    driver.tap(screen.ids.elect_button)
+    screen = first_princeps_by_touch(driver, {"Livia": {"age": 41}, "Marcus": {"age": 41}, "Octavia": {"age": 29}},
+                                     Livia=6)
     assert app.view["princeps"] == "Livia"
-    screen = on(driver, "cicero.board")
     driver.tap(screen.ids.correct_first_button)
     panel = _panel(driver, "FirstPrincepsCorrection")
     set_steppers(driver, {"votes:Livia": 5}, root=panel)

@@ -79,42 +79,43 @@ class CiceroRules(GameRules):
         require(state.phase in phases, keyed("cicero.err.wrong_phase", phase=keyed(f"cicero.phase.{state.phase}")),
                 R_ROUND)
 
-    def _do_draft_pick(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_draft_pick(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "draft")
         drafting = state.drafting()
         assert drafting is not None  # the draft phase lasts while a turn is left
         player, cards = drafting
-        if "player" in d:
-            known(d["player"], state.players, keyed("cicero.word.player"))
-            require(d["player"] == player, keyed("cicero.err.not_draft_turn", player=d["player"], turn=player), R_DRAFT)
+        if "player" in data:
+            known(data["player"], state.players, keyed("cicero.word.player"))
+            require(data["player"] == player, keyed("cicero.err.not_draft_turn", player=data["player"], turn=player),
+                    R_DRAFT)
         events = [("senators_drafted", {"player": player, "cards": cards})]
         return events
 
-    def _do_first_princeps(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_first_princeps(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "first_princeps")
-        senate, oratores, result = self._first_princeps(state, d)
+        senate, oratores, result = self._first_princeps(state, data)
         # One event per command, so one undo takes back one table action; it also starts round 1.
         return [("first_princeps_elected", {"princeps": result.princeps, "decided_by": result.decided_by,
                                             "votes": senate, "oratores": oratores})]
 
-    def _first_princeps(self, state: CiceroState, d: Mapping[str, Any]
+    def _first_princeps(self, state: CiceroState, data: Mapping[str, Any]
                         ) -> tuple[dict[str, int], dict[str, int], logic.FirstPrinceps]:
         """The starting Senators' votes and Oratores votes checked, and the first Princeps they make."""
-        senate = numbers_for(state.players, d.get("votes"), keyed("cicero.word.senate_votes"))
-        oratores = numbers_for(state.players, d.get("oratores"), keyed("cicero.word.oratores_votes"))
-        oldest = d.get("oldest")
+        senate = numbers_for(state.players, data.get("votes"), keyed("cicero.word.senate_votes"))
+        oratores = numbers_for(state.players, data.get("oratores"), keyed("cicero.word.oratores_votes"))
+        oldest = data.get("oldest")
         if oldest is not None:
             known(oldest, state.players, keyed("cicero.word.oldest"))
         result = logic.first_princeps(state.players, senate, oratores, state.ages, oldest,
                                       state.house_rules["first_princeps_majority"])
         return senate, oratores, result
 
-    def _do_correct_first_princeps(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_correct_first_princeps(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         """{votes, oratores, oldest?, reason}: the starting Senators' counts as the table has them
         now; the first Princeps is decided again by the same rule."""
         check_first_princeps_correctable(state)
-        senate, oratores, result = self._first_princeps(state, d)
-        reason = reason_text(d.get("reason"))
+        senate, oratores, result = self._first_princeps(state, data)
+        reason = reason_text(data.get("reason"))
         held = state.first_princeps
         assert held is not None  # checked above
         require((senate, oratores) != (dict(held["votes"]), dict(held["oratores"])),
@@ -125,35 +126,35 @@ class CiceroRules(GameRules):
                                                          "votes": dict(held["votes"]),
                                                          "oratores": dict(held["oratores"])}})]
 
-    def _do_automatii_reveal(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_automatii_reveal(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "automatii")
-        placed = logic.automatii_placement(d.get("castes"))
+        placed = logic.automatii_placement(data.get("castes"))
         return [("automatii_placed", {"castes": list(placed.castes), "spaces": list(placed.spaces),
                                       "doubled": placed.doubled})]
 
-    def _do_next_step(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_next_step(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "automatii_actions", "round_end")
         if state.phase == "automatii_actions":
             return [("automatii_actions_done", {})]
         return [("round_started", {"round": state.round + 1})]
 
-    def _do_senate_votes(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_senate_votes(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "election", "debate")
-        entered = numbers_for(state.players, d.get("votes"), keyed("cicero.word.senate_votes"), all_needed=False)
+        entered = numbers_for(state.players, data.get("votes"), keyed("cicero.word.senate_votes"), all_needed=False)
         require(bool(entered), keyed("cicero.err.no_numbers"), logic.R_ELECTION)
         return [("senate_votes_announced", {"round": state.round, "votes": entered})]
 
-    def _do_start_debate(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_start_debate(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "election", "debate")
         self._all_announced(state)
-        seconds = whole(d.get("seconds"), keyed("cicero.word.debate_seconds"), 1)
+        seconds = whole(data.get("seconds"), keyed("cicero.word.debate_seconds"), 1)
         return [("debate_started", {"seconds": seconds})]
 
     def _all_announced(self, state: CiceroState) -> None:
         missing = [p for p in state.players if p not in state.votes_this_round()]
         require(not missing, keyed("cicero.err.votes_missing", names=", ".join(missing)), R_ANNOUNCE)
 
-    def _do_open_ballot(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_open_ballot(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "election", "debate")
         self._all_announced(state)
         spec = votes.VoteSpec(f"princeps-{state.round}", "weighted", state.players, state.players,
@@ -161,11 +162,11 @@ class CiceroRules(GameRules):
                               question=keyed("cicero.vote.question", round=state.round))
         return votes.open_vote(state.book, spec)
 
-    def _do_cast_ballot(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_cast_ballot(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "ballot")
-        return self._with_result(state, votes.cast(state.book, d, command.source))
+        return self._with_result(state, votes.cast(state.book, data, command.source))
 
-    def _do_reveal_vote(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_reveal_vote(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "ballot")
         # Every player gives their votes (R_VOTE): a reveal with ballots missing is never forced.
         assert state.book.current is not None  # the ballot phase has its vote open
@@ -221,24 +222,24 @@ class CiceroRules(GameRules):
                                      "tie": result.tie, "tied": list(result.tied), "outgoing": state.princeps,
                                      "automatii_to": result.automatii_to, "by_tie_break": by_tie_break})
 
-    def _do_tie_break(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_tie_break(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "election_tie")
-        choice = d.get("choice")
+        choice = data.get("choice")
         known(choice, state.players, keyed("cicero.word.tie_choice"))
         result = self._elect(state, _revealed(state), choice)
         return [("princeps_chosen", self._elected(state, result, by_tie_break=True)[1])]
 
     # -- corrections: the tablet set right when the table knows better, the reason recorded ----
-    def _do_correct_senate_votes(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_correct_senate_votes(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         """{player, votes: the true total announced, reason, choice?}: the Princeps decided again."""
         check_election_correctable(state)
-        player = known(d.get("player"), state.players, keyed("cicero.word.player"))
-        after = whole(d.get("votes"), keyed("cicero.word.of_player", what=keyed("cicero.word.senate_votes"),
+        player = known(data.get("player"), state.players, keyed("cicero.word.player"))
+        after = whole(data.get("votes"), keyed("cicero.word.of_player", what=keyed("cicero.word.senate_votes"),
                                             player=player))
-        reason = reason_text(d.get("reason"))
+        reason = reason_text(data.get("reason"))
         before = state.votes_this_round()[player]
         require(after != before, keyed("cicero.err.correct_same", player=player, votes=before), R_CORRECT_VOTES)
-        choice = d.get("choice")
+        choice = data.get("choice")
         if choice is not None:
             known(choice, state.players, keyed("cicero.word.tie_choice"))
         senate = {**state.votes_this_round(), player: after}
@@ -251,21 +252,22 @@ class CiceroRules(GameRules):
                 tie.field = "choice"
                 raise
             result = self._elect_again(state, senate, held["princeps"])
-        data = self._elected(state, result, by_tie_break=result.tie)[1]
-        data.update({"player": player, "before": before, "after": after, "reason": reason,
-                     "votes": senate, "outgoing": held["outgoing"], "princeps_before": state.princeps})
-        return [("senate_votes_corrected", data)]
+        event_data = self._elected(state, result, by_tie_break=result.tie)[1]
+        event_data.update({"player": player, "before": before, "after": after, "reason": reason,
+                           "votes": senate, "outgoing": held["outgoing"], "princeps_before": state.princeps})
+        return [("senate_votes_corrected", event_data)]
 
-    def _do_correct_caste_cards(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_correct_caste_cards(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         """{caste, primus, secundus, reason}: who holds a Caste's majority cards, as the table sees
         them. "The Primus and Secundus cards remain the property of the players who acquired them"
         and score each Prestige phase: a wrong holder would go on scoring. Allowed whenever the game
         is on; PP already scored stay as they are (a change of Prestige by hand mends them)."""
         require(state.round >= 1, keyed("cicero.err.not_started"), R_ROUND)
-        caste = check_caste(d.get("caste"))
-        after = tuple(None if d.get(k) is None else known(d.get(k), state.players, keyed(f"cicero.word.{k}_holder"))
+        caste = check_caste(data.get("caste"))
+        after = tuple(None if data.get(k) is None
+                      else known(data.get(k), state.players, keyed(f"cicero.word.{k}_holder"))
                       for k in ("primus", "secundus"))
-        reason = reason_text(d.get("reason"))
+        reason = reason_text(data.get("reason"))
         require(after[0] is None or after[0] != after[1], keyed("cicero.err.both_cards", player=after[0], caste=caste),
                 logic.R_PRIMUS)
         require(after[1] is None or after[0] is not None, keyed("cicero.err.secundus_alone", caste=caste),
@@ -275,14 +277,14 @@ class CiceroRules(GameRules):
         return [("majority_cards_corrected", {"what": "caste", "name": caste, "before": list(before),
                                               "after": list(after), "reason": reason})]
 
-    def _do_correct_guild_card(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_correct_guild_card(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         """{guild, holder, reason}: who holds a Guild card, as the table sees it (the same reading)."""
         require(state.round >= 1, keyed("cicero.err.not_started"), R_ROUND)
-        guild = check_guild(d.get("guild"))
-        holder = d.get("holder")
+        guild = check_guild(data.get("guild"))
+        holder = data.get("holder")
         if holder is not None:
             known(holder, state.players, keyed("cicero.word.guild_holder"))
-        reason = reason_text(d.get("reason"))
+        reason = reason_text(data.get("reason"))
         # a holder still choosing (this Guild or another) chooses first: one choice at a time
         require(state.pending_guild is None,
                 keyed("cicero.err.guild_choice_first", guild=state.pending_guild,
@@ -292,34 +294,34 @@ class CiceroRules(GameRules):
         return [("majority_cards_corrected", {"what": "guild", "name": guild, "before": before, "after": holder,
                                               "reason": reason})]
 
-    def _do_cicero_card(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_cicero_card(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "accusation")
-        influences = d.get("influences")
+        influences = data.get("influences")
         if not isinstance(influences, (list, tuple)) or len(influences) != 4:
             raise BadInput(keyed("cicero.err.cicero_influences"))
-        senators = d.get("senator_castes")
+        senators = data.get("senator_castes")
         if not isinstance(senators, (list, tuple)) or len(senators) != 2 or len(set(senators)) != 2:
             raise BadInput(keyed("cicero.err.cicero_senators"))
         return [("cicero_revealed", {"influences": [check_caste(c) for c in influences],
                                      "senator_castes": [check_caste(c) for c in senators]})]
 
-    def _do_place_servant(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_place_servant(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "servants")
         turn = state.next_to_place()
-        player = d.get("player", turn)
+        player = data.get("player", turn)
         known(player, state.players, keyed("cicero.word.player"))
         require(player == turn, keyed("cicero.err.not_your_turn", player=player, turn=turn), R_PLACE_ORDER)
-        space = d.get("space")
+        space = data.get("space")
         if space not in SPACES:
             raise BadInput(keyed("cicero.err.unknown_space", space=repr(space), spaces=", ".join(SPACES)))
         holder = state.occupied().get(space)
         require(holder is None, keyed("cicero.err.occupied_by", space=space_name(space), holder=holder), R_OCCUPIED)
         return [("servant_placed", {"player": player, "space": space})]
 
-    def _do_pay_tribute(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_pay_tribute(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "tribute", "second_tribute")
-        player = known(d.get("player"), state.players, keyed("cicero.word.player"))
-        how = d.get("how")
+        player = known(data.get("player"), state.players, keyed("cicero.word.player"))
+        how = data.get("how")
         if how not in TRIBUTE_WAYS:
             raise BadInput(keyed("cicero.err.tribute_way", how=repr(how), ways=", ".join(TRIBUTE_WAYS)))
         second = state.phase == "second_tribute"
@@ -328,96 +330,97 @@ class CiceroRules(GameRules):
                 R_TRIUMVIRATE if second else R_TRIBUTE)
         if second:
             logic.check_second_tribute(player, state.tribute.get(player), how)
-        data: dict[str, Any] = {"player": player, "how": how, "second": second}
+        event_data: dict[str, Any] = {"player": player, "how": how, "second": second}
         if how == "prestige":  # the PP it costs, recorded with it
-            data["delta"] = TRIBUTE_PP
-        return [("tribute_paid", data)]
+            event_data["delta"] = TRIBUTE_PP
+        return [("tribute_paid", event_data)]
 
-    def _do_triumvirate(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_triumvirate(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "triumvirate")
-        satisfied = d.get("satisfied")
+        satisfied = data.get("satisfied")
         if not isinstance(satisfied, bool):
             raise BadInput(keyed("cicero.err.triumvirate_shape"))
-        general = d.get("general")
+        general = data.get("general")
         if general is not None and general not in GENERALS:
             raise BadInput(keyed("cicero.err.general", general=repr(general), generals=", ".join(GENERALS)))
         return [("triumvirate_revealed", {"general": general, "satisfied": satisfied})]
 
-    def _do_count_caste(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_count_caste(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "castes")
-        caste = d.get("caste", state.count_next())
+        caste = data.get("caste", state.count_next())
         check_caste(caste)
         require(caste == state.count_next(), keyed("cicero.err.count_order", name=caste, next=state.count_next()),
                 R_MAJORITIES)
-        counted = numbers_for(state.players, d.get("votes"), keyed("cicero.word.caste_votes", caste=caste))
+        counted = numbers_for(state.players, data.get("votes"), keyed("cicero.word.caste_votes", caste=caste))
         for key in ("primus", "secundus"):
-            if d.get(key) is not None:
-                known(d[key], state.players, keyed(f"cicero.word.{key}_choice"))
+            if data.get(key) is not None:
+                known(data[key], state.players, keyed(f"cicero.word.{key}_choice"))
         primus_held, secundus_held = state.caste_cards.get(caste, (None, None))
         held = (primus_held, secundus_held)
-        result = logic.caste_majority(state.players, counted, state.outgoing(), held, d.get("primus"),
-                                      d.get("secundus"), caste, state.house_rules["no_votes"])
+        result = logic.caste_majority(state.players, counted, state.outgoing(), held, data.get("primus"),
+                                      data.get("secundus"), caste, state.house_rules["no_votes"])
         return [("caste_counted", {"caste": caste, "votes": counted, "primus": result.primus,
                                    "secundus": result.secundus, "taken": list(result.taken),
                                    "before": list(held)})]
 
-    def _do_count_guild(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_count_guild(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "guilds")
         require(state.pending_guild is None,
                 keyed("cicero.err.guild_choice_first", guild=state.pending_guild,
                       holder=state.guild_cards.get(state.pending_guild or "")), R_GUILD_CHOICE)
-        guild = d.get("guild", state.count_next())
+        guild = data.get("guild", state.count_next())
         check_guild(guild)
         require(guild == state.count_next(), keyed("cicero.err.count_order", name=guild, next=state.count_next()),
                 R_MAJORITIES)
-        counted = numbers_for(state.players, d.get("symbols"), keyed("cicero.word.guild_symbols", guild=guild))
-        if d.get("choice") is not None:
-            known(d["choice"], state.players, keyed("cicero.word.tie_choice"))
+        counted = numbers_for(state.players, data.get("symbols"), keyed("cicero.word.guild_symbols", guild=guild))
+        if data.get("choice") is not None:
+            known(data["choice"], state.players, keyed("cicero.word.tie_choice"))
         held = state.guild_cards.get(guild)
-        holder, taken = logic.guild_majority(state.players, counted, state.outgoing(), held, d.get("choice"), guild,
+        holder, taken = logic.guild_majority(state.players, counted, state.outgoing(), held, data.get("choice"), guild,
                                              state.house_rules["no_votes"])
         return [("guild_counted", {"guild": guild, "symbols": counted, "holder": holder, "taken": taken,
                                    "before": held})]
 
-    def _do_guild_use(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_guild_use(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "guilds")
         pending = state.pending_guild
         require(pending is not None, keyed("cicero.err.no_guild_choice"), R_GUILD_CHOICE)
         assert pending is not None  # required just above
-        use = d.get("use")
+        use = data.get("use")
         if use not in GUILD_USES:
             raise BadInput(keyed("cicero.err.guild_use", use=repr(use), uses=", ".join(GUILD_USES)))
         return [("guild_used", {"guild": pending, "holder": state.guild_cards[pending], "use": use})]
 
-    def _do_score_prestige(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_score_prestige(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "prestige")
-        senators = numbers_for(state.players, d.get("senators", {}), keyed("cicero.word.senator_pp"), all_needed=False)
+        senators = numbers_for(state.players, data.get("senators", {}), keyed("cicero.word.senator_pp"),
+                               all_needed=False)
         cards = card_points(state)
         scored = {p: senators.get(p, 0) for p in state.players}
-        data: dict[str, Any] = {"round": state.round, "cards": cards, "senators": scored,
-                                "last": state.round == state.rounds}
-        if data["last"]:  # "the most prestigious Family is declared the winner"
+        event_data: dict[str, Any] = {"round": state.round, "cards": cards, "senators": scored,
+                                      "last": state.round == state.rounds}
+        if event_data["last"]:  # "the most prestigious Family is declared the winner"
             final = {p: state.prestige[p] + cards[p]["total"] + scored[p] for p in state.players}
-            data["final"] = final
-            data["winners"] = logic.most_prestigious(final)
-        return [("prestige_scored", data)]
+            event_data["final"] = final
+            event_data["winners"] = logic.most_prestigious(final)
+        return [("prestige_scored", event_data)]
 
-    def _do_adjust_prestige(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_adjust_prestige(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         require(state.round >= 1, keyed("cicero.err.not_started"), R_ROUND)
-        player = known(d.get("player"), state.players, keyed("cicero.word.player"))
-        delta = signed(d.get("delta"), keyed("cicero.word.prestige_change"))
+        player = known(data.get("player"), state.players, keyed("cicero.word.player"))
+        delta = signed(data.get("delta"), keyed("cicero.word.prestige_change"))
         require(delta != 0, keyed("cicero.err.zero_change"))
-        note = d.get("note", "")
+        note = data.get("note", "")
         if not isinstance(note, str):
             raise BadInput(keyed("cicero.err.note_shape"))
         return [("prestige_changed", {"player": player, "delta": delta, "reason": "table", "note": note.strip()})]
 
-    def _do_economy(self, state: CiceroState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_economy(self, state: CiceroState, data: Mapping[str, Any], command: Command) -> Events:
         """One change to the tracked economy: {player, item, caste (influence), delta}."""
         tracked = state.economy
         require(tracked is not None, keyed("cicero.err.economy_off"))
         assert tracked is not None  # required just above
-        return [("economy_changed", economy.change(tracked, state.players, d))]
+        return [("economy_changed", economy.change(tracked, state.players, data))]
 
     # -- the fold and the view -------------------------------------------------------------------
     def evolve(self, state: CiceroState, event: Event) -> CiceroState:

@@ -727,3 +727,14 @@ def test_a_setup_with_an_unknown_house_rule_is_refused_in_one_line():
     with pytest.raises(BadInput) as bad:
         RULES.initial_state({**setup_for(3), "house_rules": {"no_vote": "kept"}})
     assert "no house rule no_vote" in str(bad.value) and "\n" not in str(bad.value)
+
+
+def test_the_view_gives_the_totals_announced_at_the_last_election_for_the_screens_to_start_from():
+    """The election screen's steppers start from them (the screen reads the view, not the state)."""
+    from companion.games.cicero.demo import THREE_PLAYERS
+    t = Table(THREE_PLAYERS).until("election", 2)
+    assert t.view()["election"]["last_announced"] == {}
+    t.until("election", 3)
+    assert t.view()["election"]["last_announced"] == dict(t.state.senate_votes[2])
+    t.do("senate_votes", votes={"Livia": 9})
+    assert t.view()["election"]["last_announced"] == dict(t.state.senate_votes[2])

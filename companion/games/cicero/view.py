@@ -57,6 +57,8 @@ def view(s: CiceroState, viewer: str) -> dict:
     election = s.elections.get(s.round)
     out["election"] = {
         "senate_votes": dict(s.votes_this_round()),
+        # what each player announced in the last round that had an election: where the steppers start
+        "last_announced": _last_announced(s),
         "debate_seconds": s.debate_seconds,
         "outgoing": s.princeps if s.phase in ("election", "debate", "ballot", "election_tie") else
         (election or {}).get("outgoing"),
@@ -112,6 +114,11 @@ def outcome(state: CiceroState) -> Outcome | None:
     final = ", ".join(f"{p} {state.prestige[p]}" for p in state.players)
     return {"winners": list(state.winners),
             "summary": keyed("cicero.summary", winners=" & ".join(state.winners), final=final)}
+
+
+def _last_announced(s: CiceroState) -> dict[str, int]:
+    rounds = sorted(r for r in s.senate_votes if r < s.round)
+    return dict(s.senate_votes[rounds[-1]]) if rounds else {}
 
 
 def _jsonable(value: Any) -> Any:

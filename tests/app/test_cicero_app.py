@@ -514,30 +514,22 @@ def test_the_first_princeps_is_corrected_from_the_board_until_the_first_servant(
     assert app.view["placements"] == [] and not screen.ids.correct_first_button.disabled
 
 
-def _start_with_house_rules(driver, house_rules):
-    """The setup the shell's setup screen makes, with the group's house rules in it (the shell's
-    setup screen chooses them; here they are put in the setup it starts the game with)."""
-    from companion.app import games
-    app = driver.app
-    ui = games.load_ui("cicero")
-    setup = ui.make_setup({"players": PLAYERS, "colours": [], "first": "Octavia", "seats": AGES},
-                          {"economy": False})
-    assert app.start_game(ui, {**setup, "house_rules": house_rules})
-    driver.pump(4)
-
-
 @pytest.mark.app
 def test_the_house_rules_are_shown_where_they_decide_and_change_the_outcome(driver):
-    """Issue 33's readings, chosen as house rules: Livia has 5 of 12 Senate votes, the most but not
-    more than half, so the Oratores decide (Marcus); the start screen says which reading applies in
-    the rulebook's words. The majorities screen says the no-votes reading."""
+    """Issue 33's readings, chosen as house rules on the setup screen: Livia has 5 of 12 Senate
+    votes, the most but not more than half, so the Oratores decide (Marcus); the start screen says
+    which reading applies in the rulebook's words. The majorities screen says the no-votes reading."""
     app = driver.app
-    _start_with_house_rules(driver, {"first_princeps_majority": "more_than_half", "no_votes": "supply"})
+    chosen = {"first_princeps_majority": "more_than_half", "no_votes": "supply"}
+    driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=AGES, house_rules=chosen)
+    # chosen on the shell's setup screen, recorded in the game's setup (the real journal)
+    assert app.journal.game(app.session.game_id).setup["house_rules"] == chosen
     quick(driver, "first_princeps")
     screen = on(driver, "cicero.start")
     assert screen.ids.first_rule.text == tr("cicero.ui.first_princeps_rule_half")
     assert screen.ids.first_applies.text.startswith("House rule: More than half of all the Senate votes makes")
-    assert "(the rulebook: “If one player has a strict majority, they become Princeps" in screen.ids.first_applies.text
+    assert "(the rulebook: “If one player has a strict majority, they become Princeps" \
+        in screen.ids.first_applies.text
     set_steppers(driver, {"votes:Livia": 5, "votes:Marcus": 4, "votes:Octavia": 3,
                           "oratores:Livia": 0, "oratores:Marcus": 3, "oratores:Octavia": 1})
     shot(driver, "house_rule_first_princeps")

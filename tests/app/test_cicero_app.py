@@ -520,6 +520,15 @@ def test_the_house_rules_are_shown_where_they_decide_and_change_the_outcome(driv
     votes, the most but not more than half, so the Oratores decide (Marcus); the start screen says
     which reading applies in the rulebook's words. The majorities screen says the no-votes reading."""
     app = driver.app
+    app.goto("picker")
+    driver.pump(4)
+    driver.tap(driver.find(cls="GameCard", game_id="cicero"))
+    readings = driver.screen._house_rule_buttons     # the shell's setup screen lists Cicero's
+    assert [b.text for b in readings["no_votes"].values()] == [
+        "A Caste or Guild in which nobody has a vote: its cards stay with the players who hold them.",
+        "A Caste or Guild in which nobody has a vote: its cards go back to the supply."]
+    driver.scroll_into_view(readings["no_votes"]["supply"])
+    shot(driver, "house_rules_setup")
     chosen = {"first_princeps_majority": "more_than_half", "no_votes": "supply"}
     driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=AGES, house_rules=chosen)
     # chosen on the shell's setup screen, recorded in the game's setup (the real journal)

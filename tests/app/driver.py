@@ -274,8 +274,9 @@ class Driver:
 
     # -- common flows ----------------------------------------------------------------------
     def start_game(self, game_id: str, names: list[str], first: str | None = None,
-                   options: dict | None = None, seat_values: dict | None = None):
-        """Through the real picker and setup screens."""
+                   options: dict | None = None, seat_values: dict | None = None,
+                   house_rules: dict | None = None):
+        """Through the real picker and setup screens (``house_rules``: {rule: reading} tapped)."""
         self.app.goto("picker")
         self.pump(4)
         card = self.find(cls="GameCard", game_id=game_id)
@@ -299,6 +300,8 @@ class Driver:
                 w.text = w.values[w.choice_keys.index(value)]
             else:
                 w.text = str(value)
+        for name, reading in (house_rules or {}).items():
+            self.tap(setup._house_rule_buttons[name][reading])
         self.pump(2)
         self.tap(setup.ids.start_button)
         assert self.app.session is not None, "the game did not start"

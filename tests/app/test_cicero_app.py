@@ -64,6 +64,14 @@ def _sent(app, command):
     assert app.send_command(command), app.root.ids.toast.message
 
 
+def enter_cicero_card(driver):
+    """Cicero's card by touch: its 4 influences and its 2 Senator Castes."""
+    for c in ("Insidiator", "Mercatores", "Belligerator", "Belligerator"):
+        tap_value(driver, c, root=driver.find(cls="GridLayout", role="influences"))
+    for c in ("Mercatores", "Pontifex"):
+        tap_value(driver, c, root=driver.find(cls="GridLayout", role="senator_castes"))
+
+
 def shot(driver, name):
     """A screenshot without the caption of narration queued long ago: the engines' FakeClock only
     moves when a test advances it, so the narrator is still on the game's first lines."""
@@ -102,10 +110,7 @@ def test_a_whole_three_player_game_on_the_tablet(driver):
 
     # Round 1: no election. Cicero's card, then the Servants on the board by touch.
     screen = on(driver, "cicero.board")
-    for c in ("Insidiator", "Mercatores", "Belligerator", "Belligerator"):
-        tap_value(driver, c, root=driver.find(cls="GridLayout", role="influences"))
-    for c in ("Mercatores", "Pontifex"):
-        tap_value(driver, c, root=driver.find(cls="GridLayout", role="senator_castes"))
+    enter_cicero_card(driver)
     shot(driver, "03_cicero_card")
     tap_text(driver, tr("cicero.ui.reveal_card"))
     assert app.view["cicero"]["influences"] == ["Insidiator", "Mercatores", "Belligerator", "Belligerator"]
@@ -404,10 +409,7 @@ def test_a_senate_total_entered_wrong_is_corrected_after_the_reveal(driver):
     assert "Octavia is Princeps" in screen.ids.election.text
 
     # Cicero's card, then Octavia places first: the turn order follows the corrected Princeps
-    for c in ("Insidiator", "Mercatores", "Belligerator", "Belligerator"):
-        tap_value(driver, c, root=driver.find(cls="GridLayout", role="influences"))
-    for c in ("Mercatores", "Pontifex"):
-        tap_value(driver, c, root=driver.find(cls="GridLayout", role="senator_castes"))
+    enter_cicero_card(driver)
     tap_text(driver, tr("cicero.ui.reveal_card"))
     assert app.view["next_to_place"] == "Octavia"
     assert "Marcus: draw" not in screen.ids.effect.text and "from that space's pile" in screen.ids.effect.text
@@ -449,3 +451,147 @@ def test_a_wrong_majority_card_holder_is_corrected_on_the_prestige_screen(driver
     assert "the Primus card went elsewhere" in panel.ids.last.text
     shot(driver, "correct_majority_cards")
     driver.tap(panel.ids.close_button)
+
+
+def first_princeps_by_touch(driver, ages, **livia):
+    """A game to its first Princeps, entered on the start screen (Senate votes Livia 5 or as
+    given, Marcus 5, Octavia 3; Oratores 2, 2, 1); returns the board screen."""
+    driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=ages)
+    quick(driver, "first_princeps")
+    screen = on(driver, "cicero.start")
+    set_steppers(driver, {"votes:Livia": livia.get("Livia", 5), "votes:Marcus": 5, "votes:Octavia": 3,
+                          "oratores:Livia": 2, "oratores:Marcus": 2, "oratores:Octavia": 1})
+    driver.tap(screen.ids.elect_button)
+    return on(driver, "cicero.board")
+
+
+def _panel(driver, name):
+    driver.pump(4)
+    return next(w for w in driver.app.root_window.children if type(w).__name__ == name)
+
+
+@pytest.mark.app
+def test_the_first_princeps_is_corrected_from_the_board_until_the_first_servant(driver):
+    """Issue 33: the first Princeps, decided from the starting Senators, set right from the board
+    (Livia's Senators had 6 votes, not 5): Livia becomes Princeps and places first. After the first
+    Servant the button is gone and the command refused; undone, it is back."""
+    app = driver.app
+    screen = first_princeps_by_touch(driver, AGES, Livia=5)
+    assert app.view["princeps"] == "Marcus"
+    assert "Marcus is the first Princeps, as the oldest (Senate votes: Livia 5, Marcus 5, Octavia 3" \
+        in screen.ids.election.text
+    button = screen.ids.correct_first_button
+    assert not button.disabled and button.text == "Correct the first Princeps"
+    assert screen.ids.correct_votes_button.disabled   # no election in round 1
+    shot(driver, "correct_first_princeps_board")
+    driver.tap(button)
+    panel = _panel(driver, "FirstPrincepsCorrection")
+    assert "Marcus is the first Princeps" in panel.ids.now.text
+    assert panel.ids.rule.text.startswith("Rule applied: The most Senate votes makes the first Princeps")
+    set_steppers(driver, {"votes:Livia": 6}, root=panel)
+    driver.tap(panel.ids.record_button)         # no reason: asked for, nothing recorded
+    assert panel.message == tr("cicero.ui.reason_needed") and app.view["princeps"] == "Marcus"
+    driver.type_into(panel.ids.reason, "Livia's Senators make 6")
+    shot(driver, "correct_first_princeps_entered")
+    driver.tap(panel.ids.record_button)
+    assert app.view["princeps"] == "Livia", panel.message
+    assert "Livia is the first Princeps, by Senate votes (Senate votes: Livia 6, Marcus 5" in panel.ids.now.text
+    assert "Corrected (Livia's Senators make 6): it was Marcus" in panel.ids.now.text
+    shot(driver, "correct_first_princeps")
+    driver.tap(panel.ids.close_button)
+    driver.pump(4)
+    assert "Livia is the first Princeps" in screen.ids.election.text
+    enter_cicero_card(driver)
+    tap_text(driver, tr("cicero.ui.reveal_card"))
+    assert app.view["next_to_place"] == "Livia" and not screen.ids.correct_first_button.disabled
+    tap_value(driver, "Oratores_1")
+    assert screen.ids.correct_first_button.disabled
+    refused = app.send("correct_first_princeps", votes={"Livia": 2, "Marcus": 5, "Octavia": 3},
+                       oratores={"Livia": 2, "Marcus": 2, "Octavia": 1}, reason="late")
+    assert not refused and "Undo them first" in app.root.ids.toast.message
+    app.undo()
+    driver.pump(4)
+    assert app.view["placements"] == [] and not screen.ids.correct_first_button.disabled
+
+
+@pytest.mark.app
+def test_the_house_rules_are_shown_where_they_decide_and_change_the_outcome(driver):
+    """Issue 33's readings, chosen as house rules on the setup screen: Livia has 5 of 12 Senate
+    votes, the most but not more than half, so the Oratores decide (Marcus); the start screen says
+    which reading applies in the rulebook's words. The majorities screen says the no-votes reading."""
+    app = driver.app
+    app.goto("picker")
+    driver.pump(4)
+    driver.tap(driver.find(cls="GameCard", game_id="cicero"))
+    readings = driver.screen._house_rule_buttons     # the shell's setup screen lists Cicero's
+    assert [b.text for b in readings["no_votes"].values()] == [
+        "A Caste or Guild in which nobody has a vote: its cards stay with the players who hold them.",
+        "A Caste or Guild in which nobody has a vote: its cards go back to the supply."]
+    driver.scroll_into_view(readings["no_votes"]["supply"])
+    shot(driver, "house_rules_setup")
+    chosen = {"first_princeps_majority": "more_than_half", "no_votes": "supply"}
+    driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=AGES, house_rules=chosen)
+    # chosen on the shell's setup screen, recorded in the game's setup (the real journal)
+    assert app.journal.game(app.session.game_id).setup["house_rules"] == chosen
+    quick(driver, "first_princeps")
+    screen = on(driver, "cicero.start")
+    assert screen.ids.first_rule.text == tr("cicero.ui.first_princeps_rule_half")
+    assert screen.ids.first_applies.text.startswith("House rule: More than half of all the Senate votes makes")
+    assert "(the rulebook: “If one player has a strict majority, they become Princeps" \
+        in screen.ids.first_applies.text
+    set_steppers(driver, {"votes:Livia": 5, "votes:Marcus": 4, "votes:Octavia": 3,
+                          "oratores:Livia": 0, "oratores:Marcus": 3, "oratores:Octavia": 1})
+    shot(driver, "house_rule_first_princeps")
+    driver.tap(screen.ids.elect_button)
+    assert app.view["princeps"] == "Marcus" and app.view["first_princeps"]["decided_by"] == "oratores"
+    quick(driver, "castes", 1)
+    screen = on(driver, "cicero.majorities")
+    line = driver.find(root=screen, cls="CLine", role="house_rule")
+    assert line.text.startswith("House rule: A Caste or Guild in which nobody has a vote: its cards go back to the "
+                                "supply. (the rulebook: “The Primus and")
+    shot(driver, "house_rule_no_votes")
+
+
+@pytest.mark.app
+def test_the_default_readings_are_shown_as_the_rule_applied_in_french_and_german(driver, tmp_path, monkeypatch):
+    from tests.app.test_languages_app import choose_language
+    from tests.languages import use_french_and_german
+    from companion.core import i18n
+    use_french_and_german(tmp_path, monkeypatch)
+    app = driver.app
+    driver.start_game("cicero", PLAYERS, first="Octavia", seat_values=AGES)
+    quick(driver, "first_princeps")
+    screen = on(driver, "cicero.start")
+    assert screen.ids.first_applies.text.startswith("Rule applied: The most Senate votes makes the first Princeps")
+    try:
+        for name, words in (("Français", "Le plus de voix au Sénat fait le premier Princeps"),
+                            ("Deutsch", "Die meisten Senatsstimmen machen den ersten Princeps")):
+            choose_language(driver, name)
+            app.go_home()
+            screen = on(driver, "cicero.start")
+            assert words in screen.ids.first_applies.text, screen.ids.first_applies.text
+            shot(driver, f"house_rule_first_princeps_{i18n.language()}")
+    finally:
+        choose_language(driver, "English")
+
+
+@pytest.mark.app
+def test_a_corrected_first_princeps_count_tied_on_age_asks_who_is_older(driver):
+    """Livia and Marcus are both 41: the corrected count ties them on Senate and Oratores votes, so
+    the panel asks the table who is the oldest before anything is recorded."""
+    app = driver.app
+    screen = first_princeps_by_touch(driver, {"Livia": {"age": 41}, "Marcus": {"age": 41}, "Octavia": {"age": 29}},
+                                     Livia=6)
+    assert app.view["princeps"] == "Livia"
+    driver.tap(screen.ids.correct_first_button)
+    panel = _panel(driver, "FirstPrincepsCorrection")
+    set_steppers(driver, {"votes:Livia": 5}, root=panel)
+    driver.type_into(panel.ids.reason, "Livia has 5")
+    n = len(app.session.events)
+    driver.tap(panel.ids.record_button)
+    assert len(app.session.events) == n and app.view["princeps"] == "Livia"   # asked first
+    assert "say who is the oldest" in panel.ids.ties.children[-1].text
+    shot(driver, "correct_first_princeps_oldest")
+    driver.tap(driver.find(root=panel, cls="CButton", value="Marcus"))
+    assert app.view["princeps"] == "Marcus" and app.view["first_princeps"]["decided_by"] == "age"
+    assert not panel.ids.ties.children

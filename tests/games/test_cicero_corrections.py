@@ -178,11 +178,11 @@ def test_two_players_the_automatii_give_their_votes_as_at_the_election():
 
 
 def test_narration_names_the_new_princeps():
-    from companion.games.cicero import narration
+    from companion.games.cicero import event_cues as cues
     t = wrong_total()
     before = t.state
     events = t.do("correct_senate_votes", player="Marcus", votes=4, reason="misheard")
-    lines = narration.cues(before, t.state, events)
+    lines = cues(before, t.state, events)
     assert any(ctx.get("princeps") == "Octavia" and ctx.get("votes") == 7 for _s, ctx in lines)
 
 
@@ -261,3 +261,131 @@ def test_a_guild_card_given_to_its_real_winner_is_chosen_by_them():
     assert {p: v["guilds"] for p, v in cicero_rules.card_points(t.state).items()} == {"Livia": 0, "Marcus": 0, "Octavia": 0}
     t.do("guild_use", use="power")     # Marcus chooses
     assert t.state.guild_use[g] == "power" and t.state.pending_guild is None
+
+
+# -- the first Princeps (issue 33): decided from the starting Senators, set right until the first Servant --
+
+FIRST = {"votes": {"Livia": 5, "Marcus": 5, "Octavia": 3}, "oratores": {"Livia": 2, "Marcus": 2, "Octavia": 1}}
+
+
+def first_princeps_table(setup=THREE_PLAYERS, first=FIRST):
+    t = Table(setup).until("first_princeps")
+    t.do("first_princeps", **first)
+    return t
+
+
+def test_the_first_princeps_corrected_is_decided_again_by_the_same_rule():
+    """"Each player adds up the total votes in the Senate of their 2 Senators. If one player has a
+    strict majority, they become Princeps": Livia's second Senator had 3 votes, not 5."""
+    t = first_princeps_table()
+    assert t.state.princeps == "Marcus" and t.state.first_princeps["decided_by"] == "age"
+    (ev,) = t.do("correct_first_princeps", votes={"Livia": 3, "Marcus": 5, "Octavia": 3},
+                 oratores=FIRST["oratores"], reason="Livia's Senator has 1 vote")
+    assert ev.kind == "first_princeps_corrected"
+    assert ev.data["princeps"] == "Marcus" and ev.data["decided_by"] == "votes"
+    assert ev.data["before"] == {"princeps": "Marcus", **FIRST} and ev.data["reason"] == "Livia's Senator has 1 vote"
+    (ev,) = t.do("correct_first_princeps", votes={"Livia": 6, "Marcus": 5, "Octavia": 3},
+                 oratores=FIRST["oratores"], reason="Livia has 6")
+    assert t.state.princeps == "Livia" and t.state.phase == "accusation" and t.state.round == 1
+    first = t.view()["first_princeps"]
+    assert first["princeps"] == "Livia" and first["votes"]["Livia"] == 6
+    assert [c["reason"] for c in first["corrections"]] == ["Livia's Senator has 1 vote", "Livia has 6"]
+    # "In the first round, the Princeps is the first player": Livia places first
+    t.do("cicero_card", influences=["Oratores"] * 4, senator_castes=["Oratores", "Pontifex"])
+    assert t.state.next_to_place() == "Livia"
+
+
+def test_the_first_princeps_correction_asks_the_oldest_when_the_corrected_count_ties_on_age():
+    t = first_princeps_table(dict(THREE_PLAYERS, ages={"Livia": 41, "Marcus": 41, "Octavia": 29}),
+                             {"votes": {"Livia": 6, "Marcus": 5, "Octavia": 3}, "oratores": FIRST["oratores"]})
+    assert t.state.princeps == "Livia"
+    with pytest.raises(NeedsTieBreak) as tie:
+        t.do("correct_first_princeps", reason="Livia has 5", **FIRST)
+    assert tie.value.field == "oldest" and set(tie.value.among) == {"Livia", "Marcus"}
+    t.do("correct_first_princeps", reason="Livia has 5", oldest="Marcus", **FIRST)
+    assert t.state.princeps == "Marcus"
+
+
+def test_the_first_princeps_is_refused_a_correction_after_the_first_servant_and_in_later_rounds():
+    t = first_princeps_table()
+    with pytest.raises(RuleError) as same:
+        t.do("correct_first_princeps", reason="nothing changes", **FIRST)
+    assert "already the recorded votes" in str(same.value)
+    with pytest.raises(BadInput):
+        t.do("correct_first_princeps", reason="", **FIRST)
+    t.do("cicero_card", influences=["Oratores"] * 4, senator_castes=["Oratores", "Pontifex"])
+    t.do("place_servant", space="senate_1")
+    fixed = dict(FIRST, votes={"Livia": 6, "Marcus": 5, "Octavia": 3})
+    with pytest.raises(RuleError) as late:
+        t.do("correct_first_princeps", reason="too late", **fixed)
+    assert "Undo them first" in str(late.value) and late.value.rule == cicero_rules.R_FIRST_PLAYER
+    t.until("election", 2)
+    with pytest.raises(RuleError) as later:
+        t.do("correct_first_princeps", reason="round 2", **fixed)
+    assert "round 2" in str(later.value)
+    before = Table(THREE_PLAYERS)
+    with pytest.raises(RuleError) as none:
+        before.do("correct_first_princeps", reason="no Princeps yet", **fixed)
+    assert "no first Princeps" in str(none.value)
+
+
+def test_the_first_princeps_correction_in_the_two_player_game_before_the_automatii_act():
+    t = first_princeps_table(TWO_PLAYERS, {"votes": {"Livia": 5, "Marcus": 4}, "oratores": {"Livia": 1, "Marcus": 1}})
+    assert t.state.phase == "automatii" and t.state.princeps == "Livia"
+    t.do("correct_first_princeps", votes={"Livia": 3, "Marcus": 4}, oratores={"Livia": 1, "Marcus": 1},
+         reason="Livia has 3")
+    assert t.state.princeps == "Marcus" and t.state.phase == "automatii"
+
+
+def test_the_narrator_says_the_corrected_first_princeps_as_a_report_that_replaces_the_waiting_one():
+    from companion.games.cicero import event_cues as cues
+    t = first_princeps_table()
+    before = t.state
+    events = t.do("correct_first_princeps", votes={"Livia": 6, "Marcus": 5, "Octavia": 3},
+                  oratores=FIRST["oratores"], reason="Livia has 6")
+    said = [(s.steps, ctx) for s, ctx in cues(before, t.state, events)]
+    (steps, ctx), = said
+    (line,) = [s for s in steps if hasattr(s, "key")]
+    assert line.is_report and line.key == "first_princeps_named" and ctx["princeps"] == "Livia"
+    # the same counts' Princeps (a correction that changes nobody): nothing said
+    before = t.state
+    events = t.do("correct_first_princeps", votes={"Livia": 7, "Marcus": 5, "Octavia": 3},
+                  oratores=FIRST["oratores"], reason="Livia has 7")
+    assert cues(before, t.state, events) == []
+
+
+def test_the_election_result_is_a_report_a_correction_replaces_while_it_waits(tmp_path):
+    """Issue 33: "Princeps elected" and "tied" are reports keyed by the fact. The reveal's "Marcus is
+    Princeps" still waits behind a line being spoken when the total is corrected: the narrator
+    says only "Octavia is Princeps", never the result that is no longer true."""
+    from companion.core.speakers import CaptionSpeaker
+    from companion.games.cicero import event_cues as cues
+    from tests.test_narration import Table as Voice
+    voice = Voice(CaptionSpeaker(), tmp_path)
+    voice.narrator.say("busy", "A long line the table is hearing while the ballots are revealed, still going on.")
+    t = wrong_total(ballots={"Livia": "Livia", "Marcus": "Marcus"})
+    before = t.state
+    revealed = t.do("cast_ballot", voter="Octavia", choice="Octavia")
+    assert revealed[-1].kind == "princeps_elected"
+    for script, ctx in cues(before, t.state, revealed):
+        voice.narrator.enqueue_script(script, ctx)
+    waiting = [s for s in voice.narrator.pending() if getattr(s, "key", None)]
+    assert [(s.key, s.text) for s in waiting] == [("princeps_elected", "Marcus is Princeps, with 14 votes.")]
+    before = t.state
+    corrected = t.do("correct_senate_votes", player="Marcus", votes=4, reason="Marcus said 4")
+    for script, ctx in cues(before, t.state, corrected):
+        voice.narrator.enqueue_script(script, ctx)
+    voice.run_until_idle()
+    said = [e.text for e in voice.narrator.history]
+    assert "Octavia is Princeps, with 7 votes." in said
+    assert not any(text.startswith("Marcus is Princeps") for text in said)
+    assert [d.text for d in voice.narrator.dropped] == ["Marcus is Princeps, with 14 votes."]
+
+
+def test_a_tie_is_a_report_too_keyed_by_its_fact():
+    from companion.games.cicero import event_cues as cues
+    t = wrong_total(votes={"Livia": 6, "Marcus": 7, "Octavia": 7})
+    assert t.state.phase == "election_tie"
+    (script, ctx), = [(s, c) for s, c in cues(t.state, t.state, t.events[-1:])]
+    (line,) = script.resolve(ctx)
+    assert line.is_report and line.key == "princeps_tied" and "Marcus and Octavia" in line.text

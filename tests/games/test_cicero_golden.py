@@ -18,7 +18,8 @@ from companion.core.journal import Journal
 from companion.core.narration import Say
 from companion.core.session import GameSession
 from companion.games.cicero import CiceroRules
-from companion.games.cicero import narration
+import companion.games.cicero.cues as narration
+from companion.games.cicero import event_cues as cues
 from companion.games.cicero.demo import (THREE_PLAYERS, TWO_PLAYERS, execute_breaking_ties, princeps_breaks,
                                         table_move)
 
@@ -48,7 +49,7 @@ def transcript(setup, tmp_path) -> str:
     def record(before, events):
         for ev in events:
             out.append(f"  {ev.kind} {_data(ev.data)}")
-        for script, ctx in narration.cues(before, session.state, events):
+        for script, ctx in cues(before, session.state, events):
             for step in script.resolve(ctx):
                 if isinstance(step, Say):
                     out.append(f"  say {step.line_id}: {step.text}")

@@ -304,3 +304,57 @@ def test_a_guild_card_without_its_use_is_named():
     line = refused({"players": [{"name": "A", "prestige": 10}, {"name": "B", "prestige": 10}],
                     "castes": {}, "guilds": {"Artisans": {"holder": "A"}}}, "prestige")
     assert "guilds.Artisans has no use" in line
+
+
+# -- house rules (issue 33): the readings the rulebook leaves open, each changing the outcome -------
+
+def test_house_rule_first_princeps_strict_majority_as_most_votes_or_more_than_half():
+    """"If one player has a strict majority, they become Princeps [...] In case of a tie, the player
+    with the most votes in the Oratores Caste becomes Princeps." A has 5 of 12: the most, not more
+    than half."""
+    q = first("A:5/0/30 B:4/3/40 C:3/1/50")
+    assert full(q, "first_princeps") == {"princeps": "A", "decided_by": "votes"}   # today's reading
+    most = {"house_rules": {"first_princeps_majority": "most_votes"}}
+    assert full({**q, **most}, "first_princeps") == {"princeps": "A", "decided_by": "votes"}
+    half = {"house_rules": {"first_princeps_majority": "more_than_half"}}
+    assert full({**q, **half}, "first_princeps") == {"princeps": "B", "decided_by": "oratores"}
+    # with more than half the readings agree; without, the Oratores tie goes to the oldest
+    assert full({**first("A:7/0/30 B:4/3/40 C:1/1/50"), **half}, "first_princeps")["princeps"] == "A"
+    assert full({**first("A:5/3/30 B:4/3/40 C:3/1/50"), **half}, "first_princeps") == {"princeps": "B",
+                                                                                      "decided_by": "age"}
+    assert "has no reading most" in refused({**q, "house_rules": {"first_princeps_majority": "most"}},
+                                            "first_princeps")
+
+
+def test_house_rule_a_caste_with_no_votes_at_all_keeps_its_cards_or_returns_them():
+    """"The Primus and Secundus cards remain the property of the players who acquired them until they
+    lose their majority at a later count." Nobody has a vote: kept, or back to the supply."""
+    q = {"players": THREE, "princeps": "A", "caste": "Oratores", "votes": {"A": 0, "B": 0, "C": 0},
+         "held": {"primus": "C", "secundus": "B"}}
+    kept = answer({**q, "house_rules": {"no_votes": "kept"}}, "caste_majority")
+    assert (kept["primus"], kept["secundus"], kept["taken"]) == ("C", "B", [])
+    back = answer({**q, "house_rules": {"no_votes": "supply"}}, "caste_majority")
+    assert (back["primus"], back["secundus"], back["taken"]) == (None, None, [])
+    # with a vote somewhere, both readings take the cards the same way
+    some = {**q, "votes": {"A": 0, "B": 2, "C": 0}}
+    assert answer({**some, "house_rules": {"no_votes": "supply"}}, "caste_majority") == answer(some, "caste_majority")
+
+
+def test_house_rule_a_guild_with_no_symbols_at_all_keeps_its_card_or_returns_it():
+    q = {"players": THREE, "princeps": "B", "guild": "Priests", "symbols": {"A": 0, "B": 0, "C": 0}, "held": "C"}
+    assert answer({**q, "house_rules": {"no_votes": "kept"}}, "guild_majority")["holder"] == "C"
+    a = answer({**q, "house_rules": {"no_votes": "supply"}}, "guild_majority")
+    assert (a["holder"], a["taken"]) == (None, False)
+
+
+def test_house_rules_in_a_played_game_come_from_the_setup():
+    """`referee cicero play`: the setup's house_rules decide as the tablet does."""
+    draft = [{"command": "draft_pick"}] * 5
+    first_princeps = {"command": "first_princeps", "votes": {"A": 5, "B": 4, "C": 3},
+                      "oratores": {"A": 0, "B": 3, "C": 1}}
+    setup = {"players": ["A", "B", "C"], "ages": {"A": 30, "B": 40, "C": 50}}
+    for reading, princeps in (("most_votes", "A"), ("more_than_half", "B")):
+        game = {"setup": {**setup, "house_rules": {"first_princeps_majority": reading}},
+                "commands": draft + [first_princeps]}
+        view = full(game, "play")["view"]
+        assert view["princeps"] == princeps and view["house_rules"]["first_princeps_majority"] == reading

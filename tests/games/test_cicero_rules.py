@@ -696,3 +696,45 @@ def test_action_cards_have_no_limit_and_the_box_has_15_legions():
     assert t.view()["economy"]["families"]["Octavia"]["actions"] == 40 and t.view()["economy"]["legions"] == 15
     with pytest.raises(BadInput, match="whole number other than 0"):
         t.do("economy", item="legions", delta=0)
+
+
+# -- house rules (issue 33) ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reading, primus, guild", [("kept", True, True), ("supply", False, False)])
+def test_house_rule_no_votes_a_count_with_no_votes_at_all_keeps_or_returns_the_cards(reading, primus, guild):
+    """Round 2's counts with nobody's votes: the cards of round 1 stay (kept) or go back (supply)."""
+    from companion.games.cicero.demo import THREE_PLAYERS
+    t = Table({**THREE_PLAYERS, "house_rules": {"no_votes": reading}})
+    assert t.state.house_rules == {"first_princeps_majority": "most_votes", "no_votes": reading}
+    t.until("castes", 2)
+    held = t.state.caste_cards["Oratores"]
+    assert held[0] is not None
+    t.do("count_caste", caste="Oratores", votes={p: 0 for p in t.state.players})
+    assert (t.state.caste_cards["Oratores"] == held) is primus
+    assert t.view()["house_rules"]["no_votes"] == reading
+    while t.state.phase == "castes":
+        t.move()
+    while t.state.count_next() != "Priests" or t.state.pending_guild:
+        t.move()
+    before = t.state.guild_cards.get("Priests")
+    assert before is not None  # Octavia took it in round 1
+    t.do("count_guild", guild="Priests", symbols={p: 0 for p in t.state.players})
+    assert t.state.guild_cards.get("Priests") == (before if guild else None)
+
+
+def test_a_setup_with_an_unknown_house_rule_is_refused_in_one_line():
+    from companion.core.events import BadInput
+    with pytest.raises(BadInput) as bad:
+        RULES.initial_state({**setup_for(3), "house_rules": {"no_vote": "kept"}})
+    assert "no house rule no_vote" in str(bad.value) and "\n" not in str(bad.value)
+
+
+def test_the_view_gives_the_totals_announced_at_the_last_election_for_the_screens_to_start_from():
+    """The election screen's steppers start from them (the screen reads the view, not the state)."""
+    from companion.games.cicero.demo import THREE_PLAYERS
+    t = Table(THREE_PLAYERS).until("election", 2)
+    assert t.view()["election"]["last_announced"] == {}
+    t.until("election", 3)
+    assert t.view()["election"]["last_announced"] == dict(t.state.senate_votes[2])
+    t.do("senate_votes", votes={"Livia": 9})
+    assert t.view()["election"]["last_announced"] == dict(t.state.senate_votes[2])

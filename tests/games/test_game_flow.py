@@ -9,7 +9,7 @@ from companion.core.events import Command
 from companion.core.narration import Narrator
 from companion.core.speakers import CaptionSpeaker
 from companion.games.cicero import CiceroRules
-from companion.games.cicero.seats import youngest_tie_break
+from companion.games.cicero import youngest_tie_break
 from companion.games.knives23 import scoring
 from companion.games.knives23.flow import EyesClosedIssue
 
@@ -106,7 +106,7 @@ def test_every_23_knives_phase_has_a_screen_and_the_steps_are_the_turns_order():
 
 def test_every_cicero_and_seven_knights_phase_has_a_screen():
     from typing import get_args
-    from companion.games.cicero.phases import Phase as CiceroPhase
+    from companion.games.cicero import Phase as CiceroPhase
     from companion.games.sevenknights.state import Phase as KnightsPhase
     from companion.games.sevenknights.state import PHASES
     cicero = __import__("companion.app.games.cicero", fromlist=["SCREENS"])

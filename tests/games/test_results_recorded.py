@@ -60,7 +60,8 @@ FORECASTS = {("companion.games.cicero.logic", "automatii_beneficiary"),
 # The events that carry a decision (or undo one): the points of a journal worth replaying to.
 DECISIONS = frozenset({"vote_revealed", "vote_result", "tie_broken", "game_over", "captain_tile_revealed",
                        "formation_revealed", "toriko_revealed", "arrow_corrected", "pointing_corrected", "executioner_chose", "identities_revealed",
-                       "first_princeps_elected", "princeps_elected", "princeps_tied", "princeps_chosen",
+                       "first_princeps_elected", "first_princeps_corrected", "princeps_elected", "princeps_tied",
+                       "princeps_chosen",
                        "senate_votes_corrected", "caste_counted", "guild_counted", "majority_cards_corrected",
                        "prestige_scored", "undo"})
 

@@ -7,7 +7,13 @@ full game (first Princeps on age, an election tie, Primus/Secundus/Guild ties).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
 from companion.core.events import Command, NeedsTieBreak
+
+if TYPE_CHECKING:  # only for the annotation: the scripted table plays a session it is given
+    from companion.core.session import GameSession
 
 from .tables import CASTES, GUILDS, SPACES, TRIBUTE_WAYS
 
@@ -25,13 +31,13 @@ AUTOMATII_REVEALS = {
 }
 
 
-def senate_votes(players, r: int) -> dict[str, int]:
+def senate_votes(players: Sequence[str], r: int) -> dict[str, int]:
     if r == 3:  # everyone equal, everyone votes for themself: a tie for the outgoing Princeps
         return {p: 5 for p in players}
     return {p: 3 + (i + r) % 4 for i, p in enumerate(players)}
 
 
-def ballot(players, r: int, voter: str) -> str:
+def ballot(players: Sequence[str], r: int, voter: str) -> str:
     i = players.index(voter)
     if r in (2, 3):
         return voter                      # everyone for themself
@@ -106,7 +112,8 @@ def princeps_breaks(command: Command, tie: NeedsTieBreak) -> Command:
     return Command(command.kind, data, command.source)
 
 
-def execute_breaking_ties(execute, command: Command, on_tie=None):
+def execute_breaking_ties(execute: Callable[[Command], Any], command: Command,
+                          on_tie: Callable[[Command, NeedsTieBreak], object] | None = None) -> Any:
     """Runs ``execute(command)``; each tie the rules ask the Princeps to break (a Primus tie, then
     a Secundus tie, in one count) is broken by ``princeps_breaks`` and the command sent again."""
     for _ in range(4):
@@ -119,7 +126,8 @@ def execute_breaking_ties(execute, command: Command, on_tie=None):
     return execute(command)
 
 
-def play(session, move=table_move, limit: int = 5000):
+def play(session: GameSession, move: Callable[[Any], Command] = table_move,
+         limit: int = 5000) -> GameSession:
     """Plays the scripted table until the game is over; the Princeps breaks any tie asked for."""
     for _ in range(limit):
         if session.rules.outcome(session.state) is not None:

@@ -5,7 +5,7 @@ each an event in the journal (undoable like any other).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from companion.core.events import BadInput, RuleError
 from companion.core.i18n import keyed
@@ -25,7 +25,7 @@ LEGIONS = 15
 ITEMS = ("influence", "cenacle", "cenacle_limit", "actions", "legions")
 
 
-def start(players) -> dict:
+def start(players: Sequence[str]) -> dict:
     return {"families": {p: {"influence": {c: 0 for c in CASTES}, "cenacle": 0,
                              "cenacle_limit": CENACLE_START_LIMIT, "actions": 0} for p in players},
             "legions": 0}
@@ -38,7 +38,7 @@ def current(eco: Mapping[str, Any], player: str | None, item: str, caste: str | 
     return fam["influence"][caste] if item == "influence" else fam[item]
 
 
-def change(eco: Mapping[str, Any], players, data: Mapping[str, Any]) -> dict:
+def change(eco: Mapping[str, Any], players: Sequence[str], data: Mapping[str, Any]) -> dict:
     """Check one change against the limits; returns the event's data (before and after)."""
     item = data.get("item")
     if item not in ITEMS:

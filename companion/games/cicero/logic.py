@@ -150,11 +150,25 @@ class FirstPrinceps:
 
 
 def first_princeps(names: Sequence[str], votes: Mapping[str, int], oratores: Mapping[str, int],
-                   ages: Mapping[str, int], oldest: str | None = None) -> FirstPrinceps:
+                   ages: Mapping[str, int], oldest: str | None = None,
+                   majority: str = "most_votes") -> FirstPrinceps:
     """The most Senate votes; a tie goes to the most Oratores votes, then to the oldest.
-    ``oldest`` names the older of players the same age in years, when the table knows."""
+    ``oldest`` names the older of players the same age in years, when the table knows.
+
+    ``majority`` is the house rule "first_princeps_majority" ("If one player has a strict majority"):
+    "most_votes" (more votes than each other player; a tie for the most goes to the Oratores) or
+    "more_than_half" (more than half of all the Senate votes; without one, the Oratores votes of
+    every player decide, then age)."""
     pool = list(names)
-    for key, scores in (("votes", votes), ("oratores", oratores)):
+    if majority == "more_than_half":
+        total = sum(votes[p] for p in pool)
+        over = [p for p in pool if 2 * votes[p] > total]
+        if over:
+            return FirstPrinceps(over[0], "votes")
+        steps: tuple[tuple[str, Mapping[str, int]], ...] = (("oratores", oratores),)
+    else:
+        steps = (("votes", votes), ("oratores", oratores))
+    for key, scores in steps:
         top = max(scores[p] for p in pool)
         pool = [p for p in pool if scores[p] == top]
         if len(pool) == 1:
@@ -253,7 +267,7 @@ class AutomatiiPlacement:
     doubled: str | None           # the Caste revealed twice: both actions on that space
 
 
-def automatii_placement(castes: Sequence[str]) -> AutomatiiPlacement:
+def automatii_placement(castes: Any) -> AutomatiiPlacement:
     """"Place one Servant on the second space of the zone corresponding to the Castes of the 3
     revealed Senators.\" With the two special cases."""
     if not isinstance(castes, (list, tuple)) or len(castes) != 3:
@@ -296,14 +310,18 @@ class CasteCount:
 def caste_majority(names: Sequence[str], votes: Mapping[str, int], princeps: str,
                    held: tuple[str | None, str | None] = (None, None),
                    primus_choice: str | None = None, secundus_choice: str | None = None,
-                   caste: str = "") -> CasteCount:
+                   caste: str = "", no_votes: str = "kept") -> CasteCount:
     """Primus to the most votes in the Caste, Secundus to the next; ties broken by the Princeps.
 
     Reading where the text is open: a card moves only to a player who takes it ("transferred to
     the player who took it"), and taking one needs at least 1 vote; with nobody to take it, a card
     stays with its holder — except a player never holds both cards of one Caste: a Secundus holder
     who becomes Primus with nobody to take Secundus returns Secundus to the supply.
+    ``no_votes`` is the house rule "no_votes" for a Caste in which nobody has a vote at all:
+    "kept" (the reading above) or "supply" (every holder lost the majority: both cards go back).
     """
+    if no_votes == "supply" and not any(votes.values()):
+        return CasteCount(None, None, ())
     primus = _ranked_winner(votes, names, princeps, primus_choice, "cicero.err.tie_primus", caste, R_CASTE_TIE,
                             "primus")
     rest = {p: n for p, n in votes.items() if p != primus}
@@ -316,9 +334,11 @@ def caste_majority(names: Sequence[str], votes: Mapping[str, int], princeps: str
 
 
 def guild_majority(names: Sequence[str], symbols: Mapping[str, int], princeps: str, held: str | None = None,
-                   choice: str | None = None, guild: str = "") -> tuple[str | None, bool]:
+                   choice: str | None = None, guild: str = "", no_votes: str = "kept") -> tuple[str | None, bool]:
     """The Guild card to the player with the most symbols (ties: the Princeps); the same reading
-    as the Castes when nobody has a symbol. Returns (holder, taken at this count)."""
+    as the Castes when nobody has a symbol (``no_votes``). Returns (holder, taken at this count)."""
+    if no_votes == "supply" and not any(symbols.values()):
+        return None, False
     winner = _ranked_winner(symbols, names, princeps, choice, "cicero.err.tie_guild", guild, R_GUILD_TIE,
                             "choice")
     return (winner, True) if winner else (held, False)

@@ -7,14 +7,16 @@ no unknown key, counts within the box and the rulebook's limits.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
+from companion.core import houserules
 from companion.core.events import BadInput, NeedsTieBreak, RuleError
 from companion.core.i18n import keyed, message_of
 from companion.core.schema import Bool, Int, Map, Null, Obj, Player, Rows, Text, obj, question
 
 from . import logic
 from .logic import R_AUTOMATII_VOTES, R_PLAYERS
+from .setup import HOUSE_RULES
 from .tables import AUTOMATII_VOTES, CASTES, GUILD_USES, GUILDS, TRIBUTE_WAYS
 
 # The box: 120 Senator cards; the rulebook prints no Senator's votes, so a Family's votes are
@@ -29,6 +31,15 @@ def players(row: Mapping[str, Any] | None = None, optional: Mapping[str, Any] | 
     return Rows(Obj({"name": Text(), **(row or {})}, optional or {}), 2, 5, rule=R_PLAYERS)
 
 
+# The house rules (companion.core.houserules), as in a game's setup: {"house_rules": {name: reading}}.
+HOUSE = Map(Text(), keys=tuple(h.name for h in HOUSE_RULES))
+
+
+def _reading(data: Mapping[str, Any], name: str) -> str:
+    """The reading of one house rule the question asks under (the default when not named)."""
+    return houserules.chosen(data, HOUSE_RULES)[name]
+
+
 # The rule functions name the app's command field; the referee's input names it so.
 FIELDS = {"primus": "primus_choice", "secundus": "secundus_choice"}
 
@@ -39,7 +50,7 @@ def _tie(exc: NeedsTieBreak) -> BadInput:
                           among=", ".join(exc.among)))
 
 
-def _by_name(rows, field: str) -> dict[str, Any]:
+def _by_name(rows: Sequence[Mapping[str, Any]], field: str) -> dict[str, Any]:
     return {r["name"]: r[field] for r in rows}
 
 
@@ -74,14 +85,15 @@ def princeps(data: Mapping[str, Any]) -> dict:
     return out
 
 
-@question(obj({"oldest": Player()}, players=players({"votes": VOTES, "oratores_votes": VOTES,
+@question(obj({"oldest": Player(), "house_rules": HOUSE}, players=players({"votes": VOTES, "oratores_votes": VOTES,
                                                       "age": Int(0, 150, why="a person's age")})))
 def first_princeps(data: Mapping[str, Any]) -> dict:
     rows = data["players"]
     names = logic.check_players([r["name"] for r in rows])
     try:
         result = logic.first_princeps(names, _by_name(rows, "votes"), _by_name(rows, "oratores_votes"),
-                                      _by_name(rows, "age"), data.get("oldest"))
+                                      _by_name(rows, "age"), data.get("oldest"),
+                                      _reading(data, "first_princeps_majority"))
     except NeedsTieBreak as tie:
         raise _tie(tie) from None
     return {"princeps": result.princeps, "decided_by": result.decided_by}
@@ -90,7 +102,7 @@ def first_princeps(data: Mapping[str, Any]) -> dict:
 HELD = obj({"primus": Null(Player()), "secundus": Null(Player())})
 
 
-@question(obj({"held": HELD, "primus_choice": Player(), "secundus_choice": Player()},
+@question(obj({"held": HELD, "primus_choice": Player(), "secundus_choice": Player(), "house_rules": HOUSE},
               players=Rows(Obj({"name": Text()}), 2, 5, rule=R_PLAYERS), princeps=Player(), caste=Text(CASTES),
               votes=Map(VOTES, all_keys=True)))
 def caste_majority(data: Mapping[str, Any]) -> dict:
@@ -101,14 +113,14 @@ def caste_majority(data: Mapping[str, Any]) -> dict:
     try:
         result = logic.caste_majority(names, data["votes"], data["princeps"],
                                       (held.get("primus"), held.get("secundus")), data.get("primus_choice"),
-                                      data.get("secundus_choice"), data["caste"])
+                                      data.get("secundus_choice"), data["caste"], _reading(data, "no_votes"))
     except NeedsTieBreak as tie:
         raise _tie(tie) from None
     return {"caste": data["caste"], "primus": result.primus, "secundus": result.secundus,
             "taken": list(result.taken), "decided_by": _ties(data["votes"], result.primus, result.secundus)}
 
 
-def _ties(scores: Mapping[str, int], *winners) -> dict:
+def _ties(scores: Mapping[str, int], *winners: str | None) -> dict:
     """For each card taken: "most" or "princeps" (a tie the Princeps broke)."""
     out, rest = {}, dict(scores)
     for key, who in zip(("primus", "secundus"), winners):
@@ -120,7 +132,7 @@ def _ties(scores: Mapping[str, int], *winners) -> dict:
     return out
 
 
-@question(obj({"held": Null(Player()), "choice": Player()},
+@question(obj({"held": Null(Player()), "choice": Player(), "house_rules": HOUSE},
               players=Rows(Obj({"name": Text()}), 2, 5, rule=R_PLAYERS), princeps=Player(), guild=Text(GUILDS),
               symbols=Map(Int(0, MAX_VOTES, why="120 Senator cards in the box"), all_keys=True)))
 def guild_majority(data: Mapping[str, Any]) -> dict:
@@ -128,7 +140,7 @@ def guild_majority(data: Mapping[str, Any]) -> dict:
     names = logic.check_players([r["name"] for r in data["players"]])
     try:
         holder, taken = logic.guild_majority(names, data["symbols"], data["princeps"], data.get("held"),
-                                             data.get("choice"), data["guild"])
+                                             data.get("choice"), data["guild"], _reading(data, "no_votes"))
     except NeedsTieBreak as tie:
         raise _tie(tie) from None
     why = _ties(data["symbols"], holder if taken else None).get("primus")

@@ -9,16 +9,26 @@ from typing import Any
 
 from companion.core import votes
 from companion.core.i18n import joined, keyed
-from companion.core.rules import NARRATOR, TABLE
+from companion.core.rules import NARRATOR, TABLE, Outcome
 from companion.core.timers import timer_view
 
 from . import economy, logic
-from .rules import CHECKLIST, PHASE_ITEM, CiceroState, card_points, election_correctable, space_name
+from .rules import election_correctable, first_princeps_correctable, space_name
+from .state import CiceroState, card_points
 from .tables import AUTOMATII_VOTES, CASTES, GUILDS, SPACES, ZONES
 
+# The round summary's checklist; a phase points at the item the table is on.
+CHECKLIST = ("elect", "cicero", "influences", "servants", "tribute", "triumvirate", "castes", "guilds",
+             "cards_pp", "senators_pp", "recover")
+PHASE_ITEM = {"automatii": -1, "automatii_actions": -1, "election": 0, "debate": 0, "ballot": 0,
+              "election_tie": 0, "accusation": 1, "servants": 3, "tribute": 4, "triumvirate": 5,
+              "second_tribute": 5, "castes": 6, "guilds": 7, "prestige": 8, "round_end": 10,
+              "game_over": 11}
 
-def table_view(s: CiceroState, viewer: str) -> dict:
-    view: dict[str, Any] = {
+
+def view(s: CiceroState, viewer: str) -> dict:
+    """Everything a screen shows of the game, for ``viewer`` (only a player's own ballot is theirs)."""
+    out: dict[str, Any] = {
         "game": "cicero",
         "phase": s.phase,
         "phase_name": keyed(f"cicero.phase.{s.phase}"),
@@ -35,15 +45,20 @@ def table_view(s: CiceroState, viewer: str) -> dict:
         "vote": votes.table_view(s.book.current),
         "vote_history": [votes.table_view(v) for v in s.book.history],
         "winners": list(s.winners),
+        "house_rules": dict(s.house_rules),
     }
     turn = s.drafting()
-    view["draft"] = {"order": [[p, n] for p, n in s.draft], "step": s.draft_step,
+    out["draft"] = {"order": [[p, n] for p, n in s.draft], "step": s.draft_step,
                      "player": turn[0] if turn else None, "cards": turn[1] if turn else 0,
                      "pack": 2 * len(s.players), "youngest": s.youngest}
-    view["first_princeps"] = dict(s.first_princeps) if s.first_princeps else None
+    out["first_princeps"] = _jsonable(dict(s.first_princeps)) if s.first_princeps else None
+    # the starting Senators' votes may be set right until the first Servant of round 1
+    out["first_princeps_correctable"] = first_princeps_correctable(s)
     election = s.elections.get(s.round)
-    view["election"] = {
+    out["election"] = {
         "senate_votes": dict(s.votes_this_round()),
+        # what each player announced in the last round that had an election: where the steppers start
+        "last_announced": _last_announced(s),
         "debate_seconds": s.debate_seconds,
         "outgoing": s.princeps if s.phase in ("election", "debate", "ballot", "election_tie") else
         (election or {}).get("outgoing"),
@@ -56,41 +71,54 @@ def table_view(s: CiceroState, viewer: str) -> dict:
         "correctable": election_correctable(s),
     }
     if s.phase == "debate" and s.debate_seconds:
-        view["timer"] = timer_view("cicero.debate", s.debate_seconds, (60, 10), "debate_started", key=s.round)
-    view["automatii"] = _jsonable(s.automatii) if s.automatii else None
-    view["cicero"] = _jsonable(s.cicero) if s.cicero else None
+        out["timer"] = timer_view("cicero.debate", s.debate_seconds, (60, 10), "debate_started", key=s.round)
+    out["automatii"] = _jsonable(s.automatii) if s.automatii else None
+    out["cicero"] = _jsonable(s.cicero) if s.cicero else None
     occupied = s.occupied()
-    view["board"] = [{"space": sp, "name": space_name(sp), "holder": occupied.get(sp)} for sp in SPACES]
-    view["placements"] = [[p, sp] for p, sp in s.placements]
+    out["board"] = [{"space": sp, "name": space_name(sp), "holder": occupied.get(sp)} for sp in SPACES]
+    out["placements"] = [[p, sp] for p, sp in s.placements]
     # "Placing a Servant immediately triggers an action for the player who placed it, and also an
     # action for each of the other players": the last placement's, and the three kinds of space.
-    view["last_effect"] = (logic.space_effect_text(s.placements[-1][1], s.placements[-1][0])
+    out["last_effect"] = (logic.space_effect_text(s.placements[-1][1], s.placements[-1][0])
                            if s.placements else None)
-    view["space_kinds"] = logic.space_kind_texts()
-    view["setup_checklist"] = [keyed(f"cicero.setup.{k}", **params) for k, params in logic.setup_checklist(len(s.players))]
+    out["space_kinds"] = logic.space_kind_texts()
+    out["setup_checklist"] = [keyed(f"cicero.setup.{k}", **params) for k, params in logic.setup_checklist(len(s.players))]
     # Counts the table entered last, carried to the next count so only a change needs a tap.
-    view["carried"] = {k: dict(v) for k, v in s.carried.items()}
-    view["economy"] = _jsonable(s.economy) if s.economy is not None else None
-    view["economy_warnings"] = economy.warnings(s.economy) if s.economy is not None else []
-    view["next_to_place"] = s.next_to_place()
-    view["servants_left"] = s.servants_left()
-    view["tribute"] = dict(s.tribute)
-    view["second_tribute"] = dict(s.second_tribute)
-    view["triumvirate"] = dict(s.triumvirate) if s.triumvirate else None
-    view["castes"] = [{"caste": c, "zone": ZONES[c], "primus": s.caste_cards.get(c, (None, None))[0],
+    out["carried"] = {k: dict(v) for k, v in s.carried.items()}
+    out["economy"] = _jsonable(s.economy) if s.economy is not None else None
+    out["economy_warnings"] = economy.warnings(s.economy) if s.economy is not None else []
+    out["next_to_place"] = s.next_to_place()
+    out["servants_left"] = s.servants_left()
+    out["tribute"] = dict(s.tribute)
+    out["second_tribute"] = dict(s.second_tribute)
+    out["triumvirate"] = dict(s.triumvirate) if s.triumvirate else None
+    out["castes"] = [{"caste": c, "zone": ZONES[c], "primus": s.caste_cards.get(c, (None, None))[0],
                        "secundus": s.caste_cards.get(c, (None, None))[1],
                        "votes": dict(s.caste_counts[c]) if c in s.caste_counts else None} for c in CASTES]
-    view["guilds"] = [{"guild": g, "holder": s.guild_cards.get(g), "use": s.guild_use.get(g),
+    out["guilds"] = [{"guild": g, "holder": s.guild_cards.get(g), "use": s.guild_use.get(g),
                        "symbols": dict(s.guild_counts[g]) if g in s.guild_counts else None} for g in GUILDS]
-    view["card_corrections"] = [_jsonable(dict(c)) for c in s.card_corrections]
-    view["count_next"] = s.count_next()
-    view["pending_guild"] = s.pending_guild
-    view["card_points"] = card_points(s)
-    view["last_score"] = _jsonable(s.last_score) if s.last_score else None
+    out["card_corrections"] = [_jsonable(dict(c)) for c in s.card_corrections]
+    out["count_next"] = s.count_next()
+    out["pending_guild"] = s.pending_guild
+    out["card_points"] = card_points(s)
+    out["last_score"] = _jsonable(s.last_score) if s.last_score else None
     if viewer not in (TABLE, NARRATOR) and viewer in s.players and s.book.current is not None:
         ballot = s.book.current.ballots.get(viewer)
-        view["my_ballot"] = ballot.choice if ballot else None
-    return view
+        out["my_ballot"] = ballot.choice if ballot else None
+    return out
+
+
+def outcome(state: CiceroState) -> Outcome | None:
+    if state.phase != "game_over":
+        return None
+    final = ", ".join(f"{p} {state.prestige[p]}" for p in state.players)
+    return {"winners": list(state.winners),
+            "summary": keyed("cicero.summary", winners=" & ".join(state.winners), final=final)}
+
+
+def _last_announced(s: CiceroState) -> dict[str, int]:
+    rounds = sorted(r for r in s.senate_votes if r < s.round)
+    return dict(s.senate_votes[rounds[-1]]) if rounds else {}
 
 
 def _jsonable(value: Any) -> Any:

@@ -10,7 +10,7 @@ from companion.app.gameui import GameUI, OptionField
 from companion.core.events import Event
 from companion.core.i18n import tr
 from companion.core.narration import Mark, WaitFor
-from companion.games.cicero import CiceroRules, Phase, cues, youngest_tie_break
+from companion.games.cicero import CiceroRules, Phase, event_cues, youngest_tie_break
 
 SCREENS: dict[Phase, str] = {
     "draft": "start", "first_princeps": "start",
@@ -47,7 +47,7 @@ class CiceroUI(GameUI):
         from . import board, election, majorities, prestige, start, tribute
         self._last = app.session.state if app.session is not None else None
         if app.session is not None and len(app.session.events) <= 1 and app.narrator is not None:
-            self._speak(app, cues(self._last, self._last, app.session.events))  # a new game
+            self._speak(app, event_cues(self._last, self._last, app.session.events))  # a new game
         return [m.make(app) for m in (start, election, board, tribute, majorities, prestige)]
 
     def screen_for(self, view: Mapping[str, Any]) -> str:
@@ -63,7 +63,7 @@ class CiceroUI(GameUI):
             return
         if after.phase != before.phase or after.round != before.round:
             app.narrator.drop_topic(PHASE_TOPIC)  # the last phase's guide is no longer true
-        self._speak(app, cues(before, after, events))
+        self._speak(app, event_cues(before, after, events))
 
     def _speak(self, app, pairs):
         for script, context in pairs:

@@ -22,10 +22,28 @@ def demand_text(cicero: dict | None) -> str:
               castes=tr("cicero.word.and").join(cicero["senator_castes"]))
 
 
+def first_princeps_text(view: dict) -> str:
+    """Round 1: "Marcus is the first Princeps, as the oldest (Senate votes: ...)" and the corrections."""
+    first = view.get("first_princeps")
+    if not first:
+        return ""
+
+    def counts(numbers: dict) -> str:
+        return ", ".join(f"{p} {numbers[p]}" for p in view["players"] if p in numbers)
+    text = tr("cicero.ui.first_princeps_result", princeps=first["princeps"],
+              by=tr(f"cicero.ui.first_by.{first['decided_by']}"), votes=counts(first["votes"]),
+              oratores=counts(first["oratores"]))
+    for c in first.get("corrections") or ():
+        b = c["before"]
+        text += "\n" + tr("cicero.ui.first_corrected", reason=c["reason"], princeps=b["princeps"],
+                          votes=counts(b["votes"]), oratores=counts(b["oratores"]))
+    return text
+
+
 def election_text(view: dict) -> str:
     result = view["election"]["result"]
     if not result:
-        return ""
+        return first_princeps_text(view) if view.get("round") == 1 else ""
     tally = ", ".join(f"{p} {n}" for p, n in sorted(result["tally"].items(), key=lambda kv: -kv[1]))
     text = tr("cicero.ui.elected", princeps=result["princeps"], tally=tally)
     if result.get("automatii_to"):
@@ -65,6 +83,7 @@ class BoardScreen(CiceroScreen):
         self.ids.demand.text = demand_text(v.get("cicero"))
         self.ids.election.text = election_text(v)
         self.ids.correct_votes_button.disabled = not (v.get("election") or {}).get("correctable")
+        self.ids.correct_first_button.disabled = not v.get("first_princeps_correctable")
         self.ids.effect_heading.text, self.ids.effect.text = effect_text(v)
         if v["phase"] == "accusation":
             self._card()
@@ -75,6 +94,11 @@ class BoardScreen(CiceroScreen):
         """The announced Senate votes set right (the election's result screen's way back)."""
         from companion.app.games.cicero.correct import open_votes
         return open_votes(self)
+
+    def correct_first(self):
+        """The first Princeps' starting votes set right (round 1, until the first Servant)."""
+        from companion.app.games.cicero.correct import open_first
+        return open_first(self)
 
     # Cicero's card ---------------------------------------------------------------------------
     def _card(self):

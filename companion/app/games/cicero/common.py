@@ -14,7 +14,9 @@ from companion.app.gamescreen import GameScreen
 from companion.app.screens import load_kv
 from companion.app.widgets import BigButton
 from companion.core.events import BadInput, Command, NeedsTieBreak, RuleError
-from companion.core.i18n import tr
+from companion.core.houserules import applies
+from companion.core.i18n import text_of, tr
+from companion.games.cicero import CiceroRules
 
 
 class CButton(BigButton):
@@ -134,6 +136,13 @@ class CiceroScreen(GameScreen):
         except (RuleError, BadInput):
             return None
         return None
+
+
+def house_rule_text(view: dict, name: str) -> str:
+    """The reading of a house rule that applies to this game, with the rulebook's words (shown on
+    the screen that decides by it)."""
+    rule = next(h for h in CiceroRules.house_rules if h.name == name)
+    return text_of(applies(rule, (view.get("house_rules") or {}).get(name, rule.default)))
 
 
 def fill(box, widgets):

@@ -1,5 +1,6 @@
 """Setting the tablet right when the table knows better, each correction one command with its
-reason (undoable): the Senate votes a Family announced aloud, entered wrong (the Princeps is
+reason (undoable): the first Princeps' count of the starting Senators (until the first Servant of
+round 1 is placed), the Senate votes a Family announced aloud, entered wrong (the Princeps is
 decided again from the revealed ballots, until the first Servant is placed), and who holds the
 majority cards (they go on scoring each Prestige phase)."""
 from __future__ import annotations
@@ -8,9 +9,10 @@ from kivy.factory import Factory
 from kivy.properties import ListProperty, ObjectProperty, StringProperty
 from kivy.uix.modalview import ModalView
 
+from companion.app.games.cicero.common import house_rule_text
 from companion.app.screens import load_kv
 from companion.core.events import BadInput, Command, NeedsTieBreak, RuleError
-from companion.core.i18n import tr
+from companion.core.i18n import text_of, tr
 from companion.games.cicero import CASTES, GUILDS
 
 load_kv(__file__)
@@ -173,6 +175,78 @@ class CardsCorrection(_Panel):
                                  reason=reason):
                     return
         self.ids.reason.text = ""
+
+
+class FirstPrincepsCorrection(_Panel):
+    """The first Princeps' count: each Family's Senate and Oratores votes of its 2 starting
+    Senators, as the table counts them now (round 1, until the first Servant is placed)."""
+    tied = ListProperty([])   # the corrected counts tie on age too: the table says who is the oldest
+    _tie_text = ""
+
+    def on_open(self):
+        first = (self.app.view or {}).get("first_princeps") or {}
+        box = self.ids.players
+        box.clear_widgets()
+        self._steppers = []
+        for p in (self.app.view or {}).get("players", []):
+            row = Factory.CSeatPairRow(player=p, stripe=self.screen.seat_colour(p))
+            pair = Factory.CStepperPair()
+            for field, label in (("votes", "cicero.ui.senate_votes"), ("oratores", "cicero.ui.oratores_votes")):
+                s = self.screen.stepper(tr(label), (first.get(field) or {}).get(p, 0), key=f"{field}:{p}")
+                pair.add_widget(s)
+                self._steppers.append(s)
+            row.add_widget(pair)
+            box.add_widget(row)
+        super().on_open()
+
+    def build(self):
+        v = self.app.view or {}
+        from companion.app.games.cicero.board import first_princeps_text
+        self.ids.now.text = tr("cicero.ui.correct_now", result=first_princeps_text(v))
+        self.ids.rule.text = house_rule_text(v, "first_princeps_majority")
+        ties = self.ids.ties
+        ties.clear_widgets()
+        if self.tied:
+            ties.add_widget(Factory.CLine(text=self._tie_text, font_size="22sp"))
+            row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="64dp")
+            for p in self.tied:
+                row.add_widget(self.button(p, lambda b: self.record(b.value), player=p, value=p))
+            ties.add_widget(row)
+        self.ids.record_button.disabled = not v.get("first_princeps_correctable")
+
+    def counts(self) -> dict:
+        data: dict[str, dict[str, int]] = {"votes": {}, "oratores": {}}
+        for s in self._steppers:
+            field, player = s.key.split(":", 1)
+            data[field][player] = int(s.number)
+        return data
+
+    def record(self, oldest: str | None = None):
+        reason = self.reason()
+        if reason is None:
+            return
+        data: dict = {**self.counts(), "reason": reason}
+        if oldest is not None:
+            data["oldest"] = oldest
+        else:
+            try:  # tied on votes, Oratores and age in years: the table says who is older first
+                self.app.session.check(Command("correct_first_princeps", data))
+            except NeedsTieBreak as tie:
+                self.tied, self._tie_text = list(tie.among), text_of(tie)
+                self.build()
+                return
+            except (RuleError, BadInput):
+                pass  # refused: send() shows why
+        if self.send("correct_first_princeps", **data):
+            self.tied = []
+            self.ids.reason.text = ""
+            self.build()
+
+
+def open_first(screen) -> FirstPrincepsCorrection:
+    panel = FirstPrincepsCorrection(app=screen.app, screen=screen)
+    panel.open()
+    return panel
 
 
 def open_votes(screen) -> VotesCorrection:

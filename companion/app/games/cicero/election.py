@@ -83,7 +83,7 @@ class ElectionScreen(CiceroScreen):
     def _announce(self, body):
         v = self.view
         announced = v["election"]["senate_votes"]
-        last = self._last_round_votes()
+        last = v["election"]["last_announced"]
         self._steppers = []
         for p in v["players"]:
             row = Factory.CSeatRow(player=p, stripe=self.seat_colour(p))
@@ -100,13 +100,6 @@ class ElectionScreen(CiceroScreen):
         body.add_widget(timer)
         body.add_widget(Factory.Widget())
         body.add_widget(self.button(tr("cicero.ui.start_debate"), lambda b: self._start(), height="80dp"))
-
-    def _last_round_votes(self) -> dict:
-        """What each player announced last round: a starting point for the steppers."""
-        session = self.app.session
-        past = session.state.senate_votes if session is not None else {}
-        rounds = sorted(r for r in past if r < self.view.get("round", 0))
-        return dict(past[rounds[-1]]) if rounds else {}
 
     def _start(self):
         votes = {s.key: int(s.number) for s in self._steppers}

@@ -10,7 +10,7 @@ from kivy.properties import BooleanProperty
 from kivy.uix.label import Label
 
 from companion.app.theme import ui
-from companion.app.games.cicero.common import CiceroScreen
+from companion.app.games.cicero.common import CiceroScreen, house_rule_text
 from companion.app.screens import load_kv
 from companion.core.i18n import text_of, tr
 
@@ -81,6 +81,10 @@ class MajoritiesScreen(CiceroScreen):
             s.number = (self._entered.get(row.player, 0) if self._entered_for == name
                         else carried.get(row.player, 0))
             body.add_widget(row)
+        # a count where nobody has a vote: the reading this table plays by, in the rule's words
+        rule = Factory.CLine(text=house_rule_text(v, "no_votes"), font_size="18sp", color=ui.muted)
+        rule.role = "house_rule"  # for tests and tools that look it up
+        body.add_widget(rule)
         body.add_widget(Factory.Widget())
         row = Factory.BoxLayout(spacing="8dp", size_hint_y=None, height="76dp")
         row.add_widget(self.button(tr("cicero.ui.count"), lambda b: self._count(), height="76dp"))

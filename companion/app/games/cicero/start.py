@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kivy.factory import Factory
 
-from companion.app.games.cicero.common import CiceroScreen, fill
+from companion.app.games.cicero.common import CiceroScreen, fill, house_rule_text
 from companion.app.screens import load_kv
 from companion.app.theme import ui
 from companion.core.i18n import text_of, tr
@@ -30,6 +30,10 @@ class StartScreen(CiceroScreen):
             rows.append(Factory.CCheck(text=text, status=status, font_size="24sp"))
         fill(self.ids.draft_order, rows)
         first = v["phase"] == "first_princeps"
+        # "If one player has a strict majority": the reading this table plays by, in the rule's words
+        half = (v.get("house_rules") or {}).get("first_princeps_majority") == "more_than_half"
+        self.ids.first_rule.text = tr("cicero.ui.first_princeps_rule_half" if half else "cicero.ui.first_princeps_rule")
+        self.ids.first_applies.text = house_rule_text(v, "first_princeps_majority") if first else ""
         self.ids.draft_button.disabled = first
         self.ids.draft_button.text = (tr("cicero.ui.draft_done", player=draft["player"], cards=draft["cards"])
                                       if draft["player"] else tr("cicero.ui.draft_complete"))

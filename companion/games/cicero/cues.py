@@ -5,12 +5,15 @@ transcript) to queue in order. Cicero has no eyes-closed phase, so the lines onl
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from companion.core.events import Event
 from companion.core.i18n import keyed
 from companion.core.narration import Script, load_script, shared_script
 
 from .logic import and_list, space_effect_text
+from .state import CiceroState
 from .tables import ZONES
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
@@ -36,7 +39,7 @@ def _duration(seconds: int) -> dict:
     return keyed("cicero.say.seconds", n=seconds)
 
 
-def context(state) -> dict:
+def context(state: CiceroState) -> dict:
     """Every placeholder the scripts use, from the state after the events."""
     automatii = state.automatii or {}
     return {
@@ -49,7 +52,7 @@ def context(state) -> dict:
     }
 
 
-def cues(before, after, events) -> list[tuple[Script, dict]]:
+def cues(before: CiceroState, after: CiceroState, events: Sequence[Event]) -> list[tuple[Script, dict]]:
     """The scripts to play after ``events`` took the state from ``before`` to ``after``."""
     out: list[tuple[str, dict]] = []
     ctx = context(after)
@@ -59,6 +62,9 @@ def cues(before, after, events) -> list[tuple[Script, dict]]:
             out.append(("draft", {}))
         elif kind == "first_princeps_elected":
             out += [("first_princeps_named", {"princeps": d["princeps"]}), ("round_start", {})]
+        elif kind == "first_princeps_corrected" and d["princeps"] != d["before"]["princeps"]:
+            # the corrected counts gave another first Princeps: the table hears who is first now
+            out.append(("first_princeps_named", {"princeps": d["princeps"]}))
         elif kind == "round_started":
             out.append(("round_start", {}))
         elif kind == "automatii_placed":

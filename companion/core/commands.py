@@ -372,14 +372,7 @@ def legal_values(rules: Any, state: Any, name: str, arg: str, seat: str | None =
 
 def command(name: str, handler: Callable, rule: str, *args: Arg, who: tuple[str, ...] = (TABLE,),
             doc: str = "", seat_arg: str | None = None,
-            sample: Callable[[Any, random.Random], dict] | None = None, passes: str = "source") -> CommandSpec:
-    """One row of a game's table. ``handler`` is the game's rule function, called as
-    ``handler(rules, state, data)`` plus what ``passes`` names: the command's ``source``, the whole
-    ``command``, or nothing (``"data"``)."""
-    if passes == "data":
-        call = lambda rules, state, d, c: handler(rules, state, d)  # noqa: E731
-    elif passes == "command":
-        call = lambda rules, state, d, c: handler(rules, state, d, c)  # noqa: E731
-    else:
-        call = lambda rules, state, d, c: handler(rules, state, d, c.source)  # noqa: E731
-    return CommandSpec(name, who, tuple(args), rule, call, doc, seat_arg, sample)
+            sample: Callable[[Any, random.Random], dict] | None = None) -> CommandSpec:
+    """One row of a game's table. ``handler`` is the game's rule function, one signature in every
+    game: ``handler(rules, state, data, command)`` (a method ``_do_<name>(self, state, data, command)``)."""
+    return CommandSpec(name, who, tuple(args), rule, handler, doc, seat_arg, sample)

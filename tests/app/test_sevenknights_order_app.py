@@ -6,7 +6,6 @@ import pytest
 
 from companion.core.i18n import tr
 from tests.app.test_sevenknights_app import PLAYERS, on, recommend_by_touch, search_by_touch, settle, tap_player, tap_text
-from companion.app.games.sevenknights import SevenKnightsUI
 from tests.app.test_sevenknights_corrections_app import correct
 
 
@@ -73,17 +72,11 @@ def test_a_corrected_arrow_flags_a_question_already_asked(driver):
                                                  ("by_round", "House rule: the winners score 2 in round 1", 2)])
 def test_the_score_screen_says_which_reading_of_the_scoring_cards_applies(driver, reading, words, ann):
     """"16 Scoring Cards (front 0/2 points, back 0/3 points)": the reading chosen at setup (the
-    shell's setup screen records it as setup["house_rules"]; here put into the setup as it does)."""
+    shell's setup screen records it as setup["house_rules"], tapped there)."""
     app = driver.app
-    original = SevenKnightsUI.make_setup
-
-    def with_house_rule(self, table, options):
-        return {**original(self, table, options), "house_rules": {"round_points": reading}}
-    SevenKnightsUI.make_setup = with_house_rule
-    try:
-        driver.start_game("sevenknights", PLAYERS, first="Ann", options={"mode": "basic"})
-    finally:
-        SevenKnightsUI.make_setup = original
+    driver.start_game("sevenknights", PLAYERS, first="Ann", options={"mode": "basic"},
+                      house_rules={"round_points": reading})
+    assert app.session.setup["house_rules"] == {"round_points": reading}
     screen = to_the_captain(driver, looks=("Di", "Cy", "Bo", "center", "Bo"))
     driver.tap(screen.ids.skip_button)
     on(driver, "sevenknights.captain")
@@ -107,14 +100,10 @@ def test_the_new_buttons_and_the_house_rule_in_german(driver, tmp_path, monkeypa
     from tests.languages import use_french_and_german
     use_french_and_german(tmp_path, monkeypatch)
     app = driver.app
-    original = SevenKnightsUI.make_setup
-
-    def with_house_rule(self, table, options):
-        return {**original(self, table, options), "house_rules": {"round_points": "by_round"}}
     try:
         choose_language(driver, "Deutsch")
-        monkeypatch.setattr(SevenKnightsUI, "make_setup", with_house_rule)
-        driver.start_game("sevenknights", PLAYERS, first="Ann", options={"mode": "basic"})
+        driver.start_game("sevenknights", PLAYERS, first="Ann", options={"mode": "basic"},
+                          house_rules={"round_points": "by_round"})
         for at in ["Bo", "Cy", "Di", "center", "Ann"]:
             assert app.send("look", at=at)
         for target in ["Cy", "Ed", "Ann", "Ed", "Cy"]:

@@ -277,6 +277,7 @@ class SevenKnightsRules(GameRules):
     rules_version = RULES_VERSION
     title = "sevenknights.title"
     min_players, max_players = 3, 8
+    house_rules = game_setup.HOUSE_RULES   # chosen at the table's setup (the shell lists them)
 
     def initial_state(self, setup: Mapping[str, Any]) -> SevenKnightsState:
         return game_setup.initial_state(setup)
@@ -293,12 +294,12 @@ class SevenKnightsRules(GameRules):
         if not isinstance(name, str):
             raise BadInput(keyed("refusals.sk.name_needed", what=what))
 
-    def _do_look(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_look(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "search", rule=R_SEARCH)
         looker = state.order[state.turn]
-        if "looker" in d and d["looker"] != looker:
+        if "looker" in data and data["looker"] != looker:
             raise RuleError(keyed("sevenknights.err.not_your_look", player=looker), R_SEARCH)
-        at = d.get("at")
+        at = data.get("at")
         self._player(at, "the tile looked at")
         targets = look_targets(state, looker)
         if at not in targets:
@@ -308,26 +309,26 @@ class SevenKnightsRules(GameRules):
             raise RuleError(keyed("sevenknights.err.no_such_tile", at=at, choices=", ".join(targets)), rule)
         return [("tile_looked", {"round": state.round.number, "search": state.search, "looker": looker, "at": at})]
 
-    def _do_correct_arrow(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_correct_arrow(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         """The tablet's Arrow set to where the Player Card (Arrow) on the table points: "Place
         your Player Card (Arrow) pointing at the tile you've looked at so that everyone knows
         which tile you saw." The cards are public, so this reveals nothing; TORIKO and the points
         follow the corrected Arrows when the result is entered."""
-        reason = d.get("reason")
+        reason = data.get("reason")
         if not isinstance(reason, str) or not reason.strip() or "\n" in reason or len(reason.strip()) > MAX_REASON:
             raise BadInput(keyed("sevenknights.err.correction_reason", most=MAX_REASON))
-        looker = d.get("looker")
+        looker = data.get("looker")
         self._player(looker, keyed("sevenknights.what.arrow_of"))
         if looker not in state.players:
             raise BadInput(keyed("refusals.not_at_table", name=looker))
         mode = state.rules_mode
-        search = d.get("search", 1)
+        search = data.get("search", 1)
         if not isinstance(search, int) or isinstance(search, bool) or not 1 <= search <= len(mode.searches):
             raise BadInput(keyed("sevenknights.err.search_pass", search=search))
         arrow = placed_arrow(state.round, looker, search)
         if arrow is None:
             raise RuleError(keyed("sevenknights.err.no_arrow_yet", player=looker), search_rule(mode, search))
-        at = d.get("at")
+        at = data.get("at")
         self._player(at, keyed("sevenknights.what.tile_looked_at"))
         targets = search_targets(mode, state.players, looker, search)
         if at not in targets:
@@ -338,16 +339,16 @@ class SevenKnightsRules(GameRules):
                                   choices=", ".join(targets)), rule)
         if at == arrow.at:
             raise RuleError(keyed("sevenknights.err.arrow_same", player=looker, at=place_text(at)), R_ARROW)
-        data: dict[str, Any] = {"round": state.round.number, "looker": looker, "search": search,
+        event_data: dict[str, Any] = {"round": state.round.number, "looker": looker, "search": search,
                                 "before": arrow.at, "after": at, "reason": reason.strip()}
         arrows = tuple(replace(a, at=at) if a is arrow else a for a in state.round.arrows)
         # The questions already asked, checked again with the corrected Arrow.
         forbidden = forbidden_questions(arrows, state.round.questions)
         if forbidden != state.round.forbidden:
-            data["forbidden"] = list(forbidden)
+            event_data["forbidden"] = list(forbidden)
         if state.round.result is not None:
-            data.update(self._rescored(state, arrows))
-        return [("arrow_corrected", data)]
+            event_data.update(self._rescored(state, arrows))
+        return [("arrow_corrected", event_data)]
 
     def _rescored(self, state: SevenKnightsState, arrows: Sequence[Arrow]) -> dict[str, Any]:
         """An Arrow corrected once the round's result is in: the result the corrected Arrows give
@@ -364,31 +365,31 @@ class SevenKnightsRules(GameRules):
                              old.in_order, old.why == "captain_witch", state.points_reading)
         return self._scored_data(state, result, without=old)
 
-    def _do_ask_question(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_ask_question(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "questions", "order_question", rule=R_QUESTION)
         by_captain = state.phase == "order_question"
         asker = state.round.captain if by_captain else state.order[state.turn]
         rule = R_CAPTAIN_QUESTION if by_captain else R_QUESTION
-        if "asker" in d and d["asker"] != asker:
+        if "asker" in data and data["asker"] != asker:
             raise RuleError(keyed("sevenknights.err.not_your_question", player=asker), rule)
-        target = d.get("target")
+        target = data.get("target")
         self._player(target, keyed("refusals.sk.the_player_asked"))
         if target not in state.players:
             raise BadInput(keyed("refusals.not_at_table", name=target))
         if target == asker:
             raise RuleError(keyed("sevenknights.err.ask_yourself"), R_QUESTION)
-        template = d.get("template", "free")
+        template = data.get("template", "free")
         if template not in TEMPLATES:
             raise BadInput(keyed("refusals.sk.template", template=template))
         out: dict[str, Any] = {"round": state.round.number, "asker": asker, "target": target,
                                "template": template, "by_captain": by_captain}
         if template in NEEDS_N:
-            n = d.get("n")
+            n = data.get("n")
             if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 7:
                 raise BadInput(keyed("refusals.sk.question_number"))
             out["n"] = n
         if template in NEEDS_OTHER:
-            other = d.get("other")
+            other = data.get("other")
             self._player(other, keyed("refusals.sk.the_other_player"))
             if other not in state.players:
                 raise BadInput(keyed("refusals.not_at_table", name=other))
@@ -396,11 +397,11 @@ class SevenKnightsRules(GameRules):
                 raise BadInput(keyed("refusals.sk.named_twice", name=target))
             out["other"] = other
         if template == "free":
-            text = d.get("text")
+            text = data.get("text")
             if not isinstance(text, str) or not text.strip() or "\n" in text or len(text) > MAX_QUESTION_CHARS:
                 raise BadInput(keyed("sevenknights.err.question_words", most=MAX_QUESTION_CHARS))
             out["text"] = text.strip()
-        answer = d.get("answer")
+        answer = data.get("answer")
         if answer not in ("yes", "no"):
             raise BadInput(keyed("refusals.sk.answer"))
         out["answer"] = answer
@@ -410,26 +411,26 @@ class SevenKnightsRules(GameRules):
             raise RuleError(keyed("sevenknights.err.forbidden", asker=asker), R_FORBIDDEN)
         return [("question_asked", out)]
 
-    def _do_skip_captain_question(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_skip_captain_question(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         """The Captain's additional question is the Captain's to ask: skipped, the Captain
         reveals their own tile next."""
         self._phase(state, "order_question", rule=R_CAPTAIN_QUESTION)
         return [("captain_question_skipped", {"round": state.round.number, "captain": state.round.captain})]
 
-    def _do_open_recommendation(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_open_recommendation(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "recommendation", rule=R_RECOMMEND)
         spec = votes.VoteSpec(
             vote_id=f"recommendation-{state.round.number}", kind="pick", voters=state.players,
             options=state.players, allow_self=True, question=keyed("sevenknights.vote.question"))
         return votes.open_vote(state.book, spec)
 
-    def _do_cast_ballot(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_cast_ballot(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "recommendation", rule=R_RECOMMEND)
-        if "choice" in d and d["choice"] is None or "option" in d and d["option"] is None:
+        if "choice" in data and data["choice"] is None or "option" in data and data["option"] is None:
             raise RuleError(keyed("sevenknights.err.must_recommend"), R_RECOMMEND)
-        return self._with_captain(state, votes.cast(state.book, d, command.source))
+        return self._with_captain(state, votes.cast(state.book, data, command.source))
 
-    def _do_reveal_vote(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_reveal_vote(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "recommendation", rule=R_RECOMMEND)
         current = state.book.current
         if current is not None and current.waiting:
@@ -442,10 +443,10 @@ class SevenKnightsRules(GameRules):
         return votes.on_reveal(state.book, events, "result",
                                lambda ballots: captain_data(state.players, state.round.first, ballots))
 
-    def _do_reveal_captain_tile(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_reveal_captain_tile(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "captain_reveal", rule=R_CAPTAIN_REVEAL)
         mode, n = state.rules_mode, len(state.players)
-        tile = d.get("tile")
+        tile = data.get("tile")
         if tile == WITCH:
             if not mode.witch:
                 raise RuleError(keyed("sevenknights.err.no_witch_in_mode"), R_NO_WITCH)
@@ -460,13 +461,13 @@ class SevenKnightsRules(GameRules):
             raise RuleError(keyed("sevenknights.err.tile_not_prepared", tile=tile, count=n), R_TILES)
         return [("captain_tile_revealed", {"round": state.round.number, "captain": state.round.captain, "tile": tile})]
 
-    def _do_enter_result(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_enter_result(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         self._phase(state, "formation")
-        in_order = d.get("in_order")
+        in_order = data.get("in_order")
         if not isinstance(in_order, bool):
             raise BadInput(keyed("refusals.sk.in_order"))
         places = witch_places(state)
-        witch = d.get("witch")
+        witch = data.get("witch")
         if not places:
             if witch is not None:
                 raise RuleError(keyed("sevenknights.err.no_witch_in_mode"), R_NO_WITCH)
@@ -480,7 +481,7 @@ class SevenKnightsRules(GameRules):
         return [("formation_revealed", {"round": state.round.number, "in_order": in_order, "witch": witch,
                                         **self._scored_data(state, result)})]
 
-    def _do_reveal_toriko(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_reveal_toriko(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         """FAQ: "What happens if the Captain is TORIKO? A: It's a victory for the Witch Team. The
         Captain can either arrange the beloved Myrmamius in the formation or reveal their TORIKO
         status and move on to the Cleanup Phase." The Captain's own tile is a Knight (revealed);
@@ -489,7 +490,7 @@ class SevenKnightsRules(GameRules):
         if not witch_places(state):
             raise RuleError(keyed("sevenknights.err.no_witch_in_mode"), R_NO_WITCH)
         captain, seen = state.round.captain, toriko_places(state)
-        witch = d.get("witch", seen[0] if len(seen) == 1 else None)
+        witch = data.get("witch", seen[0] if len(seen) == 1 else None)
         self._player(witch, keyed("sevenknights.what.witch_seen"))
         if witch not in seen:
             raise RuleError(keyed("sevenknights.err.captain_did_not_see", captain=captain, at=place_text(witch),
@@ -510,12 +511,12 @@ class SevenKnightsRules(GameRules):
             data["winners"] = game_winners(state.players, mode, totals, result.winner)
         return data
 
-    def _do_start_next_round(self, state: SevenKnightsState, d: Mapping[str, Any], command: Command) -> Events:
+    def _do_start_next_round(self, state: SevenKnightsState, data: Mapping[str, Any], command: Command) -> Events:
         if state.phase == "game_over":
             raise RuleError(keyed("sevenknights.err.game_over"),
                             R_TUTORIAL_END if state.rules_mode.rounds == 1 else R_END)
         self._phase(state, "cleanup", rule=R_NEXT_FIRST)
-        first = d.get("first")
+        first = data.get("first")
         self._player(first, keyed("refusals.sk.the_next_first"))
         if first not in state.players:
             raise BadInput(keyed("refusals.not_at_table", name=first))

@@ -36,21 +36,21 @@ MAX_INPUT = 1_000_000  # characters: a question is a table's worth of data, not 
 
 def questions(game: str) -> Mapping[str, Callable[[dict], dict]]:
     if game not in GAMES:
-        raise BadInput(keyed("refusals2.referee.unknown_game", game=game, games=", ".join(GAMES)))
+        raise BadInput(keyed("refusals.referee.unknown_game", game=game, games=", ".join(GAMES)))
     try:
         module = importlib.import_module(f"companion.games.{game}.referee")
     except ModuleNotFoundError:
-        raise BadInput(keyed("refusals2.referee.no_referee", game=game)) from None
+        raise BadInput(keyed("refusals.referee.no_referee", game=game)) from None
     return module.QUESTIONS
 
 
 def ask(game: str, question: str, data) -> dict:
     table = questions(game)
     if question not in table:
-        raise BadInput(keyed("refusals2.referee.unknown_question", question=question, game=game,
+        raise BadInput(keyed("refusals.referee.unknown_question", question=question, game=game,
                              questions=", ".join(sorted(table))))
     if not isinstance(data, dict):
-        raise BadInput(keyed("refusals2.referee.one_object"))
+        raise BadInput(keyed("refusals.referee.one_object"))
     fn = table[question]
     schema = getattr(fn, "schema", None)
     if schema is not None:
@@ -62,20 +62,20 @@ def _no_duplicates(pairs):
     seen = {}
     for key, value in pairs:
         if key in seen:
-            raise BadInput(keyed("refusals2.referee.key_twice", entry=key))
+            raise BadInput(keyed("refusals.referee.key_twice", entry=key))
         seen[key] = value
     return seen
 
 
 def _no_constant(name):
-    raise BadInput(keyed("refusals2.referee.not_a_number", name=name))
+    raise BadInput(keyed("refusals.referee.not_a_number", name=name))
 
 
 def parse(text: str):
     """Strict JSON: no NaN/Infinity, no key twice in an object, no nesting deep enough to
     exhaust the parser (one line, never a RecursionError)."""
     if len(text) > MAX_INPUT:
-        raise BadInput(keyed("refusals2.referee.too_long", size=len(text), most=MAX_INPUT))
+        raise BadInput(keyed("refusals.referee.too_long", size=len(text), most=MAX_INPUT))
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
         # JSON may spell half of a UTF-16 pair alone ("\\ud800"): Python keeps it, and the answer,
@@ -83,14 +83,14 @@ def parse(text: str):
         json.dumps(data, ensure_ascii=False).encode("utf-8")
         return data
     except UnicodeEncodeError as exc:
-        raise BadInput(keyed("refusals2.referee.lone_surrogate", code=f"\\u{ord(exc.object[exc.start]):04x}")) from None
+        raise BadInput(keyed("refusals.referee.lone_surrogate", code=f"\\u{ord(exc.object[exc.start]):04x}")) from None
     except RecursionError:
-        raise BadInput(keyed("refusals2.referee.too_deep")) from None
+        raise BadInput(keyed("refusals.referee.too_deep")) from None
     except BadInput:
         raise
     except ValueError as exc:  # JSONDecodeError, a number too long to read
-        raise BadInput(keyed("refusals2.referee.bad_json", line=exc.lineno, column=exc.colno)
-                       if isinstance(exc, json.JSONDecodeError) else keyed("refusals2.referee.bad_number")) from None
+        raise BadInput(keyed("refusals.referee.bad_json", line=exc.lineno, column=exc.colno)
+                       if isinstance(exc, json.JSONDecodeError) else keyed("refusals.referee.bad_number")) from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None, stderr=None) ->
             try:
                 raw = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise BadInput(keyed("refusals2.referee.not_utf8", byte=exc.start)) from None
+                raise BadInput(keyed("refusals.referee.not_utf8", byte=exc.start)) from None
         answer = i18n.texts(ask(args.game, args.question, parse(raw)))  # messages said in --lang
         text = json.dumps(answer, ensure_ascii=False)
     except (BadInput, RuleError) as exc:

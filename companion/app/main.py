@@ -151,7 +151,7 @@ class CompanionApp(App):
             self.settings.language = "en"
         if problems:  # the wrong ones at their defaults, the others kept: said in one line
             log.error("%s — using their defaults", "; ".join(map(str, problems)))
-            said = i18n.tr("app2.settings.partly_used", problems="; ".join(map(i18n.error_text, problems)))
+            said = i18n.tr("settings.problem.partly_used", problems="; ".join(map(i18n.error_text, problems)))
             self._startup_error = " ".join(filter(None, [getattr(self, "_startup_error", ""), said]))
         if not self._open_storage():
             return self._refusal()
@@ -465,7 +465,7 @@ class CompanionApp(App):
         if last is not None and now - last < self.VOICE_ERROR_EVERY_S:
             return
         self._voice_error_at = now
-        said = i18n.tr("app2.voice_failed", problem=i18n.error_text(exc))
+        said = i18n.tr("app.voice_failed", problem=i18n.error_text(exc))
         Clock.schedule_once(lambda dt: self.toast(said), 0)
 
     def on_narration_mark(self, name):
@@ -745,11 +745,11 @@ class CompanionApp(App):
                 # The rules' reason may name the choice ("Ann cannot vote for themself"): while
                 # the vote is secret the table learns only that a ballot was not counted.
                 log.warning("%s: ballot refused: %s", cmd.source, error)
-                self.toast(f"{cmd.source}: {i18n.tr('app2.ballot_not_counted')}")
+                self.toast(f"{cmd.source}: {i18n.tr('app.ballot_not_counted')}")
             elif cmd.kind == "cast_ballot" and cmd.source.startswith("box:") and storage_fault:
                 # the box got no answer and sends the ballot again (hardware.manager, RETRY)
                 why = i18n.error_text(error)
-                self.toast(f"{cmd.source}: {i18n.tr('app2.ballot_waits_for_storage', problem=why)}")
+                self.toast(f"{cmd.source}: {i18n.tr('app.ballot_waits_for_storage', problem=why)}")
             else:
                 self.toast(f"{cmd.source}: {i18n.error_text(error)}")
             for src in self.sources:
@@ -778,7 +778,7 @@ class CompanionApp(App):
         """Run a device's command through the rules on the main thread and show the result;
         a refusal raises (RuleError/BadInput) so the device can be told why."""
         if self.session is None:
-            raise RuleError(i18n.keyed("app2.no_game"))
+            raise RuleError(i18n.keyed("app.no_game_in_progress"))
         events = self.session.execute(command)
         self._publish(events)
         return events
@@ -898,7 +898,7 @@ class CompanionApp(App):
             log.warning("the settings file that could not be read is kept as %s", kept)
         said = [self.voice_problem_text() if self.voice_problem else "",
                 i18n.error_text(unsaved) if unsaved is not None else "",
-                i18n.tr("app2.settings.kept_aside", kept=str(kept)) if kept is not None else ""]
+                i18n.tr("settings.problem.kept_aside", kept=str(kept)) if kept is not None else ""]
         if any(said):
             self.toast("  ".join(t for t in said if t))
 

@@ -52,20 +52,20 @@ class Settings:
         if name in self.RANGES:
             lo, hi = self.RANGES[name]
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not lo <= value <= hi:
-                return keyed("app2.settings.outside", name=name, value=shown, lo=lo, hi=hi)
+                return keyed("settings.problem.outside", name=name, value=shown, lo=lo, hi=hi)
         elif isinstance(default, bool):
             if not isinstance(value, bool):  # "no" is not false: a string is never taken as a yes
-                return keyed("app2.settings.not_bool", name=name, value=shown)
+                return keyed("settings.problem.not_bool", name=name, value=shown)
         elif not isinstance(value, str) or not is_text(value):
-            return keyed("app2.settings.not_text", name=name, value=shown)
+            return keyed("settings.problem.not_text", name=name, value=shown)
         elif name == "voice" and value not in VOICES:
-            return keyed("app2.settings.voice", value=shown)
+            return keyed("settings.problem.voice", value=shown)
         elif name == "language" and not LANGUAGE_CODE.fullmatch(value):
-            return keyed("app2.settings.language", value=shown)
+            return keyed("settings.problem.language", value=shown)
         elif name == "box_ports" and self.boxes_enabled:
             ports = [p.strip() for p in value.split(",")]
             if not any(ports) or any(" " in p for p in ports):
-                return keyed("app2.settings.box_ports", value=shown)
+                return keyed("settings.problem.box_ports", value=shown)
         return None
 
     def validate(self) -> "Settings":
@@ -86,15 +86,15 @@ class Settings:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep to read
-            raise BadInput(keyed("app2.settings.bad_json", path=str(path), problem=str(exc))) from None
+            raise BadInput(keyed("settings.problem.bad_json", path=str(path), problem=str(exc))) from None
         if not isinstance(data, dict):
-            raise BadInput(keyed("app2.settings.not_object", path=str(path)))
+            raise BadInput(keyed("settings.problem.not_object", path=str(path)))
         known = {f.name for f in fields(cls)}
         problems = []
         unknown = sorted(set(data) - known)
         if unknown:
             names = _quote.repr(", ".join(unknown))[1:-1]  # quoted short: a name may be any text
-            problems.append(BadInput(keyed("app2.settings.unknown", path=str(path), names=names)))
+            problems.append(BadInput(keyed("settings.problem.unknown", path=str(path), names=names)))
         settings = cls(**{k: v for k, v in data.items() if k in known})
         for f in fields(cls):  # in order: box_ports is judged with boxes_enabled already mended
             problem = settings.wrong(f.name, f.default)
@@ -131,7 +131,7 @@ class Settings:
                 tmp.unlink(missing_ok=True)  # a half-written copy must not keep the disk full
             except OSError:
                 pass
-            raise SettingsNotSaved(keyed("app2.settings.not_saved", path=str(path), why=reason_of(exc))) from None
+            raise SettingsNotSaved(keyed("settings.problem.not_saved", path=str(path), why=reason_of(exc))) from None
         return kept
 
 

@@ -323,7 +323,7 @@ def play(rules: Any, data: Mapping[str, Any]) -> dict:
         try:
             session = GameSession.start(journal, rules, data["setup"])
         except (BadInput, RuleError) as exc:
-            raise type(exc)(keyed("refusals2.setup_at", reason=message_of(exc)), exc.rule) from None
+            raise type(exc)(keyed("refusals.setup_at", reason=message_of(exc)), exc.rule) from None
         for i, entry in enumerate(data["commands"]):
             if not isinstance(entry, Mapping) or not isinstance(entry.get("command"), str):
                 raise BadInput(keyed("refusals.cmd.entry_shape", n=i))
@@ -337,7 +337,7 @@ def play(rules: Any, data: Mapping[str, Any]) -> dict:
                 else:
                     session.execute(Command(name, args, "tablet"))
             except (RuleError, BadInput) as exc:
-                raise type(exc)(keyed("refusals2.command_at", index=i, name=name,
+                raise type(exc)(keyed("refusals.command_at", index=i, name=name,
                                       reason=message_of(exc)), exc.rule) from None
         return {"view": session.view(TABLE), "outcome": rules.outcome(session.state),
                 "events": len(session.events),

@@ -54,7 +54,7 @@ class GameSession:
             # the table is told which game and why (the fold's own words, e.g. "an Exile decided
             # with no Exile called" when two copies wrote one journal); the trace is in the log
             cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            raise BadInput(i18n.keyed("refusals2.session.no_replay", game=game_id, cause=cause)) from None
+            raise BadInput(i18n.keyed("refusals.session.no_replay", game=game_id, cause=cause)) from None
 
     # -- commands -------------------------------------------------------------------------
     def execute(self, command: Command) -> list[Event]:
@@ -169,7 +169,7 @@ def redo_target(events: list[Event]) -> Event:
         if ev.seq in undone or (target is not None and target.kind == "undo"):
             continue  # an undo already taken back, or a redo: look further back
         return ev
-    raise RuleError(i18n.keyed("refusals2.session.nothing_to_redo"))
+    raise RuleError(i18n.keyed("refusals.session.nothing_to_redo"))
 
 
 def rules_for(game: str) -> GameRules:
@@ -177,11 +177,11 @@ def rules_for(game: str) -> GameRules:
     try:
         module = importlib.import_module(f"companion.games.{game}.rules")
     except ModuleNotFoundError:
-        raise BadInput(i18n.keyed("refusals2.session.unknown_game", game=game)) from None
+        raise BadInput(i18n.keyed("refusals.session.unknown_game", game=game)) from None
     for value in vars(module).values():
         if isinstance(value, type) and issubclass(value, GameRules) and value.game_id == game:
             return value()
-    raise BadInput(i18n.keyed("refusals2.session.no_rules", game=game))
+    raise BadInput(i18n.keyed("refusals.session.no_rules", game=game))
 
 
 def repair(journal: Journal, rules_of: Callable[[str], GameRules] = rules_for) -> list[str]:

@@ -56,7 +56,7 @@ class BinaryMajority:
     def decide(self, ballots: Mapping[str, str | None], tie_choice: str | None = None) -> TallyResult:
         for voter, choice in ballots.items():
             if choice not in self.choices:
-                raise BadInput(keyed("refusals2.tally.not_a_choice", voter=voter, choice=str(choice), a=self.choices[0], b=self.choices[1]))
+                raise BadInput(keyed("refusals.tally.not_a_choice", voter=voter, choice=str(choice), a=self.choices[0], b=self.choices[1]))
         counts = {c: 0 for c in self.choices}
         counts.update(_counts(ballots))
         a, b = self.choices
@@ -64,10 +64,10 @@ class BinaryMajority:
             winner = a if counts[a] > counts[b] else b
             return TallyResult(counts, (winner,), winner, False)
         if tie_choice is None:
-            raise NeedsTieBreak(keyed("refusals2.tally.tied", a=counts[a], b=counts[b], who=self.tie_breaker),
+            raise NeedsTieBreak(keyed("refusals.tally.tied", a=counts[a], b=counts[b], who=self.tie_breaker),
                                 self.tie_breaker, self.choices, self.rule)
         if tie_choice not in self.choices:
-            raise BadInput(keyed("refusals2.tally.tie_choice", choice=str(tie_choice), a=a, b=b))
+            raise BadInput(keyed("refusals.tally.tie_choice", choice=str(tie_choice), a=a, b=b))
         return TallyResult(counts, self.choices, tie_choice, True, self.tie_breaker)
 
 
@@ -96,21 +96,21 @@ class WeightedPlurality:
                tie_choice: str | None = None, order: Sequence[str] = ()) -> TallyResult:
         for voter in ballots:
             if voter not in weights:
-                raise BadInput(keyed("refusals2.tally.no_weight", voter=voter))
+                raise BadInput(keyed("refusals.tally.no_weight", voter=voter))
         for voter, w in weights.items():
             if not isinstance(w, int) or isinstance(w, bool) or w < 0:
-                raise BadInput(keyed("refusals2.tally.bad_weight", voter=voter))
+                raise BadInput(keyed("refusals.tally.bad_weight", voter=voter))
         counts = _counts(ballots, weights)
         leaders = most_votes(counts, order)
         if not leaders:
-            raise RuleError(keyed("refusals2.tally.no_votes"))
+            raise RuleError(keyed("refusals.tally.no_votes"))
         if len(leaders) == 1:
             return TallyResult(counts, leaders, leaders[0], False)
         if tie_choice is None:
-            raise NeedsTieBreak(keyed("refusals2.tally.leaders_tied", names=", ".join(leaders), n=counts[leaders[0]],
+            raise NeedsTieBreak(keyed("refusals.tally.leaders_tied", names=", ".join(leaders), n=counts[leaders[0]],
                                       who=self.tie_breaker), self.tie_breaker, leaders, self.rule)
         if tie_choice not in leaders:
-            raise BadInput(keyed("refusals2.tally.tie_choice_among", choice=str(tie_choice), names=", ".join(leaders)))
+            raise BadInput(keyed("refusals.tally.tie_choice_among", choice=str(tie_choice), names=", ".join(leaders)))
         return TallyResult(counts, leaders, tie_choice, True, self.tie_breaker)
 
 
@@ -129,15 +129,15 @@ class CaptainRule:
 
     def decide(self, seats: Sequence[str], first: str, recommendations: Mapping[str, str]) -> TallyResult:
         if first not in seats:
-            raise BadInput(keyed("refusals2.tally.first_absent", name=str(first)))
+            raise BadInput(keyed("refusals.tally.first_absent", name=str(first)))
         for who, whom in recommendations.items():
             if who not in seats:
-                raise BadInput(keyed("refusals2.tally.absent", name=str(who)))
+                raise BadInput(keyed("refusals.tally.absent", name=str(who)))
             if whom not in seats:
-                raise BadInput(keyed("refusals2.tally.recommends_absent", name=who, whom=str(whom)))
+                raise BadInput(keyed("refusals.tally.recommends_absent", name=who, whom=str(whom)))
         missing = [p for p in seats if p not in recommendations]
         if missing:
-            raise BadInput(keyed("refusals2.tally.no_recommendation", names=", ".join(missing)))
+            raise BadInput(keyed("refusals.tally.no_recommendation", names=", ".join(missing)))
         counts = _counts(recommendations)
         leaders = most_votes(counts, seats)
         if len(leaders) == 1:

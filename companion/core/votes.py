@@ -42,20 +42,20 @@ class VoteSpec:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise BadInput(i18n.keyed("refusals2.vote.kind", kind=str(self.kind), kinds=", ".join(KINDS)))
+            raise BadInput(i18n.keyed("refusals.vote.kind", kind=str(self.kind), kinds=", ".join(KINDS)))
         if not self.voters:
-            raise BadInput(i18n.keyed("refusals2.vote.no_voters", vote=self.vote_id))
+            raise BadInput(i18n.keyed("refusals.vote.no_voters", vote=self.vote_id))
         if len(set(self.voters)) != len(self.voters):
-            raise BadInput(i18n.keyed("refusals2.vote.voter_twice", vote=self.vote_id))
+            raise BadInput(i18n.keyed("refusals.vote.voter_twice", vote=self.vote_id))
         if len(set(self.options)) != len(self.options) or len(self.options) < 2:
-            raise BadInput(i18n.keyed("refusals2.vote.two_options", vote=self.vote_id))
+            raise BadInput(i18n.keyed("refusals.vote.two_options", vote=self.vote_id))
         if self.kind == "binary" and len(self.options) != 2:
-            raise BadInput(i18n.keyed("refusals2.vote.binary_two", vote=self.vote_id))
+            raise BadInput(i18n.keyed("refusals.vote.binary_two", vote=self.vote_id))
         if self.kind == "weighted":
             if not self.weights or set(self.weights) != set(self.voters):
-                raise BadInput(i18n.keyed("refusals2.vote.weight_each", vote=self.vote_id))
+                raise BadInput(i18n.keyed("refusals.vote.weight_each", vote=self.vote_id))
             if any((not isinstance(w, int)) or w < 0 for w in self.weights.values()):
-                raise BadInput(i18n.keyed("refusals2.vote.weight_whole", vote=self.vote_id))
+                raise BadInput(i18n.keyed("refusals.vote.weight_whole", vote=self.vote_id))
 
     def to_dict(self) -> dict:
         return {
@@ -136,7 +136,7 @@ def open_vote(book: VoteBook, spec: VoteSpec) -> list[tuple[str, dict]]:
     if book.current is not None:
         raise RuleError(i18n.keyed("vote.error.in_progress", question=book.current.spec.question or book.current.spec.vote_id))
     if book.find(spec.vote_id) is not None:
-        raise RuleError(i18n.keyed("refusals2.vote.already_held", vote=spec.vote_id))
+        raise RuleError(i18n.keyed("refusals.vote.already_held", vote=spec.vote_id))
     return [("vote_opened", spec.to_dict())]
 
 
@@ -152,38 +152,38 @@ def normalise_ballot(spec: VoteSpec, data: Mapping[str, Any]) -> tuple[str, str 
     if "voter" in data:
         voter = data["voter"]
         if voter not in spec.voters:
-            raise RuleError(i18n.keyed("refusals2.vote.not_a_voter", voter=str(voter)))
+            raise RuleError(i18n.keyed("refusals.vote.not_a_voter", voter=str(voter)))
     elif "seat" in data:
         seat = data["seat"]
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= len(spec.voters):
-            raise BadInput(i18n.keyed("refusals2.vote.bad_seat", seat=str(seat), last=len(spec.voters)))
+            raise BadInput(i18n.keyed("refusals.vote.bad_seat", seat=str(seat), last=len(spec.voters)))
         voter = spec.voters[seat - 1]
     else:
-        raise BadInput(i18n.keyed("refusals2.vote.no_voter"))
+        raise BadInput(i18n.keyed("refusals.vote.no_voter"))
     if "choice" in data:
         choice = data["choice"]
         if choice is not None and choice not in spec.options:
-            raise RuleError(i18n.keyed("refusals2.vote.not_a_choice", choice=str(choice), options=", ".join(spec.options)))
+            raise RuleError(i18n.keyed("refusals.vote.not_a_choice", choice=str(choice), options=", ".join(spec.options)))
     elif "option" in data:
         opt = data["option"]
         if not isinstance(opt, int) or isinstance(opt, bool) or not 0 <= opt < len(spec.options):
-            raise BadInput(i18n.keyed("refusals2.vote.bad_option", option=str(opt), last=len(spec.options) - 1))
+            raise BadInput(i18n.keyed("refusals.vote.bad_option", option=str(opt), last=len(spec.options) - 1))
         choice = spec.options[opt]
     else:
-        raise BadInput(i18n.keyed("refusals2.vote.no_choice"))
+        raise BadInput(i18n.keyed("refusals.vote.no_choice"))
     if choice is None and not spec.allow_abstain:
-        raise RuleError(i18n.keyed("refusals2.vote.no_abstain", voter=voter))
+        raise RuleError(i18n.keyed("refusals.vote.no_abstain", voter=voter))
     if not may_choose(voter, choice, spec.allow_self):
-        raise RuleError(i18n.keyed("refusals2.vote.no_self", voter=voter))
+        raise RuleError(i18n.keyed("refusals.vote.no_self", voter=voter))
     return voter, choice
 
 
 def cast(book: VoteBook, data: Mapping[str, Any], source: str) -> list[tuple[str, dict]]:
     vote = book.current
     if vote is None:
-        raise RuleError(i18n.keyed("refusals2.vote.none"))
+        raise RuleError(i18n.keyed("refusals.vote.none"))
     if data.get("vote_id") not in (None, vote.spec.vote_id):
-        raise RuleError(i18n.keyed("refusals2.vote.not_current", vote=str(data.get("vote_id"))))
+        raise RuleError(i18n.keyed("refusals.vote.not_current", vote=str(data.get("vote_id"))))
     voter, choice = normalise_ballot(vote.spec, data)
     events: list[tuple[str, dict[str, Any]]] = [("ballot_cast", {"vote_id": vote.spec.vote_id, "voter": voter, "choice": choice})]
     if all(v in vote.ballots or v == voter for v in vote.spec.voters):
@@ -208,15 +208,15 @@ def on_reveal(book: VoteBook, events: list[tuple[str, dict]], key: str,
 def reveal(book: VoteBook, force: bool) -> list[tuple[str, dict]]:
     vote = book.current
     if vote is None:
-        raise RuleError(i18n.keyed("refusals2.vote.none"))
+        raise RuleError(i18n.keyed("refusals.vote.none"))
     if vote.waiting and not force:
-        raise RuleError(i18n.keyed("refusals2.vote.waiting", names=", ".join(vote.waiting)))
+        raise RuleError(i18n.keyed("refusals.vote.waiting", names=", ".join(vote.waiting)))
     return [("vote_revealed", {"vote_id": vote.spec.vote_id, "forced": bool(vote.waiting), "missing": list(vote.waiting)})]
 
 
 def cancel(book: VoteBook) -> list[tuple[str, dict]]:
     if book.current is None:
-        raise RuleError(i18n.keyed("refusals2.vote.none"))
+        raise RuleError(i18n.keyed("refusals.vote.none"))
     return [("vote_cancelled", {"vote_id": book.current.spec.vote_id})]
 
 

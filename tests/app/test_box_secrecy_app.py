@@ -56,7 +56,7 @@ def test_no_screen_names_the_button_a_box_pressed_while_the_vote_is_open(driver,
         # would tell the table what she pressed. The toast says only that it was not counted.
         seq = honest.press(0, 0)
         driver.pump_until(lambda: honest.boxes[0].is_acked(seq), "the self press answered")
-        expected = f"box:{victim}: " + tr("app2.ballot_not_counted")
+        expected = f"box:{victim}: " + tr("app.ballot_not_counted")
         driver.pump_until(lambda: app.root.ids.toast.message == expected, "the toast")
         driver.screenshot("hardware/box_press_refused_during_vote")
         assert not any("themself" in t for t in driver.visible_texts())

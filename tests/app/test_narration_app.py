@@ -344,7 +344,7 @@ def test_a_voice_that_fails_every_line_is_said_on_screen_once(driver, tmp_path):
         for _ in range(40):          # the engines' fake clock, and real time for the voice's thread
             driver.advance(4, step=0.25)
             time.sleep(0.05)
-        told = [m for m in shown if m.startswith(tr("app2.voice_failed", problem="").rstrip(": "))]
+        told = [m for m in shown if m.startswith(tr("app.voice_failed", problem="").rstrip(": "))]
         assert len(app.narrator.errors) > 1          # every line failed ...
         assert len(told) == 1 and "No space left on device" in told[0], shown   # ... said once
         assert "\n" not in told[0]

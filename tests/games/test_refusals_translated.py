@@ -29,7 +29,7 @@ SAMPLES = [
      {"en": "There is no mode “chaos”", "fr": "Il n'y a pas de mode « chaos »", "de": "Es gibt keinen Modus „chaos“"}),
     (lambda: MasksRules().initial_state({"players": FOUR}),
      {"en": "exactly 5 players, not 4", "fr": "exactement 5 joueurs, pas 4", "de": "genau 5 Spieler, nicht 4"}),
-    # issue #17, the referee's and the core's refusals (refusals2.po)
+    # issue #17, the referee's and the core's refusals (refusals.po)
     (lambda: referee.ask("masks", "mayor", {}),
      {"en": "There is no question “mayor” for masks", "fr": "Il n'y a pas de question « mayor » pour masks",
       "de": "Es gibt keine Frage „mayor“ für masks"}),

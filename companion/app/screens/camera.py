@@ -132,7 +132,7 @@ def frame_from_nv21(buf: bytes, width: int, height: int) -> np.ndarray:
     as a BGR frame."""
     need = width * height * 3 // 2
     if len(buf) < need:
-        raise BadInput(keyed("app2.camera.short_frame", got=len(buf), width=width, height=height, need=need))
+        raise BadInput(keyed("camera.short_frame", got=len(buf), width=width, height=height, need=need))
     yuv = np.frombuffer(buf, np.uint8, count=need).reshape(height * 3 // 2, width)
     return cv2.cvtColor(yuv, cv2.COLOR_YUV2BGR_NV21)
 

@@ -46,7 +46,7 @@ FIELDS = {"primus": "primus_choice", "secundus": "secundus_choice"}
 
 def _tie(exc: NeedsTieBreak) -> BadInput:
     field = getattr(exc, "field", "a choice")
-    return BadInput(keyed("refusals2.input.tie", reason=message_of(exc), field=FIELDS.get(field, field),
+    return BadInput(keyed("refusals.input.tie", reason=message_of(exc), field=FIELDS.get(field, field),
                           among=", ".join(exc.among)))
 
 
@@ -64,13 +64,13 @@ def princeps(data: Mapping[str, Any]) -> dict:
     names = logic.check_players([r["name"] for r in rows])
     two = len(names) == 2
     if "automatii" in data and data["automatii"] != two:
-        raise RuleError(keyed("refusals2.cicero.automatii", given=str(data["automatii"]).lower(), n=len(names)),
+        raise RuleError(keyed("refusals.cicero.automatii", given=str(data["automatii"]).lower(), n=len(names)),
                         R_AUTOMATII_VOTES)
     prestige = None
     if two:
         missing = [r["name"] for r in rows if "prestige" not in r]
         if missing:
-            raise BadInput(keyed("refusals2.cicero.prestige_needed", name=missing[0]))
+            raise BadInput(keyed("refusals.cicero.prestige_needed", name=missing[0]))
         prestige = _by_name(rows, "prestige")
     try:
         result = logic.elect_princeps(names, _by_name(rows, "votes"), data["ballots"], data["outgoing"],
@@ -161,11 +161,11 @@ def tribute(data: Mapping[str, Any]) -> dict:
     for r in data["players"]:
         second = r.get("second")
         if satisfied and second is not None:
-            raise RuleError(keyed("refusals2.cicero.second_paid", name=r["name"]),
+            raise RuleError(keyed("refusals.cicero.second_paid", name=r["name"]),
                             logic.R_SECOND_TRIBUTE)
         if not satisfied:
             if second is None:
-                raise BadInput(keyed("refusals2.cicero.second_missing", name=r["name"]))
+                raise BadInput(keyed("refusals.cicero.second_missing", name=r["name"]))
             logic.check_second_tribute(r["name"], r["first"], second)
         change = logic.tribute_prestige(r["first"], second)
         out[r["name"]] = {"prestige_change": change, "prestige": r["prestige"] + change}
@@ -185,7 +185,7 @@ def prestige(data: Mapping[str, Any]) -> dict:
     castes = {c: (v.get("primus"), v.get("secundus")) for c, v in (data.get("castes") or {}).items()}
     for caste, (p, s) in castes.items():
         if p is not None and p == s:
-            raise BadInput(keyed("refusals2.cicero.both_cards", name=p, caste=caste))
+            raise BadInput(keyed("refusals.cicero.both_cards", name=p, caste=caste))
     guilds = data.get("guilds") or {}
     cards = logic.card_points(names, castes, {g: v.get("holder") for g, v in guilds.items()},
                               {g: v["use"] for g, v in guilds.items()})

@@ -22,15 +22,15 @@ from .tables import tables
 def _only(data: Mapping[str, Any], allowed: set[str], required: set[str]) -> None:
     missing = sorted(required - set(data))
     if missing:
-        raise BadInput(keyed("refusals2.input.missing", names=", ".join(missing)))
+        raise BadInput(keyed("refusals.input.missing", names=", ".join(missing)))
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise BadInput(keyed("refusals2.input.unknown", names=", ".join(unknown)))
+        raise BadInput(keyed("refusals.input.unknown", names=", ".join(unknown)))
 
 
 def _cards(value: Any, what: str) -> list[dict]:
     if not isinstance(value, list):
-        raise BadInput(keyed("refusals2.k23.fate_list", what=what))
+        raise BadInput(keyed("refusals.k23.fate_list", what=what))
     return [scoring.fate_card(c, f"{what} card {i + 1}") for i, c in enumerate(value)]
 
 
@@ -38,7 +38,7 @@ def _tie(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
     try:
         return fn(*args)
     except NeedsTieBreak as exc:
-        raise BadInput(keyed("refusals2.input.tie", reason=message_of(exc), field="tribune_choice",
+        raise BadInput(keyed("refusals.input.tie", reason=message_of(exc), field="tribune_choice",
                              among=", ".join(exc.among))) from None
 
 
@@ -55,12 +55,12 @@ def final(data: Mapping[str, Any]) -> dict:
     house = houserules.chosen(data, HOUSE_RULES)   # {"tie_break": "net"}: the group's reading
     players = data["players"]
     if not isinstance(players, list) or not players:
-        raise BadInput(keyed("refusals2.k23.no_players"))
+        raise BadInput(keyed("refusals.k23.no_players"))
     tableaux = [scoring.tableau(p, f"player {i + 1}") for i, p in enumerate(players)]
     scoring.check_names([t.name for t in tableaux])
     together = len(data["curia"]) + len(data.get("opportunist_play", []))
     if together > FATE_CARDS:  # each list fits the box, the two together must too
-        raise BadInput(keyed("refusals2.k23.fate_cards_together", n=together, most=FATE_CARDS))
+        raise BadInput(keyed("refusals.k23.fate_cards_together", n=together, most=FATE_CARDS))
     return scoring.final_result(tableaux, _cards(data["curia"], "curia"),
                                 _cards(data.get("opportunist_play", []), "opportunist_play"),
                                 data.get("variant", "standard"), house[TIE_BREAK.name])
@@ -95,7 +95,7 @@ def cicero(data: Mapping[str, Any]) -> dict:
 def _count(data: Mapping[str, Any], key: str, low: int, high: int, default: int | None = None) -> int:
     v = data.get(key, default)
     if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
-        raise BadInput(keyed("refusals2.input.whole_number", what=key, low=low, high=high))
+        raise BadInput(keyed("refusals.input.whole_number", what=key, low=low, high=high))
     return v
 
 
@@ -109,14 +109,14 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
     if isinstance(names, list):   # names clockwise, the player whose turn ends first
         players = list(scoring.check_names(names))
         if len(players) < 3:
-            raise BadInput(keyed("refusals2.k23.player_count", n=len(players)))
+            raise BadInput(keyed("refusals.k23.setup_player_count", n=len(players)))
     else:
         players = [f"P{i + 1}" for i in range(_count(data, "players", 3, 8))]
     k = data["kalends"]
     if not isinstance(k, Mapping):
-        raise BadInput(keyed("refusals2.k23.kalends_shape"))
+        raise BadInput(keyed("refusals.k23.kalends_shape"))
     if set(k) - {"spaces", "black_spaces"}:
-        raise BadInput(keyed("refusals2.k23.kalends_unknown", names=", ".join(sorted(set(k) - {"spaces", "black_spaces"}))))
+        raise BadInput(keyed("refusals.k23.kalends_unknown", names=", ".join(sorted(set(k) - {"spaces", "black_spaces"}))))
     spaces = _count(k, "spaces", 2, 40)
     dagger = _count(data, "dagger", 1, spaces)
     setup = {"players": players, "kalends": {**k, "dagger_start": dagger}}
@@ -125,17 +125,17 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
     curia = _count(data, "curia", 0, 86, 0)
     doves = _count(data, "doves_on_knives", 0, 86, 0)   # Sabinus' Doves: on Knife cards, filling no space
     if doves and not filled:
-        raise BadInput(keyed("refusals2.k23.doves_no_forum"))
+        raise BadInput(keyed("refusals.k23.doves_no_forum"))
     filled_all = filled + doves
     if filled_all + curia > tables()["fate_deck"]:
-        raise BadInput(keyed("refusals2.k23.over_box", forum=filled_all, curia=curia, box=tables()["fate_deck"]))
+        raise BadInput(keyed("refusals.k23.over_box", forum=filled_all, curia=curia, box=tables()["fate_deck"]))
     tribune = data.get("tribune", False)
     icon = data.get("kalends_icon", False)
     for key, v in (("tribune", tribune), ("kalends_icon", icon)):
         if not isinstance(v, bool):
-            raise BadInput(keyed("refusals2.input.true_false", what=key))
+            raise BadInput(keyed("refusals.input.true_false", what=key))
     if icon and not tribune:
-        raise BadInput(keyed("refusals2.k23.icon_needs_tribune"))
+        raise BadInput(keyed("refusals.k23.icon_needs_tribune"))
     from dataclasses import replace
     forum = tuple(ForumCard(False, None, tuple(ForumCard(False) for _ in range(doves)) if i == 0 else ())
                   if i < filled else None for i in range(5))

@@ -23,8 +23,8 @@ SPACE_KINDS = ("either", "faceup")
 def _whole(value: Any, what: Any, low: int, high: int | None = None) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < low or (high is not None and value > high):
         if high is None:
-            raise BadInput(keyed("refusals2.input.whole_from", what=what, low=low))
-        raise BadInput(keyed("refusals2.input.whole_number", what=what, low=low, high=high))
+            raise BadInput(keyed("refusals.input.whole_from", what=what, low=low))
+        raise BadInput(keyed("refusals.input.whole_number", what=what, low=low, high=high))
     return value
 
 
@@ -58,15 +58,15 @@ def check_tables(data: Mapping[str, Any], name: str = "tables.json") -> dict:
             _whole(starts[str(n)], f"{name}: kalends.dagger_start for {n} players", 1, spaces)
         forum = data["forum"]
         if len(forum["spaces"]) != 5 or any(s not in SPACE_KINDS for s in forum["spaces"]) or forum["extra"] not in SPACE_KINDS:
-            raise BadInput(keyed("refusals2.k23.forum_shape", name=name, kinds=", ".join(SPACE_KINDS)))
+            raise BadInput(keyed("refusals.k23.forum_shape", name=name, kinds=", ".join(SPACE_KINDS)))
         for key in ("knives", "doves"):
             if not data["fate"][key] or any(not isinstance(v, int) or v < 1 for v in data["fate"][key]):
-                raise BadInput(keyed("refusals2.k23.fate_values", name=name, cards=key))
+                raise BadInput(keyed("refusals.k23.fate_values", name=name, cards=key))
         _whole(data["caesar_dies_at"], f"{name}: caesar_dies_at", 1)
     except KeyError as exc:
-        raise BadInput(keyed("refusals2.file.missing", name=name, entry=str(exc.args[0]))) from None
+        raise BadInput(keyed("refusals.file.missing", name=name, entry=str(exc.args[0]))) from None
     except TypeError as exc:
-        raise BadInput(keyed("refusals2.file.shape", name=name)) from None
+        raise BadInput(keyed("refusals.file.shape", name=name)) from None
     return dict(data)
 
 
@@ -75,7 +75,7 @@ def _load(path: str) -> dict:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise BadInput(keyed("refusals2.k23.tables_unreadable", path=path, detail=str(exc))) from None
+        raise BadInput(keyed("refusals.k23.tables_unreadable", path=path, detail=str(exc))) from None
     return check_tables(data, Path(path).name)
 
 
@@ -91,11 +91,11 @@ def kalends_for(players: int, override: Mapping[str, Any] | None = None, data: M
     override = dict(override or {})
     unknown = set(override) - {"spaces", "black_spaces", "dagger_start"}
     if unknown:
-        raise BadInput(keyed("refusals2.k23.kalends_unknown", names=", ".join(sorted(unknown))))
-    spaces = _whole(override.get("spaces", k["spaces"]), keyed("refusals2.k23.kalends_spaces"), 2, 40)
-    black = _whole(override.get("black_spaces", k["black_spaces"]), keyed("refusals2.k23.black_spaces"), 0, spaces)
+        raise BadInput(keyed("refusals.k23.kalends_unknown", names=", ".join(sorted(unknown))))
+    spaces = _whole(override.get("spaces", k["spaces"]), keyed("refusals.k23.kalends_spaces"), 2, 40)
+    black = _whole(override.get("black_spaces", k["black_spaces"]), keyed("refusals.k23.black_spaces"), 0, spaces)
     start = override.get("dagger_start", k["dagger_start"].get(str(players)))
-    start = _whole(start, keyed("refusals2.k23.dagger_start", n=players), 1, spaces)
+    start = _whole(start, keyed("refusals.k23.dagger_start", n=players), 1, spaces)
     return Kalends(spaces, black, start)
 
 
@@ -117,7 +117,7 @@ def default_board(data: Mapping | None = None) -> dict:
 def check_board(board: Any, name: str) -> dict:
     """A group board as stored: the same limits as the setup's; a bad one raises one line."""
     if not isinstance(board, Mapping):
-        raise BadInput(keyed("refusals2.file.one_object", name=name))
+        raise BadInput(keyed("refusals.file.one_object", name=name))
     try:
         spaces = _whole(board["spaces"], f"{name}: spaces", 2, 40)
         _whole(board["black_spaces"], f"{name}: black_spaces", 0, spaces)
@@ -125,11 +125,11 @@ def check_board(board: Any, name: str) -> dict:
             _whole(board["dagger_start"][str(n)], f"{name}: dagger_start for {n} players", 1, spaces)
         forum = board["forum"]
         if len(forum["spaces"]) != 5 or any(s not in SPACE_KINDS for s in forum["spaces"]) or forum["extra"] not in SPACE_KINDS:
-            raise BadInput(keyed("refusals2.k23.forum_shape", name=name, kinds=", ".join(SPACE_KINDS)))
+            raise BadInput(keyed("refusals.k23.forum_shape", name=name, kinds=", ".join(SPACE_KINDS)))
     except KeyError as exc:
-        raise BadInput(keyed("refusals2.file.missing", name=name, entry=str(exc.args[0]))) from None
+        raise BadInput(keyed("refusals.file.missing", name=name, entry=str(exc.args[0]))) from None
     except TypeError as exc:
-        raise BadInput(keyed("refusals2.file.shape", name=name)) from None
+        raise BadInput(keyed("refusals.file.shape", name=name)) from None
     return {**default_board(), **{k: board[k] for k in ("spaces", "black_spaces", "dagger_start", "forum")},
             "confirmed": board.get("confirmed") or False}
 
@@ -142,7 +142,7 @@ def load_group_board(folder: Path) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise BadInput(keyed("refusals2.k23.board_unreadable", path=path, detail=str(exc))) from None
+        raise BadInput(keyed("refusals.k23.board_unreadable", path=path, detail=str(exc))) from None
     return check_board(data, str(path))
 
 
@@ -155,4 +155,4 @@ def save_group_board(folder: Path, board: Mapping) -> None:
         tmp.write_text(json.dumps(board, indent=2), encoding="utf-8")
         tmp.replace(path)   # never a half-written board
     except OSError as exc:
-        raise BadInput(keyed("refusals2.k23.board_unsaved", path=path, detail=str(exc.strerror or exc))) from None
+        raise BadInput(keyed("refusals.k23.board_unsaved", path=path, detail=str(exc.strerror or exc))) from None

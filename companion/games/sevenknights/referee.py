@@ -68,8 +68,8 @@ def _round(players: tuple[str, ...], mode: Mode, number: int, r: dict, reading: 
     looked: dict[str, list[str]] = {}
     for a in r["arrows"]:
         if a["at"] not in places or a["at"] == a["looker"]:
-            raise BadInput(keyed("refusals2.sk.looked_at", round=number, looker=a["looker"], at=a["at"],
-                                 places=", ".join(centers) or keyed("refusals2.sk.no_center")))
+            raise BadInput(keyed("refusals.sk.looked_at", round=number, looker=a["looker"], at=a["at"],
+                                 places=", ".join(centers) or keyed("refusals.sk.no_center")))
         looked.setdefault(a["looker"], []).append(a["at"])
     for looker, ats in looked.items():
         # one arrow a Search pass, each where that pass allows (Basic: one look; Groping in the
@@ -77,19 +77,19 @@ def _round(players: tuple[str, ...], mode: Mode, number: int, r: dict, reading: 
         passes = range(1, len(mode.searches) + 1)
         if not any(all(at in search_targets(mode, players, looker, p) for at, p in zip(ats, order))
                    for order in permutations(passes, len(ats))):
-            raise RuleError(keyed("refusals2.sk.arrows_searches", round=number, looker=looker,
+            raise RuleError(keyed("refusals.sk.arrows_searches", round=number, looker=looker,
                                   at=", ".join(ats), n=len(mode.searches)),
                             " ".join(dict.fromkeys(search_rule(mode, p) for p in passes)))
     tile = r.get("captain_tile")
     if tile is not None and tile != WITCH and tile not in mode.tiles(n):
-        raise RuleError(keyed("refusals2.sk.tile_not_prepared", round=number, tile=tile, n=n), R_TILES)
+        raise RuleError(keyed("refusals.sk.tile_not_prepared", round=number, tile=tile, n=n), R_TILES)
     captain_witch = tile == WITCH
     if captain_witch and not mode.witch_dealt:
-        raise RuleError(keyed("refusals2.sk.witch_not_dealt", round=number),
+        raise RuleError(keyed("refusals.sk.witch_not_dealt", round=number),
                         R_NO_WITCH if not mode.witch else R_GROPING_DEAL)
     if captain_witch and r.get("witch") not in (None, r["captain"]):
         # the Captain showed the Witch Tile: she is the Captain, wherever "witch" says
-        raise BadInput(keyed("refusals2.sk.witch_is_captain", round=number, captain=r["captain"], witch=str(r["witch"])))
+        raise BadInput(keyed("refusals.sk.witch_is_captain", round=number, captain=r["captain"], witch=str(r["witch"])))
     witch = r["captain"] if captain_witch else r.get("witch")
     witch_places = set()
     if mode.witch:
@@ -97,14 +97,14 @@ def _round(players: tuple[str, ...], mode: Mode, number: int, r: dict, reading: 
         if mode.set_aside(n) > 0:
             witch_places.add(SET_ASIDE)
     if not mode.witch and witch is not None:
-        raise RuleError(keyed("refusals2.sk.no_witch", round=number), R_NO_WITCH)
+        raise RuleError(keyed("refusals.sk.no_witch", round=number), R_NO_WITCH)
     if mode.witch and witch not in witch_places:
-        raise BadInput(keyed("refusals2.sk.witch_place", round=number, witch=str(witch), places=", ".join(sorted(witch_places))))
+        raise BadInput(keyed("refusals.sk.witch_place_in_setup", round=number, witch=str(witch), places=", ".join(sorted(witch_places))))
     if not captain_witch and witch == r["captain"]:
-        raise RuleError(keyed("refusals2.sk.captain_revealed_knight", round=number, name=witch), R_CAPTAIN_REVEAL)
+        raise RuleError(keyed("refusals.sk.captain_revealed_knight", round=number, name=witch), R_CAPTAIN_REVEAL)
     in_order = r.get("in_order")
     if not captain_witch and not isinstance(in_order, bool):
-        raise BadInput(keyed("refusals2.sk.in_order_needed", round=number))
+        raise BadInput(keyed("refusals.sk.in_order_needed", round=number))
     arrows = tuple(Arrow(a["looker"], a["at"], 1) for a in r["arrows"])
     result = score_round(players, mode, number, r["captain"], arrows, witch, in_order, captain_witch, reading)
     done = Round(number, r.get("first", players[0]), arrows=arrows, captain=r["captain"], captain_tile=tile,
@@ -122,7 +122,7 @@ def round_result(data: dict) -> dict:
     players, _first, mode = check_setup({"players": data["players"], "mode": data.get("mode", "basic")})
     number = data.get("round", 1)
     if number > mode.rounds:
-        raise BadInput(keyed("refusals2.sk.no_such_round", round=number, rounds=mode.rounds))
+        raise BadInput(keyed("refusals.sk.no_such_round", round=number, rounds=mode.rounds))
     return _round(players, mode, number, data, _reading(data))
 
 
@@ -132,7 +132,7 @@ def score(data: dict) -> dict:
     """The whole game's scoring: each round's result, the totals, and the winners after the last."""
     players, _first, mode = check_setup({"players": data["players"], "mode": data.get("mode", "basic")})
     if len(data["rounds"]) > mode.rounds:
-        raise BadInput(keyed("refusals2.sk.too_many_rounds", rounds=mode.rounds, given=len(data["rounds"])))
+        raise BadInput(keyed("refusals.sk.too_many_rounds", rounds=mode.rounds, given=len(data["rounds"])))
     reading = _reading(data)
     rounds = [_round(players, mode, i + 1, r, reading) for i, r in enumerate(data["rounds"])]
     totals = {p: sum(r["points"][p] for r in rounds) for p in players}

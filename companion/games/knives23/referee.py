@@ -109,7 +109,7 @@ def end_of_turn(data: Mapping[str, Any]) -> dict:
     if isinstance(names, list):   # names clockwise, the player whose turn ends first
         players = list(scoring.check_names(names))
         if len(players) < 3:
-            raise BadInput(keyed("refusals.k23.setup_player_count", n=len(players)))
+            raise BadInput(keyed("refusals.k23.player_count", n=len(players)))
     else:
         players = [f"P{i + 1}" for i in range(_count(data, "players", 3, 8))]
     k = data["kalends"]

@@ -99,7 +99,7 @@ def _round(players: tuple[str, ...], mode: Mode, number: int, r: dict, reading: 
     if not mode.witch and witch is not None:
         raise RuleError(keyed("refusals.sk.no_witch", round=number), R_NO_WITCH)
     if mode.witch and witch not in witch_places:
-        raise BadInput(keyed("refusals.sk.witch_place_in_setup", round=number, witch=str(witch), places=", ".join(sorted(witch_places))))
+        raise BadInput(keyed("refusals.sk.round_witch_place", round=number, witch=str(witch), places=", ".join(sorted(witch_places))))
     if not captain_witch and witch == r["captain"]:
         raise RuleError(keyed("refusals.sk.captain_revealed_knight", round=number, name=witch), R_CAPTAIN_REVEAL)
     in_order = r.get("in_order")

@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable
 
 from companion.core.events import BadInput
-from companion.core.journal import (DataLock, Journal, JournalDamaged, JournalError, StorageFull, StorageUnavailable,
+from companion.core.journal import (DataLock, GameRecord, Journal, JournalDamaged, JournalError, StorageFull,
+                                    StorageUnavailable,
                                     default_data_dir)
 from companion.core.rules import TABLE
 from companion.core.session import repair, rules_for
@@ -22,7 +24,7 @@ from companion.core.session import repair, rules_for
 JOURNAL = "journal.sqlite3"
 
 
-def check_game(journal: Journal, record) -> list[str]:
+def check_game(journal: Journal, record: GameRecord) -> list[str]:
     """The problems of one game (empty when it is whole)."""
     try:
         events = journal.events(record.id)
@@ -57,7 +59,7 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def run(data: Path, out=print, err=None) -> int:
+def run(data: Path, out: Callable[[str], None] = print, err: Callable[[str], None] | None = None) -> int:
     """Check the journal in ``data``: its lines go to ``out``, what stops the check (no journal,
     one that cannot be opened) to ``err`` (default: ``out`` too; the command line: stderr)."""
     err = err or out
@@ -131,7 +133,7 @@ def run(data: Path, out=print, err=None) -> int:
         lock.release()
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m companion check", description=__doc__.splitlines()[0])
     ap.add_argument("--data", metavar="DIR", help="the data folder (default: the app's)")
     args = ap.parse_args(argv)

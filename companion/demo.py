@@ -18,20 +18,24 @@ from itertools import groupby
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from companion.core import i18n
 from companion.core.audio import RecordingAudioOut
 from companion.core.clock import FakeClock
-from companion.core.events import BadInput, Command, RuleError
+from companion.core.events import BadInput, Command, Event, RuleError
 from companion.core.inputs import CommandQueue, ScriptedSource
 from companion.core.journal import DataLock, Journal, JournalError, StorageFull
 from companion.core.narration import Narrator
 from companion.core.session import GameSession, repair
-from companion.core.speakers import CaptionSpeaker, EspeakSpeaker
+from companion.core.rules import GameRules
+from companion.core.speakers import CaptionSpeaker, EspeakSpeaker, Speaker
+
+Say = Callable[..., None]
+Said = Sequence[tuple[Event, list[tuple[str, dict]]]]
 
 
-def _speaker(cache: Path):
+def _speaker(cache: Path) -> Speaker:
     if EspeakSpeaker.available():
         return EspeakSpeaker(cache_dir=str(cache))
     print("(espeak-ng not found: captions only)")
@@ -50,7 +54,7 @@ def _table_line(view: Mapping[str, Any]) -> str:
     return " | ".join(parts)
 
 
-def cli(argv=None) -> int:
+def cli(argv: list[str] | None = None) -> int:
     """The command line: anything wrong (a missing folder, a full disk, a file where a folder
     should be) is one line ``error: ...`` and exit code 2, never a traceback."""
     # The demo says each refusal itself (none with --quiet): the queue's log would repeat it.
@@ -62,7 +66,7 @@ def cli(argv=None) -> int:
         return 2
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Plays (or replays) the demo. Raises BadInput (a file it cannot write too) or RuleError."""
     try:
         return _play(argv)
@@ -77,7 +81,7 @@ def _file_error(exc: OSError) -> BadInput:
     return BadInput(i18n.keyed("demo.file_error", path=exc.filename, why=why) if exc.filename else why)
 
 
-def _play(argv) -> int:
+def _play(argv: list[str] | None) -> int:
     ap = argparse.ArgumentParser(prog="python -m companion demo", description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="folder for the journal, narration.wav and transcript.txt "
                     "(default: a new temporary folder)")
@@ -106,7 +110,7 @@ def _play(argv) -> int:
         lock.release()
 
 
-def _run(args, out: Path, recorded: Path | None, lock: DataLock) -> int:
+def _run(args: argparse.Namespace, out: Path, recorded: Path | None, lock: DataLock) -> int:
     from companion.games.knives23 import Knives23Rules, said_after
     from companion.games.knives23 import demo as script
     clock = FakeClock(0.0)
@@ -127,7 +131,7 @@ def _run(args, out: Path, recorded: Path | None, lock: DataLock) -> int:
     boxes.start(queue.post)
     seats = list(script.SETUP["players"])
 
-    def handle(cmd: Command):
+    def handle(cmd: Command) -> None:
         before = session.state
         events = session.execute(cmd)
         earlier = session.events[:len(session.events) - len(events)]
@@ -156,7 +160,7 @@ def _run(args, out: Path, recorded: Path | None, lock: DataLock) -> int:
         journal.close()
 
 
-def _show(view, said, label: str, narrator, clock, say) -> None:
+def _show(view: Mapping[str, Any], said: Said, label: str, narrator: Narrator, clock: FakeClock, say: Say) -> None:
     """Narrate a batch of recorded events (``said``: each event with the game's cues for it) and
     print what the table sees after it (``view``: the game's table view)."""
     from companion.games.knives23 import load_script
@@ -177,7 +181,8 @@ def _show(view, said, label: str, narrator, clock, say) -> None:
         clock.advance(0.1)
 
 
-def _replay(recorded: Path, rules, narrator, clock, audio, out: Path, say) -> int:
+def _replay(recorded: Path, rules: GameRules, narrator: Narrator, clock: FakeClock, audio: RecordingAudioOut,
+            out: Path, say: Say) -> int:
     """The last 23 Knives game of a recorded journal, event by event, in today's language: each
     batch's state is the rules' own replay of the journal up to it (``GameRules.fold``, as a
     resumed session does) and what is said after it the game's cues (``said_after``)."""
@@ -207,7 +212,8 @@ def _replay(recorded: Path, rules, narrator, clock, audio, out: Path, say) -> in
     return _summary(rules, state, narrator, clock, audio, out)
 
 
-def _summary(rules, state, narrator, clock, audio, out: Path) -> int:
+def _summary(rules: GameRules, state: Any, narrator: Narrator, clock: FakeClock, audio: RecordingAudioOut,
+             out: Path) -> int:
     narrator.tick()
     wav = audio.write()
     (out / "transcript.txt").write_text(narrator.transcript(), encoding="utf-8")

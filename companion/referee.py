@@ -23,7 +23,7 @@ import os
 import sys
 import tempfile
 import traceback
-from typing import Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NoReturn, TextIO
 
 from .core import i18n
 from .core.events import BadInput, RuleError
@@ -44,7 +44,7 @@ def questions(game: str) -> Mapping[str, Callable[[dict], dict]]:
     return module.QUESTIONS
 
 
-def ask(game: str, question: str, data) -> dict:
+def ask(game: str, question: str, data: Any) -> dict:
     table = questions(game)
     if question not in table:
         raise BadInput(keyed("refusals.referee.unknown_question", question=question, game=game,
@@ -58,8 +58,8 @@ def ask(game: str, question: str, data) -> dict:
     return fn(data)
 
 
-def _no_duplicates(pairs):
-    seen = {}
+def _no_duplicates(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
             raise BadInput(keyed("refusals.referee.key_twice", entry=key))
@@ -67,11 +67,11 @@ def _no_duplicates(pairs):
     return seen
 
 
-def _no_constant(name):
+def _no_constant(name: str) -> NoReturn:
     raise BadInput(keyed("refusals.referee.not_a_number", name=name))
 
 
-def parse(text: str):
+def parse(text: str) -> Any:
     """Strict JSON: no NaN/Infinity, no key twice in an object, no nesting deep enough to
     exhaust the parser (one line, never a RecursionError)."""
     if len(text) > MAX_INPUT:
@@ -96,11 +96,11 @@ def parse(text: str):
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one ``error:`` line and exit 2, like bad input."""
 
-    def __init__(self, *args, stderr=None, **kw):
+    def __init__(self, *args: Any, stderr: TextIO | None = None, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self._stderr = stderr
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         print(f"error: {message} (see --help)", file=self._stderr or sys.stderr)
         raise SystemExit(2)
 
@@ -119,7 +119,8 @@ def _epilog() -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None, stdin=None, stdout=None, stderr=None) -> int:
+def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     parser = _Parser(prog="python -m companion.referee", stderr=stderr,

@@ -29,3 +29,6 @@ def test_every_function_is_annotated_in_core_games_phone_hardware_vision():
               for m in o["module"]}
     for package in ("companion.core", "companion.games", "companion.phone", "hardware", "vision"):
         assert {package, package + ".*"} <= strict, package
+    # ... and the command lines beside them: every module of companion/ outside the Kivy app
+    top = {f"companion.{p.stem}" for p in (ROOT / "companion").glob("*.py") if p.stem != "__init__"}
+    assert top <= strict, top - strict

@@ -25,6 +25,9 @@ os.environ.setdefault("TABLE_COMPANION_CACHE", str(ROOT / "test-artifacts" / "ca
 
 import pytest  # noqa: E402  (after the environment above: nothing here imports Kivy)
 
+if os.environ.get("SUITE_TIMES"):   # where the suite's time goes (tests/suite_times.py)
+    from tests.suite_times import pytest_runtest_protocol  # noqa: E402,F401  (a hook)
+
 
 @pytest.fixture
 def memory_journal():

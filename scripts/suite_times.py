@@ -2,7 +2,7 @@
 """Where the suite's time went: reads the lines ``SUITE_TIMES=FOLDER`` made (tests/suite_times.py)
 and prints the slowest files and tests, each worker's timeline and the critical path.
 
-    SUITE_TIMES=/tmp/times bash scripts/test.sh -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder
+    SUITE_TIMES=/tmp/times bash scripts/test.sh -n 4 --dist loadfile --no-loadscope-reorder   (make test's options)
     .venv/bin/python scripts/suite_times.py /tmp/times [--top 30]
 
 Columns: ``wall`` as measured; ``quiet`` = wall less the time the test's thread waited for a

@@ -7,7 +7,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 ARTIFACTS.mkdir(exist_ok=True)
 
 os.environ.setdefault("KIVY_HOME", str(ROOT / ".kivy-home"))
-# `make test` runs two workers (pytest-xdist): each keeps its own Kivy home, data and voice cache,
+# `make test` runs several workers (pytest-xdist): each keeps its own Kivy home, data and voice cache,
 # so two apps never share a config file being written, a data-folder lock or a half-written clip.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 if WORKER:
@@ -24,6 +24,9 @@ os.environ.setdefault("TABLE_COMPANION_CACHE", str(ROOT / "test-artifacts" / "ca
 
 
 import pytest  # noqa: E402  (after the environment above: nothing here imports Kivy)
+
+if os.environ.get("SUITE_TIMES"):   # where the suite's time goes (tests/suite_times.py)
+    from tests.suite_times import pytest_runtest_protocol  # noqa: E402,F401  (a hook)
 
 
 @pytest.fixture

@@ -132,7 +132,7 @@ def play_each_kind(driver, played=None):
         else:
             played[game] = play_game(driver, game, quick=True)
         driver.app.leave_game()
-        driver.pump(4, paced=True)   # at 60 a second, as before the app tests uncapped frames
+        driver.pump(4)
 
 
 def test_games_played_one_after_another_leave_no_screens_or_widgets_behind(driver):

@@ -118,6 +118,12 @@ class Driver:
         """Fresh journal, no game, the picker, at the given window size."""
         self._resets += 1
         app = self.app
+        # A popup the last test left open (a correction panel, a question) would take this test's
+        # taps: closed first, as the table would close it.
+        from kivy.uix.modalview import ModalView
+        for w in list(Window.children):
+            if isinstance(w, ModalView):
+                w.dismiss(animation=False)
         if app.session is not None:
             app.leave_game()
         app.journal.close()
@@ -359,7 +365,7 @@ class Driver:
         self.pump(3)
         assert screen.mode == "shown", f"still counting in after {moved:.2f} s of the engines' clock"
 
-    def continue_reveal(self):
+    def continue_reveal(self, most: float = 60.0):
         """Past the count-in, then the reveal's Continue."""
-        self.count_in()
+        self.count_in(most)
         self.tap(self.app.screen("reveal").ids.continue_button)

@@ -375,8 +375,8 @@ def test_the_result_screen_names_the_tie_break_reading_that_decided(driver, hous
     for entry in game["commands"]:
         assert app.send_command(Command(entry["command"], {k: v for k, v in entry.items() if k != "command"},
                                         "tablet")), (entry, app.root.ids.toast.message)
-    if app.sm.current == "reveal":   # the last vote's reveal, still on screen
-        driver.continue_reveal()
+    if app.sm.current == "reveal":   # the last vote's reveal, still on screen: its count-in waits
+        driver.continue_reveal(most=900)   # for the whole game's lines queued before it
     voice_says_the_verdict(driver)
     driver.pump(3)
     assert app.sm.current == "knives23.result"

@@ -16,11 +16,6 @@ def companion_app(tmp_path_factory):
     Config.set("graphics", "resizable", "1")
     Config.set("kivy", "exit_on_escape", "0")
     from kivy.base import runTouchApp, stopTouchApp
-    from kivy.clock import Clock
-    # No sleep to 60 frames a second in Clock.tick (graphics.maxfps, read when kivy.clock was first
-    # imported, at collection): the driver paces only the frames that wait on real time (driver.py).
-    Config.set("graphics", "maxfps", "0")
-    Clock._max_fps = 0
 
     from companion.app.main import CompanionApp
     from companion.core.audio import RecordingAudioOut

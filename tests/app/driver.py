@@ -11,12 +11,6 @@ Under Xvfb the software renderer (llvmpipe) takes 100-150 ms to draw one frame o
 this 2-core machine (one full-window rectangle alone costs ~18 ms): drawing every frame was
 over half an app test's time, and nothing but a screenshot reads the pixels. Touches, layout
 and texts do not depend on drawing (Kivy lays out and makes label textures on its clock).
-
-Frames are not held to Kivy's 60 a second here (``companion_app`` lifts the clock's cap): a frame
-of the app takes about 3 ms of CPU, and the cap's sleep (to 16.7 ms a frame) was over a third
-of an app test's time on a quiet machine. Loops that wait on real time (``wait``, ``hold``,
-``pump_until``, a popup's fade) pace their frames at 60 a second themselves (``paced=True``),
-so waiting does not spin a core that other workers and the app's own threads need.
 """
 from __future__ import annotations
 
@@ -36,19 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 
 
-PACE = 1 / 60   # seconds between frames while a test waits on real time (Kivy's own cap)
-
-
-def frame(draw: bool = False, paced: bool = False) -> None:
+def frame(draw: bool = False) -> None:
     """One pass of Kivy's loop, as ``EventLoop.idle()`` (Kivy 2.3), the window drawn only when
-    ``draw`` (see the module's docstring); ``paced``: then a rest until 1/60 s after the last
-    paced frame began, for loops that wait on real time."""
-    global _next_paced
-    if paced:
-        now = time.monotonic()
-        if now < _next_paced:
-            time.sleep(_next_paced - now)
-        _next_paced = max(now, _next_paced) + PACE
+    ``draw`` (see the module's docstring)."""
     if draw:
         Window.canvas.ask_update()
         EventLoop.idle()
@@ -58,9 +42,6 @@ def frame(draw: bool = False, paced: bool = False) -> None:
     Builder.sync()
     Clock.tick_draw()
     Builder.sync()
-
-
-_next_paced = 0.0
 
 
 def _popup_moving() -> bool:
@@ -76,16 +57,15 @@ class Driver:
         self._resets = 0
 
     # -- time ------------------------------------------------------------------------------
-    def pump(self, frames: int = 4, paced: bool = False):
+    def pump(self, frames: int = 4):
         """``frames`` frames, then more while a popup fades in or out: Kivy animates a ModalView
         for 0.1 s of real time, and a popup half open has not run its ``on_open`` yet (nor does
-        a half-closed one let touches through). ``paced``: at most 60 frames a second, for a
-        loop that waits on real time or on another thread."""
+        a half-closed one let touches through)."""
         for _ in range(frames):
-            frame(paced=paced)
+            frame()
         end = time.monotonic() + 2.0
         while _popup_moving() and time.monotonic() < end:
-            frame(paced=True)
+            frame()
 
     def pump_until(self, condition, what: str, timeout: float = 45.0):
         """Frames until ``condition()`` holds (the app drains its command queue and device
@@ -94,14 +74,14 @@ class Driver:
         end = time.monotonic() + timeout
         while not condition():
             assert time.monotonic() < end, f"timed out waiting for {what}"
-            self.pump(1, paced=True)
+            self.pump(1)
         self.pump(2)
 
     def wait(self, seconds: float, draw: bool = False):
         """Let real time pass with frames run (for Kivy animations and hold buttons)."""
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            frame(draw, paced=True)
+            frame(draw)
 
     def advance(self, seconds: float, step: float = 0.25):
         """Move the engines' clock (narration, timers), ticking them like the app does."""
@@ -277,7 +257,7 @@ class Driver:
         touch.touch_down()
         end = time.monotonic() + timeout
         while widget.progress < 1.0 and time.monotonic() < end:
-            frame(paced=True)
+            frame()
         touch.touch_up()
         self.pump(3)
 

@@ -11,7 +11,7 @@ from hardware.source import BoxSource
 def pump_until(driver, predicate, timeout=15.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        driver.pump(1, paced=True)
+        driver.pump(1)
         if predicate():
             return True
     return False

@@ -53,7 +53,7 @@ def hold(driver, widget, limit=6.0):
     touch.touch_down()
     end = time.monotonic() + limit
     while not fired and time.monotonic() < end:
-        frame(paced=True)
+        frame()
     touch.touch_up()
     driver.pump(3)
     assert fired, "the hold never completed"

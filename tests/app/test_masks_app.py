@@ -38,7 +38,7 @@ def hold(driver, widget, limit: float = 20.0):
     touch.touch_down()
     end = time.monotonic() + limit
     while not fired and time.monotonic() < end:
-        driver.pump(1, paced=True)
+        driver.pump(1)
     touch.touch_up()
     driver.pump(3)
     assert fired, "the hold never completed"

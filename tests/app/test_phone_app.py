@@ -78,7 +78,7 @@ def off_main(driver, fn, timeout=30.0):
     end = time.monotonic() + timeout
     while t.is_alive():
         assert time.monotonic() < end, "the phone got no answer"
-        driver.pump(1, paced=True)
+        driver.pump(1)
     driver.pump(2)  # the answer's line reaches the tablet on the next poll
     if "error" in box:
         raise box["error"]
@@ -512,7 +512,7 @@ def test_five_chromium_phones_follow_the_apps_23_knives_round(driver, tmp_path, 
                 pages = [d.page_source for d in phones]
                 end = time.monotonic() + 3
                 while time.monotonic() < end:
-                    driver.pump(1, paced=True)
+                    driver.pump(1)
                 assert [d.page_source for d in phones] == pages, "a page changed with eyes closed"
                 continue
             view = app.view

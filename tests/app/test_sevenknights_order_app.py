@@ -68,8 +68,8 @@ def test_a_corrected_arrow_flags_a_question_already_asked(driver):
 
 
 @pytest.mark.app
-@pytest.mark.parametrize("reading, words, ann", [("by_team", "Rule applied: the Knights score 2", 3),
-                                                 ("by_round", "House rule: the winners score 2 in round 1", 2)])
+@pytest.mark.parametrize("reading, words, ann", [("by_team", "Rule applied: The Knights score 2", 3),
+                                                 ("by_round", "House rule: The winners score 2 in round 1", 2)])
 def test_the_score_screen_says_which_reading_of_the_scoring_cards_applies(driver, reading, words, ann):
     """"16 Scoring Cards (front 0/2 points, back 0/3 points)": the reading chosen at setup (the
     shell's setup screen records it as setup["house_rules"], tapped there)."""
@@ -128,7 +128,7 @@ def test_the_new_buttons_and_the_house_rule_in_german(driver, tmp_path, monkeypa
         assert english_left(driver, "de") == []
         driver.tap(screen.ids.toriko_button)
         screen = on(driver, "sevenknights.score")
-        assert screen.ids.points_rule.text.startswith("Hausregel: die Gewinner erhalten 2 in Runde 1")
+        assert screen.ids.points_rule.text.startswith("Hausregel: Die Gewinner erhalten 2 in Runde 1")
         assert "16 Wertungskarten" in screen.ids.points_rule.text
         assert app.view["totals"]["Bo"] == 2          # by_round: a Witch victory in round 1 scores 2
         settle(driver)

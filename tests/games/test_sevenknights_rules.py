@@ -746,11 +746,11 @@ def test_the_readings_differ_where_the_witch_wins_round_1_and_the_knights_round_
 def test_the_scoring_screen_is_told_which_reading_applies():
     default = _scored().view()
     assert default["house_rules"] == {"round_points": "by_team"}
-    assert default["points_rule"] == ("Rule applied: the Knights score 2 (front) and the Witch's side 3 (back) in "
+    assert default["points_rule"] == ("Rule applied: The Knights score 2 (front) and the Witch's side 3 (back) in "
                                       "rounds 1 and 2 (the rulebook: “16 Scoring Cards (front 0/2 points, back 0/3 "
                                       "points)”)")
     chosen = _scored({"round_points": "by_round"}).view()
-    assert chosen["points_rule"].startswith("House rule: the winners score 2 in round 1")
+    assert chosen["points_rule"].startswith("House rule: The winners score 2 in round 1")
     assert _scored(round_no=3).view()["points_rule"] is None    # the 3rd round: 7 either way
 
 

@@ -156,12 +156,19 @@ def vote_on_phones(tablet, phones, choices):
     """Each phone casts its seat's ballot, as its player would: tapping the choice's button."""
     for i, drv in enumerate(phones):
         label = option_words(choices[FIVE[i]], LANGS[i])
-        buttons = tablet.wait(lambda: [b for b in drv.find_elements(By.CSS_SELECTOR, "#vote-options button")
-                                       if b.text == label], what=f"{FIVE[i]}'s vote buttons")
-        buttons[0].click()
-        recorded = say(LANGS[i], "phone.page.recorded")
-        tablet.wait(lambda: drv.find_element(By.ID, "vote-status").text == recorded,
-                    what=f"{FIVE[i]}'s ballot")
+        recorded, not_sent = say(LANGS[i], "phone.page.recorded"), say(LANGS[i], "phone.page.not_sent")
+        # A phone the tablet did not answer in time (a loaded machine) says "Not sent: tap your
+        # choice again" and shows the choices again: the player taps again, at most twice more.
+        for _attempt in range(3):
+            buttons = tablet.wait(lambda: [b for b in drv.find_elements(By.CSS_SELECTOR, "#vote-options button")
+                                           if b.text == label], what=f"{FIVE[i]}'s vote buttons")
+            buttons[0].click()
+            status = tablet.wait(lambda: drv.find_element(By.ID, "vote-status").text in (recorded, not_sent)
+                                 and drv.find_element(By.ID, "vote-status").text, timeout=90.0,
+                                 what=f"{FIVE[i]}'s ballot")
+            if status == recorded:
+                break
+        assert status == recorded, (FIVE[i], status, drv.find_element(By.ID, "vote-detail").text)
 
 
 def shots(drv, name, artifacts):
